@@ -1,0 +1,1 @@
+//! Disk mechanics: geometry, seek curves, rotation, transfer, overheads, presets.

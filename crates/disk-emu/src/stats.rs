@@ -1,0 +1,1 @@
+//! Statistics, computed once and in one place.

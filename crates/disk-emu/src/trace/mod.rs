@@ -1,0 +1,1 @@
+//! Trace readers: DiskSim ascii and validation, MSR Cambridge CSV, SPC (UMass).

@@ -1,0 +1,68 @@
+//! Disk I/O scheduling policies as sans-IO state machines.
+//!
+//! `sched-core` is `#![no_std]` and never allocates. A policy owns no clock, no
+//! thread and no device: a driver (the disk emulator, the transaction
+//! simulator, a tokio block device) hands it requests and, whenever a disk is
+//! free, asks which request to serve. Capacity is a const generic; a full queue
+//! is a typed error, never a panic or a silent drop.
+//!
+//! The driver loop is the same everywhere:
+//!
+//! ```
+//! use sched_core::{Head, Kind, NullEstimator, Request, RequestId, Scheduler, policy::Sstf};
+//!
+//! // A 64-deep SSTF queue for a 1962-cylinder disk.
+//! let mut queue = Sstf::<64>::new(1962).unwrap();
+//! let mut head = Head::at(1000);
+//! let mut now = 0;
+//! let arrivals = [(0, 1500), (0, 1010), (0, 980), (7_000_000, 1020)]; // (ns, cylinder)
+//! let mut pending = arrivals.iter().enumerate().peekable();
+//! let mut served = Vec::new();
+//! loop {
+//!     // Arrivals up to the current time join the queue.
+//!     while let Some(&(i, &(t, cyl))) = pending.peek() {
+//!         if t > now { break; }
+//!         let req = Request::new(RequestId(i as u64), Kind::Read, 0, 8, cyl, t);
+//!         queue.enqueue(req, now).expect("the queue has room");
+//!         pending.next();
+//!     }
+//!     // The disk is free: ask the policy, "serve" for 5 ms, move the arm.
+//!     match queue.next(head, now, &NullEstimator) {
+//!         Some(d) => {
+//!             served.push(d.request.cylinder);
+//!             head = Head::at(d.request.cylinder);
+//!             now += 5_000_000;
+//!         }
+//!         None => match pending.peek() {
+//!             Some(&(_, &(t, _))) => now = t, // idle until the next arrival
+//!             None => break,
+//!         },
+//!     }
+//! }
+//! assert_eq!(served, [1010, 980, 1020, 1500]);
+//! ```
+//!
+//! Single-disk policies implement [`Scheduler`] (see [`policy`]); the
+//! [`ServiceEstimator`] trait lets policies that need times (SPTF, FD-SCAN)
+//! ask the driver's disk model. [`AnyScheduler`] and [`PolicySpec`] choose a
+//! policy at run time without allocation.
+
+#![no_std]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod any;
+mod error;
+pub mod policy;
+mod request;
+mod scheduler;
+mod store;
+
+pub use any::{AnyScheduler, PolicySpec, SpecError};
+pub use policy::ExpiredRule;
+pub use error::SchedError;
+pub use request::{Cylinder, Direction, Dispatch, Head, Kind, Nanos, Request, RequestId, Travel};
+pub use scheduler::{Drain, NullEstimator, Scheduler, ServiceEstimator, drain};
+
+/// The largest capacity a queue can have: slots are linked by 16-bit indices.
+pub const MAX_CAPACITY: usize = 65_535;

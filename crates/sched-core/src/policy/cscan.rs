@@ -1,0 +1,50 @@
+//! C-SCAN: serve upward to the disk edge, return to cylinder 0, sweep again.
+//!
+//! The circular variant of SCAN. Its order matches C-LOOK; the dispatch that
+//! starts a new sweep carries [`Travel::Wrap`] so the driver charges the trip
+//! to the last cylinder and the return seek to cylinder 0.
+
+use crate::error::SchedError;
+use crate::request::{Dispatch, Head, Nanos, Travel};
+use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::store::{CylinderIndex, Queue, delegate_to_queue};
+
+/// Circular SCAN: upward sweeps to the edge, with a return seek to cylinder 0.
+pub struct CScan<const N: usize> {
+    queue: Queue<N, CylinderIndex<N>>,
+}
+
+impl<const N: usize> CScan<N> {
+    /// An empty queue for a disk with `cylinders` cylinders.
+    ///
+    /// # Errors
+    /// [`SchedError::InvalidParameter`] for a capacity of 0 (or above
+    /// [`crate::MAX_CAPACITY`]) or a disk without cylinders.
+    pub fn new(cylinders: u32) -> Result<Self, SchedError> {
+        Ok(CScan {
+            queue: Queue::new(CylinderIndex::new(cylinders)?)?,
+        })
+    }
+}
+
+impl<const N: usize> Scheduler for CScan<N> {
+    delegate_to_queue!();
+
+    fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {
+        let Queue { slab, index } = &self.queue;
+        let (s, travel) = match index.at_or_above(slab, head.cylinder) {
+            Some(s) => (s, Travel::Direct),
+            None => (
+                index.lowest()?,
+                Travel::Wrap {
+                    edge: index.cylinders() - 1,
+                    restart: 0,
+                },
+            ),
+        };
+        Some(Dispatch {
+            request: self.queue.take(s),
+            travel,
+        })
+    }
+}

@@ -1,0 +1,181 @@
+//! FD-SCAN: sweep toward the request with the earliest feasible deadline.
+//!
+//! Abbott & Garcia-Molina (1990), as applied to mirrored disks by Chen &
+//! Towsley (1991, §3.4). A deadline is feasible when it is no earlier than now
+//! plus the request's estimated service time from the arm's position. At each
+//! decision the request with the earliest feasible deadline becomes the
+//! target; the arm moves toward it, serving the nearest request in that
+//! direction first, so it never passes over a request on its way. When no
+//! deadline is feasible the arm keeps sweeping in elevator (LOOK) order.
+//!
+//! Requests whose deadline has passed can never become feasible again, so they
+//! leave the deadline order for good: with [`ExpiredRule::Keep`] they are still
+//! served when the sweep passes them, with [`ExpiredRule::Drop`] they are set
+//! aside for the driver to collect through [`Scheduler::take_expired`] (real-
+//! time databases abort such work). Requests without a deadline never set the
+//! direction. The paper warns that FD-SCAN is costly to run; here the
+//! earliest-feasible search walks the deadline heap in order and stops at the
+//! first feasible deadline, so it only visits requests that are not expired
+//! yet cannot be reached in time.
+
+use crate::error::SchedError;
+use crate::request::{Direction, Dispatch, Head, Nanos, Request};
+use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::store::{
+    CylinderIndex, DeadlineHeap, Fifo, Index, InOrder, Queue, Slab, Slot, Step, delegate_to_queue,
+};
+
+use super::sweep::elevator_pick;
+
+/// What FD-SCAN does with requests whose deadline has passed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ExpiredRule {
+    /// Keep them queued; they are served when the sweep passes them.
+    #[default]
+    Keep,
+    /// Set them aside; the driver collects them with `take_expired`.
+    Drop,
+}
+
+/// Unexpired deadlines in a heap; requests the arm may serve by cylinder; in
+/// drop mode, expired requests in a FIFO. A slot in the heap is always in the
+/// cylinder index; a slot outside the heap is in the cylinder index (keep) or
+/// in the expired FIFO (drop).
+struct FdIndex<const N: usize> {
+    heap: DeadlineHeap<N>,
+    cylinders: CylinderIndex<N>,
+    expired: Fifo<N>,
+    rule: ExpiredRule,
+}
+
+impl<const N: usize> Index<N> for FdIndex<N> {
+    fn check(&self, req: &Request) -> Result<(), SchedError> {
+        self.cylinders.check(req)
+    }
+    fn insert(&mut self, slab: &Slab<N>, s: Slot) {
+        self.heap.push(slab, s);
+        self.cylinders.insert(slab, s);
+    }
+    fn remove(&mut self, slab: &Slab<N>, s: Slot) {
+        if self.heap.contains(s) {
+            self.heap.remove(slab, s);
+            self.cylinders.remove(slab, s);
+        } else if self.rule == ExpiredRule::Drop {
+            self.expired.remove(s);
+        } else {
+            self.cylinders.remove(slab, s);
+        }
+    }
+}
+
+impl<const N: usize> FdIndex<N> {
+    /// Takes every request whose deadline is before `now` out of the deadline order.
+    fn retire_expired(&mut self, slab: &Slab<N>, now: Nanos) {
+        while let Some(s) = self.heap.peek() {
+            if slab.deadline(s) >= now {
+                break;
+            }
+            self.heap.remove(slab, s);
+            if self.rule == ExpiredRule::Drop {
+                self.cylinders.remove(slab, s);
+                self.expired.push_back(s);
+            }
+        }
+    }
+}
+
+/// Feasible-deadline SCAN.
+pub struct FdScan<const N: usize> {
+    queue: Queue<N, FdIndex<N>>,
+    direction: Direction,
+}
+
+impl<const N: usize> FdScan<N> {
+    /// An empty queue for a disk of `cylinders` cylinders.
+    ///
+    /// # Errors
+    /// [`SchedError::InvalidParameter`] for an invalid capacity or cylinder count.
+    pub fn new(cylinders: u32, rule: ExpiredRule) -> Result<Self, SchedError> {
+        Ok(FdScan {
+            queue: Queue::new(FdIndex {
+                heap: DeadlineHeap::new(),
+                cylinders: CylinderIndex::new(cylinders)?,
+                expired: Fifo::new(),
+                rule,
+            })?,
+            direction: Direction::Up,
+        })
+    }
+
+    /// The direction the arm last moved in.
+    pub fn direction(&self) -> Direction {
+        self.direction
+    }
+
+    /// The queued request with the earliest feasible deadline.
+    fn target(&self, head: Head, now: Nanos, est: &dyn ServiceEstimator) -> Option<Slot> {
+        let Queue { slab, index } = &self.queue;
+        let feasible = |s: Slot| {
+            let deadline = slab.deadline(s);
+            deadline != Nanos::MAX
+                && deadline >= now.saturating_add(est.service_time(head, &slab.get(s), now))
+        };
+        let mut walk = InOrder::<96>::new(&index.heap);
+        loop {
+            match walk.next(&index.heap, slab) {
+                Step::Item(s) if slab.deadline(s) == Nanos::MAX => return None,
+                Step::Item(s) if feasible(s) => return Some(s),
+                Step::Item(_) => {}
+                Step::Done => return None,
+                // Very many unreachable deadlines: finish with a scan of the heap.
+                Step::Overflow => {
+                    return slab
+                        .occupied()
+                        .filter(|&s| index.heap.contains(s) && feasible(s))
+                        .reduce(|a, b| if slab.due_before(b, a) { b } else { a });
+                }
+            }
+        }
+    }
+}
+
+impl<const N: usize> Scheduler for FdScan<N> {
+    delegate_to_queue!();
+
+    fn next(&mut self, head: Head, now: Nanos, est: &dyn ServiceEstimator) -> Option<Dispatch> {
+        let Queue { slab, index } = &mut self.queue;
+        index.retire_expired(slab, now);
+        let h = head.cylinder;
+        let s = match self.target(head, now, est) {
+            Some(t) => {
+                let Queue { slab, index } = &self.queue;
+                // Toward the target; it lies ahead, so the nearest request in
+                // that direction is at most as far as the target itself.
+                let (s, direction) = if slab.cylinder(t) >= h {
+                    (index.cylinders.at_or_above(slab, h)?, Direction::Up)
+                } else {
+                    (index.cylinders.at_or_below(slab, h)?, Direction::Down)
+                };
+                self.direction = direction;
+                s
+            }
+            None => {
+                let Queue { slab, index } = &self.queue;
+                let (s, direction) = elevator_pick(&index.cylinders, slab, h, self.direction)?;
+                self.direction = direction;
+                s
+            }
+        };
+        Some(Dispatch::direct(self.queue.take(s)))
+    }
+
+    fn take_expired(&mut self, now: Nanos) -> Option<Request> {
+        let Queue { slab, index } = &mut self.queue;
+        if index.rule == ExpiredRule::Keep {
+            return None;
+        }
+        index.retire_expired(slab, now);
+        let s = index.expired.front()?;
+        Some(self.queue.take(s))
+    }
+}

@@ -1,0 +1,50 @@
+//! LOOK: the elevator that reverses at the last request instead of the disk edge.
+//!
+//! The arm sweeps in one direction serving requests in cylinder order and turns
+//! around as soon as nothing lies ahead (Merten 1970; the textbook refinement of
+//! Denning's SCAN, 1967).
+
+use crate::error::SchedError;
+use crate::request::{Direction, Dispatch, Head, Nanos};
+use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::store::{CylinderIndex, Queue, delegate_to_queue};
+
+use super::sweep::elevator_pick;
+
+/// Elevator order, reversing at the last request in the current direction.
+///
+/// A request on the arm's own cylinder counts as ahead in either direction;
+/// requests on one cylinder are served in arrival order.
+pub struct Look<const N: usize> {
+    queue: Queue<N, CylinderIndex<N>>,
+    direction: Direction,
+}
+
+impl<const N: usize> Look<N> {
+    /// An empty queue for a disk with `cylinders` cylinders, sweeping up first.
+    ///
+    /// # Errors
+    /// [`SchedError::InvalidParameter`] for a capacity of 0 (or above
+    /// [`crate::MAX_CAPACITY`]) or a disk without cylinders.
+    pub fn new(cylinders: u32) -> Result<Self, SchedError> {
+        Ok(Look {
+            queue: Queue::new(CylinderIndex::new(cylinders)?)?,
+            direction: Direction::Up,
+        })
+    }
+
+    /// The direction of the current sweep.
+    pub fn direction(&self) -> Direction {
+        self.direction
+    }
+}
+
+impl<const N: usize> Scheduler for Look<N> {
+    delegate_to_queue!();
+
+    fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {
+        let (s, direction) = elevator_pick(&self.queue.index, &self.queue.slab, head.cylinder, self.direction)?;
+        self.direction = direction;
+        Some(Dispatch::direct(self.queue.take(s)))
+    }
+}

@@ -1,0 +1,60 @@
+//! SCAN: the elevator that sweeps all the way to the disk edge before reversing.
+//!
+//! Denning (1967). The service order matches LOOK; what differs is the arm's
+//! path: when nothing lies ahead the arm still travels to the last (or first)
+//! cylinder, and the dispatch says so with [`Travel::ViaEdge`] so that the
+//! driver charges the extra seek.
+
+use crate::error::SchedError;
+use crate::request::{Direction, Dispatch, Head, Nanos, Travel};
+use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::store::{CylinderIndex, Queue, delegate_to_queue};
+
+use super::sweep::elevator_pick;
+
+/// Elevator order with full sweeps to the disk edges.
+pub struct Scan<const N: usize> {
+    queue: Queue<N, CylinderIndex<N>>,
+    direction: Direction,
+}
+
+impl<const N: usize> Scan<N> {
+    /// An empty queue for a disk with `cylinders` cylinders, sweeping up first.
+    ///
+    /// # Errors
+    /// [`SchedError::InvalidParameter`] for a capacity of 0 (or above
+    /// [`crate::MAX_CAPACITY`]) or a disk without cylinders.
+    pub fn new(cylinders: u32) -> Result<Self, SchedError> {
+        Ok(Scan {
+            queue: Queue::new(CylinderIndex::new(cylinders)?)?,
+            direction: Direction::Up,
+        })
+    }
+
+    /// The direction of the current sweep.
+    pub fn direction(&self) -> Direction {
+        self.direction
+    }
+}
+
+impl<const N: usize> Scheduler for Scan<N> {
+    delegate_to_queue!();
+
+    fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {
+        let (s, direction) = elevator_pick(&self.queue.index, &self.queue.slab, head.cylinder, self.direction)?;
+        let edge = match self.direction {
+            Direction::Up => self.queue.index.cylinders() - 1,
+            Direction::Down => 0,
+        };
+        let travel = if direction != self.direction && head.cylinder != edge {
+            Travel::ViaEdge { edge }
+        } else {
+            Travel::Direct
+        };
+        self.direction = direction;
+        Some(Dispatch {
+            request: self.queue.take(s),
+            travel,
+        })
+    }
+}

@@ -1,0 +1,148 @@
+//! SCAN-EDF: earliest deadline first, equal deadlines in SCAN order.
+//!
+//! Reddy & Wyllie (1993), the priority-based baseline of the WRR-SCAN paper
+//! (Tsai, Chu & Huang 2004, §5). Deadlines are grouped by a granularity g:
+//! requests whose deadlines fall in the same multiple of g count as equal
+//! (g = 1 ns means exact equality). The earliest group is served in elevator
+//! order from the arm; requests without a deadline form the last group.
+//!
+//! The earliest group is moved out of the deadline heap into a cylinder index
+//! once, so serving a group of k requests costs O(k log N), not O(k²). When a
+//! new request opens an even earlier group while one is being served, a
+//! single-request group is served at once; a larger one sends the current
+//! group back to the heap (a cost proportional to that group, paid only when
+//! deadlines arrive out of order).
+
+use crate::error::SchedError;
+use crate::request::{Direction, Dispatch, Head, Nanos, Request};
+use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::store::{CylinderIndex, DeadlineHeap, Index, Queue, Slab, Slot, delegate_to_queue};
+
+use super::sweep::elevator_pick;
+
+/// Every slot is either in `pending` (deadline order) or in `active` (the
+/// earliest group, in cylinder order), never both.
+struct GroupIndex<const N: usize> {
+    pending: DeadlineHeap<N>,
+    active: CylinderIndex<N>,
+    active_group: u64,
+    active_len: usize,
+    granularity: u64,
+}
+
+impl<const N: usize> GroupIndex<N> {
+    #[inline]
+    fn group(&self, slab: &Slab<N>, s: Slot) -> u64 {
+        slab.deadline(s) / self.granularity
+    }
+
+    /// Moves the earliest pending group into `active` (which must be empty).
+    fn load_earliest(&mut self, slab: &Slab<N>) {
+        let Some(top) = self.pending.peek() else {
+            return;
+        };
+        self.active_group = self.group(slab, top);
+        while let Some(s) = self.pending.peek() {
+            if self.group(slab, s) != self.active_group {
+                break;
+            }
+            self.pending.remove(slab, s);
+            self.active.insert(slab, s);
+            self.active_len += 1;
+        }
+    }
+
+    /// Sends the active group back to the heap.
+    fn unload(&mut self, slab: &Slab<N>) {
+        while let Some(s) = self.active.lowest() {
+            self.active.remove(slab, s);
+            self.pending.push(slab, s);
+        }
+        self.active_len = 0;
+    }
+
+    /// Whether the pending heap's earliest group has a single member.
+    fn earliest_pending_is_alone(&self, slab: &Slab<N>) -> bool {
+        match (self.pending.peek(), self.pending.peek_second(slab)) {
+            (Some(a), Some(b)) => self.group(slab, a) != self.group(slab, b),
+            (Some(_), None) => true,
+            _ => false,
+        }
+    }
+}
+
+impl<const N: usize> Index<N> for GroupIndex<N> {
+    fn check(&self, req: &Request) -> Result<(), SchedError> {
+        self.active.check(req)
+    }
+    fn insert(&mut self, slab: &Slab<N>, s: Slot) {
+        if self.active_len > 0 && self.group(slab, s) == self.active_group {
+            self.active.insert(slab, s);
+            self.active_len += 1;
+        } else {
+            self.pending.push(slab, s);
+        }
+    }
+    fn remove(&mut self, slab: &Slab<N>, s: Slot) {
+        if self.pending.contains(s) {
+            self.pending.remove(slab, s);
+        } else {
+            self.active.remove(slab, s);
+            self.active_len -= 1;
+        }
+    }
+}
+
+/// Earliest deadline first, ties (within the granularity) in elevator order.
+pub struct ScanEdf<const N: usize> {
+    queue: Queue<N, GroupIndex<N>>,
+    direction: Direction,
+}
+
+impl<const N: usize> ScanEdf<N> {
+    /// An empty queue for a disk of `cylinders` cylinders; deadlines within the
+    /// same multiple of `granularity` ns are treated as equal.
+    ///
+    /// # Errors
+    /// [`SchedError::InvalidParameter`] when `granularity` is 0 or the capacity
+    /// or cylinder count is invalid.
+    pub fn new(cylinders: u32, granularity: Nanos) -> Result<Self, SchedError> {
+        if granularity == 0 {
+            return Err(SchedError::InvalidParameter {
+                name: "granularity",
+                expected: "at least 1 ns",
+            });
+        }
+        Ok(ScanEdf {
+            queue: Queue::new(GroupIndex {
+                pending: DeadlineHeap::new(),
+                active: CylinderIndex::new(cylinders)?,
+                active_group: 0,
+                active_len: 0,
+                granularity,
+            })?,
+            direction: Direction::Up,
+        })
+    }
+}
+
+impl<const N: usize> Scheduler for ScanEdf<N> {
+    delegate_to_queue!();
+
+    fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {
+        let Queue { slab, index } = &mut self.queue;
+        if let Some(p) = index.pending.peek() {
+            let earlier = index.active_len == 0 || index.group(slab, p) < index.active_group;
+            if earlier {
+                if index.active_len > 0 && index.earliest_pending_is_alone(slab) {
+                    return Some(Dispatch::direct(self.queue.take(p)));
+                }
+                index.unload(slab);
+                index.load_earliest(slab);
+            }
+        }
+        let (s, direction) = elevator_pick(&index.active, slab, head.cylinder, self.direction)?;
+        self.direction = direction;
+        Some(Dispatch::direct(self.queue.take(s)))
+    }
+}

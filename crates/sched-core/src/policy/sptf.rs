@@ -1,0 +1,85 @@
+//! SPTF: serve the request the heads can reach soonest.
+//!
+//! Shortest positioning time first (Seltzer, Chen & Ousterhout 1990; Jacobson
+//! & Wilkes 1991, who call it SATF): seek plus rotational latency, as the
+//! driver's disk model estimates it, is computed for every candidate. That
+//! makes it the one policy whose cost grows with the queue; an optional window
+//! bounds the candidates to the `k` requests nearest the arm by cylinder.
+
+use crate::error::SchedError;
+use crate::request::{Dispatch, Head, Nanos};
+use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::store::{CylinderIndex, Outward, Queue, Slot, delegate_to_queue};
+
+/// Shortest positioning time first, optionally over a window of candidates.
+pub struct Sptf<const N: usize> {
+    queue: Queue<N, CylinderIndex<N>>,
+    window: usize,
+}
+
+impl<const N: usize> Sptf<N> {
+    /// An empty queue for a disk of `cylinders` cylinders, considering the
+    /// `window` requests nearest the arm (`None`: every request).
+    ///
+    /// # Errors
+    /// [`SchedError::InvalidParameter`] for a window of 0 or an invalid
+    /// capacity or cylinder count.
+    pub fn new(cylinders: u32, window: Option<usize>) -> Result<Self, SchedError> {
+        Ok(Sptf {
+            queue: Queue::new(CylinderIndex::new(cylinders)?)?,
+            window: check_window(window)?,
+        })
+    }
+}
+
+pub(crate) fn check_window(window: Option<usize>) -> Result<usize, SchedError> {
+    match window {
+        Some(0) => Err(SchedError::InvalidParameter {
+            name: "window",
+            expected: "at least one candidate",
+        }),
+        Some(k) => Ok(k),
+        None => Ok(usize::MAX),
+    }
+}
+
+/// Among the `window` requests nearest the arm, the one with the least
+/// `positioning time − age_weight · waiting time` (age weight in units of
+/// 2⁻¹⁶); ties go to the earlier arrival.
+pub(crate) fn best_positioned<const N: usize>(
+    queue: &Queue<N, CylinderIndex<N>>,
+    window: usize,
+    age_weight: i128,
+    head: Head,
+    now: Nanos,
+    est: &dyn ServiceEstimator,
+) -> Option<Slot> {
+    let Queue { slab, index } = queue;
+    let mut walk = Outward::new(index, slab, head.cylinder);
+    let mut best: Option<(i128, Slot)> = None;
+    for _ in 0..window {
+        let Some((s, _)) = walk.next(index, slab) else {
+            break;
+        };
+        let positioning = est.positioning_time(head, &slab.get(s), now) as i128;
+        let waited = now.saturating_sub(slab.arrival(s)) as i128;
+        let score = (positioning << 16) - age_weight * waited;
+        let better = match best {
+            None => true,
+            Some((b, bs)) => score < b || (score == b && slab.arrives_before(s, bs)),
+        };
+        if better {
+            best = Some((score, s));
+        }
+    }
+    best.map(|(_, s)| s)
+}
+
+impl<const N: usize> Scheduler for Sptf<N> {
+    delegate_to_queue!();
+
+    fn next(&mut self, head: Head, now: Nanos, est: &dyn ServiceEstimator) -> Option<Dispatch> {
+        let s = best_positioned(&self.queue, self.window, 0, head, now, est)?;
+        Some(Dispatch::direct(self.queue.take(s)))
+    }
+}

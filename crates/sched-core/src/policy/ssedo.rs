@@ -1,0 +1,91 @@
+//! SSEDO: shortest seek and earliest deadline by ordering.
+//!
+//! Chen & Towsley (1991, §3.2), after Chen, Stankovic, Kurose & Towsley: the
+//! window holds the `m` requests with the earliest deadlines r₁..r_m; request
+//! rᵢ gets weight wᵢ = β^(i−1) (β ≥ 1) and the one with the least wᵢ·dᵢ is
+//! served, dᵢ being its cylinder distance from the arm; ties go to the earlier
+//! deadline. β = 1 is SSTF inside the window, β → ∞ is EDF. The paper uses
+//! m = 3, β = 2.
+
+use crate::error::SchedError;
+use crate::request::{Dispatch, Head, Nanos};
+use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::store::{DeadlineHeap, InOrder, Queue, Step, delegate_to_queue};
+
+/// The largest window SSEDO accepts.
+pub const MAX_WINDOW: usize = 64;
+
+/// Weights are fixed-point with 32 fractional bits (a relative error below
+/// 2⁻³² for β^(i−1) ≥ 1), saturating at `u64::MAX`; saturation cannot change a
+/// decision because any saturated weight times a non-zero distance already
+/// exceeds w₁ times the largest possible distance.
+const ONE: f64 = 4_294_967_296.0;
+
+/// Shortest seek and earliest deadline by ordering, window `m`, weight base β.
+pub struct Ssedo<const N: usize> {
+    queue: Queue<N, DeadlineHeap<N>>,
+    window: usize,
+    weights: [u64; MAX_WINDOW],
+}
+
+impl<const N: usize> Ssedo<N> {
+    /// An empty queue with window `m` and weight base `beta`.
+    ///
+    /// # Errors
+    /// [`SchedError::InvalidParameter`] when `m` is 0 or above [`MAX_WINDOW`],
+    /// `beta` is below 1 or NaN, or the capacity is invalid.
+    pub fn new(m: usize, beta: f64) -> Result<Self, SchedError> {
+        if m == 0 || m > MAX_WINDOW {
+            return Err(SchedError::InvalidParameter {
+                name: "m",
+                expected: "a window of 1 ..= 64 requests",
+            });
+        }
+        // `!(beta >= 1.0)` also rejects NaN.
+        if !(beta >= 1.0) {
+            return Err(SchedError::InvalidParameter {
+                name: "beta",
+                expected: "a weight base of at least 1",
+            });
+        }
+        let mut weights = [0u64; MAX_WINDOW];
+        let mut w = 1.0f64;
+        for slot in weights.iter_mut().take(m) {
+            *slot = (w * ONE) as u64; // `as` saturates, and ∞ becomes u64::MAX
+            w *= beta;
+        }
+        Ok(Ssedo {
+            queue: Queue::new(DeadlineHeap::new())?,
+            window: m,
+            weights,
+        })
+    }
+
+    /// The window size m.
+    pub fn window(&self) -> usize {
+        self.window
+    }
+}
+
+impl<const N: usize> Scheduler for Ssedo<N> {
+    delegate_to_queue!();
+
+    fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {
+        let Queue { slab, index } = &self.queue;
+        let mut walk = InOrder::<{ 3 * MAX_WINDOW + 4 }>::new(index);
+        let mut best: Option<(u128, crate::store::Slot)> = None;
+        for &w in &self.weights[..self.window] {
+            // The frontier holds at most 3m + 1 positions, so it never overflows.
+            let Step::Item(s) = walk.next(index, slab) else {
+                break;
+            };
+            let priority = w as u128 * slab.cylinder(s).abs_diff(head.cylinder) as u128;
+            // Strictly less: on a tie the earlier deadline, visited first, stays.
+            if best.is_none_or(|(p, _)| priority < p) {
+                best = Some((priority, s));
+            }
+        }
+        let (_, s) = best?;
+        Some(Dispatch::direct(self.queue.take(s)))
+    }
+}

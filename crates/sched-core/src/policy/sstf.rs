@@ -1,0 +1,54 @@
+//! SSTF: serve the request whose cylinder is nearest the arm.
+//!
+//! Shortest seek time first, the seek-greedy classic; the modified DMQ and CMQ
+//! policies of Chen & Towsley (1991, §3.1) run it on every queue.
+
+use crate::error::SchedError;
+use crate::request::{Dispatch, Head, Nanos};
+use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::store::{CylinderIndex, Queue, delegate_to_queue};
+
+/// Shortest seek (cylinder distance) first.
+///
+/// Of two requests at the same distance on either side of the arm, the one that
+/// arrived first is served (then the lower id); on one cylinder, arrival order.
+pub struct Sstf<const N: usize> {
+    queue: Queue<N, CylinderIndex<N>>,
+}
+
+impl<const N: usize> Sstf<N> {
+    /// An empty queue for a disk with `cylinders` cylinders.
+    ///
+    /// # Errors
+    /// [`SchedError::InvalidParameter`] for a capacity of 0 (or above
+    /// [`crate::MAX_CAPACITY`]) or a disk without cylinders.
+    pub fn new(cylinders: u32) -> Result<Self, SchedError> {
+        Ok(Sstf {
+            queue: Queue::new(CylinderIndex::new(cylinders)?)?,
+        })
+    }
+}
+
+impl<const N: usize> Scheduler for Sstf<N> {
+    delegate_to_queue!();
+
+    fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {
+        let Queue { slab, index } = &self.queue;
+        let h = head.cylinder;
+        let up = index.at_or_above(slab, h);
+        let down = index.at_or_below(slab, h);
+        let s = match (up, down) {
+            (Some(u), Some(d)) => {
+                let du = slab.cylinder(u) - h;
+                let dd = h - slab.cylinder(d);
+                if du < dd || (du == dd && slab.arrives_before(u, d)) {
+                    u
+                } else {
+                    d
+                }
+            }
+            (u, d) => u.or(d)?,
+        };
+        Some(Dispatch::direct(self.queue.take(s)))
+    }
+}

@@ -1,0 +1,179 @@
+//! The values a scheduler trades in: requests, time, head state and dispatch decisions.
+
+use core::fmt;
+
+/// Time in integer nanoseconds. Every clock reading, deadline and service time in
+/// the project is a `Nanos`; floats never take part in an ordering decision.
+pub type Nanos = u64;
+
+/// A cylinder number on one disk, counted from the outer edge (cylinder 0).
+pub type Cylinder = u32;
+
+/// Caller-chosen identity of a queued request.
+///
+/// Ids only need to be unique among the requests queued in one scheduler at one
+/// time; a driver may reuse an id once its request has been dispatched or cancelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct RequestId(pub u64);
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// Direction of data transfer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum Kind {
+    /// Data flows from the disk to the host.
+    #[default]
+    Read,
+    /// Data flows from the host to the disk.
+    Write,
+}
+
+/// One block I/O request as a scheduler sees it.
+///
+/// The driver resolves `cylinder` from `block` with the device's geometry before
+/// enqueueing, so that policies never need to know the disk layout. Requests are
+/// plain `Copy` values: a rejected enqueue loses nothing, the caller still holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Request {
+    /// Identity, unique among queued requests.
+    pub id: RequestId,
+    /// Read or write.
+    pub kind: Kind,
+    /// First logical block (sector) addressed.
+    pub block: u64,
+    /// Length in blocks.
+    pub blocks: u32,
+    /// Cylinder holding `block` on the disk this request is queued for.
+    pub cylinder: Cylinder,
+    /// Time the request arrived at the scheduler.
+    pub arrival: Nanos,
+    /// Absolute time by which the request should complete, if it has one.
+    /// A deadline of `Nanos::MAX` is the same as none.
+    pub deadline: Option<Nanos>,
+    /// Class or stream the request belongs to (rate-based work, statistics).
+    pub class: u16,
+}
+
+impl Request {
+    /// A request with no deadline and class 0.
+    pub const fn new(
+        id: RequestId,
+        kind: Kind,
+        block: u64,
+        blocks: u32,
+        cylinder: Cylinder,
+        arrival: Nanos,
+    ) -> Self {
+        Request {
+            id,
+            kind,
+            block,
+            blocks,
+            cylinder,
+            arrival,
+            deadline: None,
+            class: 0,
+        }
+    }
+
+    /// The same request with an absolute deadline.
+    pub const fn with_deadline(mut self, deadline: Nanos) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// The same request in another class.
+    pub const fn with_class(mut self, class: u16) -> Self {
+        self.class = class;
+        self
+    }
+
+    /// The deadline as a sort key: requests without one sort after every deadline.
+    pub const fn deadline_key(&self) -> Nanos {
+        match self.deadline {
+            Some(d) => d,
+            None => Nanos::MAX,
+        }
+    }
+}
+
+/// Where the disk arm is when the driver asks for the next request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Head {
+    /// Cylinder under the heads.
+    pub cylinder: Cylinder,
+}
+
+impl Head {
+    /// The arm at `cylinder`.
+    pub const fn at(cylinder: Cylinder) -> Self {
+        Head { cylinder }
+    }
+}
+
+/// Direction of arm travel for the sweeping policies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Direction {
+    /// Towards higher cylinder numbers.
+    #[default]
+    Up,
+    /// Towards cylinder 0.
+    Down,
+}
+
+impl Direction {
+    /// The other direction.
+    pub const fn reversed(self) -> Self {
+        match self {
+            Direction::Up => Direction::Down,
+            Direction::Down => Direction::Up,
+        }
+    }
+}
+
+/// How the arm reaches a dispatched request.
+///
+/// Only SCAN and C-SCAN ever ask for more than a direct seek: they sweep to the
+/// edge of the disk before reversing (SCAN) or returning to the start (C-SCAN),
+/// which is exactly what distinguishes them from LOOK and C-LOOK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Travel {
+    /// Seek straight from the current cylinder to the request.
+    #[default]
+    Direct,
+    /// Seek to `edge` first, then to the request.
+    ViaEdge {
+        /// The extreme cylinder the sweep reaches before reversing.
+        edge: Cylinder,
+    },
+    /// Seek to `edge`, return to `restart`, then seek to the request.
+    Wrap {
+        /// The extreme cylinder the sweep reaches.
+        edge: Cylinder,
+        /// The cylinder the return seek lands on.
+        restart: Cylinder,
+    },
+}
+
+/// A scheduling decision: serve `request`, reaching it as `travel` says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Dispatch {
+    /// The request to serve now; it has left the queue.
+    pub request: Request,
+    /// The arm's path to it.
+    pub travel: Travel,
+}
+
+impl Dispatch {
+    /// A dispatch reached by a direct seek.
+    pub const fn direct(request: Request) -> Self {
+        Dispatch {
+            request,
+            travel: Travel::Direct,
+        }
+    }
+}

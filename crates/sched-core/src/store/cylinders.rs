@@ -1,0 +1,256 @@
+//! Requests ordered by cylinder, with constant-time nearest-cylinder queries.
+//!
+//! The cylinder range `0..cylinders` is cut into `N` equal buckets (one per
+//! slot). Each bucket holds a list sorted by cylinder, requests on the same
+//! cylinder in arrival order; a three-level bitmap finds the next non-empty
+//! bucket in either direction. With at least as many buckets as cylinders
+//! (an HP 97560 has 1962; a 4096-deep queue has 4096 buckets) every bucket
+//! holds one cylinder and each operation is a handful of word operations;
+//! otherwise a bucket spans `⌈cylinders / N⌉` cylinders and the cost grows
+//! with the number of requests sharing one bucket.
+
+use super::bitmap::Bitmap;
+use super::links::Links;
+use super::slab::{NIL, Slab, Slot};
+use crate::error::{SchedError, check_cylinders};
+use crate::request::{Cylinder, Request};
+
+pub(crate) struct CylinderIndex<const N: usize> {
+    links: Links<N>,
+    firsts: [Slot; N],
+    occupied: Bitmap<N>,
+    cylinders: u32,
+    /// `bucket(c) = (c · scale) >> 32`, monotone and `< N` for `c < cylinders`.
+    scale: u64,
+}
+
+impl<const N: usize> CylinderIndex<N> {
+    pub(crate) fn new(cylinders: u32) -> Result<Self, SchedError> {
+        check_cylinders(cylinders)?;
+        Ok(CylinderIndex {
+            links: Links::new(),
+            firsts: [NIL; N],
+            occupied: Bitmap::new(),
+            cylinders,
+            scale: ((N as u64) << 32) / cylinders as u64,
+        })
+    }
+
+    pub(crate) fn cylinders(&self) -> u32 {
+        self.cylinders
+    }
+
+    /// Rejects a request beyond the disk before anything is stored.
+    #[inline]
+    pub(crate) fn check(&self, req: &Request) -> Result<(), SchedError> {
+        if req.cylinder < self.cylinders {
+            Ok(())
+        } else {
+            Err(SchedError::CylinderOutOfRange {
+                id: req.id,
+                cylinder: req.cylinder,
+                cylinders: self.cylinders,
+            })
+        }
+    }
+
+    #[inline]
+    fn bucket(&self, c: Cylinder) -> usize {
+        let c = c.min(self.cylinders - 1);
+        ((c as u128 * self.scale as u128) >> 32) as usize
+    }
+
+    #[inline]
+    pub(crate) fn insert<const M: usize>(&mut self, slab: &Slab<M>, s: Slot) {
+        let c = slab.cylinder(s);
+        let b = self.bucket(c);
+        let first = self.firsts[b];
+        if first == NIL {
+            self.links.push_back(&mut self.firsts[b], s);
+            self.occupied.set(b);
+            return;
+        }
+        // Walk back from the last entry to the first one not above c: the new
+        // request goes after every request on its own cylinder.
+        let mut at = self.links.prev(first);
+        loop {
+            if slab.cylinder(at) <= c {
+                let after = self.links.next(at);
+                self.links.insert_before(after, s);
+                return;
+            }
+            if at == first {
+                self.links.insert_before(first, s);
+                self.firsts[b] = s;
+                return;
+            }
+            at = self.links.prev(at);
+        }
+    }
+
+    #[inline]
+    pub(crate) fn remove<const M: usize>(&mut self, slab: &Slab<M>, s: Slot) {
+        let b = self.bucket(slab.cylinder(s));
+        self.links.unlink(&mut self.firsts[b], s);
+        if self.firsts[b] == NIL {
+            self.occupied.clear(b);
+        }
+    }
+
+    /// The earliest request on the lowest cylinder `>= c`.
+    #[inline]
+    pub(crate) fn at_or_above<const M: usize>(&self, slab: &Slab<M>, c: Cylinder) -> Option<Slot> {
+        let b = self.bucket(c);
+        let first = self.firsts[b];
+        if first != NIL {
+            let mut at = first;
+            loop {
+                if slab.cylinder(at) >= c {
+                    return Some(at);
+                }
+                at = self.links.next(at);
+                if at == first {
+                    break;
+                }
+            }
+        }
+        let b = self.occupied.next_at_or_after(b + 1)?;
+        Some(self.firsts[b])
+    }
+
+    /// The earliest request on the highest cylinder `<= c`.
+    #[inline]
+    pub(crate) fn at_or_below<const M: usize>(&self, slab: &Slab<M>, c: Cylinder) -> Option<Slot> {
+        let b = self.bucket(c);
+        if let Some(s) = self.last_at_or_below_in(slab, b, c) {
+            return Some(s);
+        }
+        let b = self.occupied.prev_at_or_before(b.checked_sub(1)?)?;
+        self.last_at_or_below_in(slab, b, Cylinder::MAX)
+    }
+
+    /// In bucket `b`, the earliest request on the highest cylinder `<= c`.
+    #[inline]
+    fn last_at_or_below_in<const M: usize>(&self, slab: &Slab<M>, b: usize, c: Cylinder) -> Option<Slot> {
+        let first = self.firsts[b];
+        if first == NIL {
+            return None;
+        }
+        let mut at = self.links.prev(first);
+        loop {
+            let cyl = slab.cylinder(at);
+            if cyl <= c {
+                // Step back over later arrivals on the same cylinder.
+                while at != first && slab.cylinder(self.links.prev(at)) == cyl {
+                    at = self.links.prev(at);
+                }
+                return Some(at);
+            }
+            if at == first {
+                return None;
+            }
+            at = self.links.prev(at);
+        }
+    }
+
+    /// The earliest request on the lowest occupied cylinder.
+    #[inline]
+    pub(crate) fn lowest(&self) -> Option<Slot> {
+        let b = self.occupied.next_at_or_after(0)?;
+        Some(self.firsts[b])
+    }
+
+    /// The latest request on the highest occupied cylinder.
+    #[inline]
+    pub(crate) fn highest(&self) -> Option<Slot> {
+        let b = self.occupied.prev_at_or_before(N - 1)?;
+        Some(self.links.prev(self.firsts[b]))
+    }
+
+    /// The request after `s` in (cylinder, arrival) order.
+    #[inline]
+    pub(crate) fn successor<const M: usize>(&self, slab: &Slab<M>, s: Slot) -> Option<Slot> {
+        let n = self.links.next(s);
+        let b = self.bucket(slab.cylinder(s));
+        if n != self.firsts[b] {
+            return Some(n);
+        }
+        let b = self.occupied.next_at_or_after(b + 1)?;
+        Some(self.firsts[b])
+    }
+
+    /// The request before `s` in (cylinder, arrival) order.
+    #[inline]
+    pub(crate) fn predecessor<const M: usize>(&self, slab: &Slab<M>, s: Slot) -> Option<Slot> {
+        let b = self.bucket(slab.cylinder(s));
+        if s != self.firsts[b] {
+            return Some(self.links.prev(s));
+        }
+        let b = self.occupied.prev_at_or_before(b.checked_sub(1)?)?;
+        Some(self.links.prev(self.firsts[b]))
+    }
+}
+
+/// Walks requests outward from a cylinder, nearest first: the candidate order of
+/// SSTF, and the enumeration SPTF's window and SSEDV's search draw from.
+pub(crate) struct Outward {
+    up: Option<Slot>,
+    down: Option<Slot>,
+    from: Cylinder,
+}
+
+impl Outward {
+    pub(crate) fn new<const N: usize, const M: usize>(
+        index: &CylinderIndex<N>,
+        slab: &Slab<M>,
+        from: Cylinder,
+    ) -> Self {
+        let up = index.at_or_above(slab, from);
+        // `up` is the first request at or above `from`, so the one before it in
+        // (cylinder, arrival) order is the last one below.
+        let down = match up {
+            Some(u) => index.predecessor(slab, u),
+            None => index.highest(),
+        };
+        Outward { up, down, from }
+    }
+
+    /// The next request outward and its distance from the start cylinder. Of two
+    /// at equal distance, the one below is taken first.
+    #[inline]
+    pub(crate) fn next<const N: usize, const M: usize>(
+        &mut self,
+        index: &CylinderIndex<N>,
+        slab: &Slab<M>,
+    ) -> Option<(Slot, u32)> {
+        let du = self.up.map(|s| slab.cylinder(s) - self.from);
+        let dd = self.down.map(|s| self.from - slab.cylinder(s));
+        let take_up = match (du, dd) {
+            (Some(u), Some(d)) => u < d,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => return None,
+        };
+        if take_up {
+            let s = self.up?;
+            self.up = index.successor(slab, s);
+            Some((s, du?))
+        } else {
+            let s = self.down?;
+            self.down = index.predecessor(slab, s);
+            Some((s, dd?))
+        }
+    }
+
+    /// Distance of the next request `next` would return, if any: a lower bound
+    /// on the distance of everything not yet returned.
+    #[inline]
+    pub(crate) fn frontier<const M: usize>(&self, slab: &Slab<M>) -> Option<u32> {
+        let du = self.up.map(|s| slab.cylinder(s) - self.from);
+        let dd = self.down.map(|s| self.from - slab.cylinder(s));
+        match (du, dd) {
+            (Some(u), Some(d)) => Some(u.min(d)),
+            (a, b) => a.or(b),
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! Intrusive circular doubly linked lists threaded through storage slots.
+
+use super::slab::{NIL, Slot};
+
+/// `next`/`prev` links for every slot. A slot belongs to at most one list of a
+/// given `Links`; a list is named by its first slot (`NIL` when empty) and its
+/// last slot is `prev[first]`.
+pub(crate) struct Links<const N: usize> {
+    next: [Slot; N],
+    prev: [Slot; N],
+}
+
+impl<const N: usize> Links<N> {
+    pub(crate) const fn new() -> Self {
+        Links {
+            next: [NIL; N],
+            prev: [NIL; N],
+        }
+    }
+
+    #[inline]
+    pub(crate) fn next(&self, s: Slot) -> Slot {
+        self.next[s as usize]
+    }
+
+    #[inline]
+    pub(crate) fn prev(&self, s: Slot) -> Slot {
+        self.prev[s as usize]
+    }
+
+    /// Appends `s` to the list starting at `*first`.
+    #[inline]
+    pub(crate) fn push_back(&mut self, first: &mut Slot, s: Slot) {
+        if *first == NIL {
+            self.next[s as usize] = s;
+            self.prev[s as usize] = s;
+            *first = s;
+        } else {
+            self.insert_before(*first, s);
+        }
+    }
+
+    /// Links `s` just before `at` (which is in a list).
+    #[inline]
+    pub(crate) fn insert_before(&mut self, at: Slot, s: Slot) {
+        let p = self.prev[at as usize];
+        self.next[p as usize] = s;
+        self.prev[s as usize] = p;
+        self.next[s as usize] = at;
+        self.prev[at as usize] = s;
+    }
+
+    /// Unlinks `s` from the list starting at `*first`.
+    #[inline]
+    pub(crate) fn unlink(&mut self, first: &mut Slot, s: Slot) {
+        let n = self.next[s as usize];
+        if n == s {
+            *first = NIL;
+            return;
+        }
+        let p = self.prev[s as usize];
+        self.next[p as usize] = n;
+        self.prev[n as usize] = p;
+        if *first == s {
+            *first = n;
+        }
+    }
+}
+
+/// A FIFO of slots: one list with its own first slot.
+pub(crate) struct Fifo<const N: usize> {
+    links: Links<N>,
+    first: Slot,
+}
+
+impl<const N: usize> Fifo<N> {
+    pub(crate) const fn new() -> Self {
+        Fifo {
+            links: Links::new(),
+            first: NIL,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn push_back(&mut self, s: Slot) {
+        self.links.push_back(&mut self.first, s);
+    }
+
+    #[inline]
+    pub(crate) fn front(&self) -> Option<Slot> {
+        (self.first != NIL).then_some(self.first)
+    }
+
+    #[inline]
+    pub(crate) fn remove(&mut self, s: Slot) {
+        self.links.unlink(&mut self.first, s);
+    }
+}

@@ -1,0 +1,155 @@
+//! Fixed-capacity storage and the index structures policies are built from.
+//!
+//! A policy is a [`Queue`] — the request slab plus one [`Index`] ordering the
+//! slots the way the policy needs — and a `next` rule. Everything here is sized
+//! by the const generic capacity and lives inline: nothing allocates.
+
+mod bitmap;
+mod cylinders;
+mod deadlines;
+mod links;
+mod slab;
+
+pub(crate) use cylinders::{CylinderIndex, Outward};
+pub(crate) use deadlines::{DeadlineHeap, InOrder, Step};
+pub(crate) use links::Fifo;
+pub(crate) use slab::{Slab, Slot};
+
+use crate::error::SchedError;
+use crate::request::{Request, RequestId};
+
+/// An ordering of the queued slots, kept in step with the slab by [`Queue`].
+pub(crate) trait Index<const N: usize> {
+    /// Refuses a request the index cannot hold, before it is stored.
+    fn check(&self, _req: &Request) -> Result<(), SchedError> {
+        Ok(())
+    }
+    /// Adds a freshly stored slot.
+    fn insert(&mut self, slab: &Slab<N>, s: Slot);
+    /// Removes a slot that is about to be freed, wherever the index keeps it.
+    fn remove(&mut self, slab: &Slab<N>, s: Slot);
+}
+
+impl<const N: usize> Index<N> for Fifo<N> {
+    fn insert(&mut self, _slab: &Slab<N>, s: Slot) {
+        self.push_back(s);
+    }
+    fn remove(&mut self, _slab: &Slab<N>, s: Slot) {
+        Fifo::remove(self, s);
+    }
+}
+
+impl<const N: usize> Index<N> for CylinderIndex<N> {
+    fn check(&self, req: &Request) -> Result<(), SchedError> {
+        CylinderIndex::check(self, req)
+    }
+    fn insert(&mut self, slab: &Slab<N>, s: Slot) {
+        CylinderIndex::insert(self, slab, s);
+    }
+    fn remove(&mut self, slab: &Slab<N>, s: Slot) {
+        CylinderIndex::remove(self, slab, s);
+    }
+}
+
+impl<const N: usize> Index<N> for DeadlineHeap<N> {
+    fn insert(&mut self, slab: &Slab<N>, s: Slot) {
+        self.push(slab, s);
+    }
+    fn remove(&mut self, slab: &Slab<N>, s: Slot) {
+        DeadlineHeap::remove(self, slab, s);
+    }
+}
+
+/// Both orders at once: deadline and cylinder (SSEDV).
+impl<const N: usize> Index<N> for (DeadlineHeap<N>, CylinderIndex<N>) {
+    fn check(&self, req: &Request) -> Result<(), SchedError> {
+        self.1.check(req)
+    }
+    fn insert(&mut self, slab: &Slab<N>, s: Slot) {
+        self.0.push(slab, s);
+        self.1.insert(slab, s);
+    }
+    fn remove(&mut self, slab: &Slab<N>, s: Slot) {
+        self.0.remove(slab, s);
+        self.1.remove(slab, s);
+    }
+}
+
+/// The slab and one index over it: the storage half of every policy.
+pub(crate) struct Queue<const N: usize, X> {
+    pub(crate) slab: Slab<N>,
+    pub(crate) index: X,
+}
+
+impl<const N: usize, X: Index<N>> Queue<N, X> {
+    pub(crate) fn new(index: X) -> Result<Self, SchedError> {
+        Ok(Queue {
+            slab: Slab::new()?,
+            index,
+        })
+    }
+
+    #[inline]
+    pub(crate) fn enqueue(&mut self, req: &Request) -> Result<Slot, SchedError> {
+        self.index.check(req)?;
+        let s = self.slab.insert(req)?;
+        self.index.insert(&self.slab, s);
+        Ok(s)
+    }
+
+    /// Takes a slot out of the index and the slab.
+    #[inline]
+    pub(crate) fn take(&mut self, s: Slot) -> Request {
+        self.index.remove(&self.slab, s);
+        self.slab.remove(s)
+    }
+
+    pub(crate) fn cancel(&mut self, id: RequestId) -> Result<Request, SchedError> {
+        let s = self.slab.find(id).ok_or(SchedError::UnknownId(id))?;
+        Ok(self.take(s))
+    }
+
+    pub(crate) fn pop_any(&mut self) -> Option<Request> {
+        let s = self.slab.any_occupied()?;
+        Some(self.take(s))
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.slab.len()
+    }
+
+    pub(crate) fn contains(&self, id: RequestId) -> bool {
+        self.slab.find(id).is_some()
+    }
+}
+
+/// The [`Scheduler`](crate::Scheduler) methods every policy delegates to its
+/// `queue: Queue<N, _>` field unchanged.
+macro_rules! delegate_to_queue {
+    () => {
+        fn enqueue(
+            &mut self,
+            req: $crate::Request,
+            _now: $crate::Nanos,
+        ) -> Result<(), $crate::SchedError> {
+            self.queue.enqueue(&req).map(|_| ())
+        }
+        fn cancel(&mut self, id: $crate::RequestId) -> Result<$crate::Request, $crate::SchedError> {
+            self.queue.cancel(id)
+        }
+        fn len(&self) -> usize {
+            self.queue.len()
+        }
+        fn capacity(&self) -> usize {
+            N
+        }
+        fn contains(&self, id: $crate::RequestId) -> bool {
+            self.queue.contains(id)
+        }
+        fn pop_any(&mut self) -> Option<$crate::Request> {
+            self.queue.pop_any()
+        }
+    };
+}
+pub(crate) use delegate_to_queue;
