@@ -33,6 +33,11 @@ pub enum SchedError {
         /// What the parameter must satisfy.
         expected: &'static str,
     },
+    /// An array was told a disk finished, but the disk was serving nothing.
+    IdleDisk {
+        /// The disk.
+        disk: usize,
+    },
     /// The request does not fit the array it was submitted to (wrong disk count,
     /// a read routed to a disk that holds no copy, ...).
     InvalidRequest {
@@ -61,6 +66,9 @@ impl fmt::Display for SchedError {
             ),
             SchedError::InvalidParameter { name, expected } => {
                 write!(f, "invalid parameter {name}: expected {expected}")
+            }
+            SchedError::IdleDisk { disk } => {
+                write!(f, "disk {disk} reported a completion but was serving nothing")
             }
             SchedError::InvalidRequest { id, reason } => {
                 write!(f, "invalid request {id}: {reason}")

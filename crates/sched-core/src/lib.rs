@@ -52,6 +52,7 @@
 #![warn(missing_docs)]
 
 mod any;
+pub mod array;
 mod error;
 pub mod policy;
 mod request;

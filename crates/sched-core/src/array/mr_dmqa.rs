@@ -1,0 +1,44 @@
+//! MR-DMQA: each read joins every queue; the other copies are withdrawn.
+//!
+//! Towsley, Chen & Yu (1991, §2.2) in two variants: withdraw the other copies
+//! when the first one *starts* service ([`Abort::AtStart`]; with
+//! [`Dmq::prefer_idle`](super::Dmq::prefer_idle) this is DMQ-MR of Chen &
+//! Towsley 1991, §3.1) or when it *completes* ([`Abort::AtCompletion`], which
+//! also aborts a copy already in service).
+
+use super::dmq::{Abort, ReadRouting, RouteView};
+use super::DiskSet;
+use crate::error::SchedError;
+
+/// Minimum-read routing with abort.
+#[derive(Clone, Copy, Debug)]
+pub struct BothCopiesAbort {
+    when: Abort,
+}
+
+impl BothCopiesAbort {
+    /// Withdraws the other copies at the given moment.
+    ///
+    /// # Errors
+    /// [`SchedError::InvalidParameter`] for [`Abort::Never`] (that is MR-DMQ:
+    /// use [`BothCopies`](super::BothCopies)).
+    pub fn new(when: Abort) -> Result<Self, SchedError> {
+        if when == Abort::Never {
+            return Err(SchedError::InvalidParameter {
+                name: "abort",
+                expected: "at start or at completion",
+            });
+        }
+        Ok(BothCopiesAbort { when })
+    }
+}
+
+impl<const D: usize> ReadRouting<D> for BothCopiesAbort {
+    fn route(&mut self, _view: &RouteView<'_, D>) -> DiskSet {
+        DiskSet::all(D)
+    }
+
+    fn abort(&self) -> Abort {
+        self.when
+    }
+}
