@@ -10,3 +10,6 @@ pub mod random;
 pub mod disk;
 pub mod stats;
 pub mod trace;
+pub mod engine;
+pub mod workload;
+pub mod sim;

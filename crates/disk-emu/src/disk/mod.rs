@@ -1,4 +1,25 @@
 //! Disk mechanics: geometry, seek curves, rotation, transfer, overheads, presets.
+//!
+//! A [`DiskSpec`] describes a disk in human units (ms, RPM, bytes); presets
+//! give the disks of the seed papers ([`preset`], [`PRESETS`]) and spec files
+//! override them field by field ([`DiskSpec::from_file`]). [`DiskModel`] is
+//! the checked, running disk: it maps blocks to cylinders, serves dispatched
+//! requests in virtual time ([`DiskModel::serve`]) and estimates service
+//! times for the schedulers (`sched_core::ServiceEstimator`).
+
+mod error;
+mod geometry;
+mod model;
+pub mod presets;
+mod seek;
+mod spec;
+
+pub use error::DiskError;
+pub use geometry::{DEFAULT_SECTOR_BYTES, Geometry, GeometrySpec, Location, Zone};
+pub use model::DiskModel;
+pub use presets::{PRESETS, preset};
+pub use seek::{LongSeek, SeekSpec};
+pub use spec::{DiskSpec, RotationSpec, SpecFormat, TransferSpec};
 
 use sched_core::Nanos;
 

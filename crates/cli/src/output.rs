@@ -1,0 +1,266 @@
+//! Result tables rendered as aligned text, CSV or JSON.
+
+use std::fmt::Write as _;
+
+use serde_json::{Map, Value, json};
+
+/// Output format of every command that prints results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Aligned columns for a terminal, with ± 95 % confidence half-widths.
+    Table,
+    /// Comma-separated values; an estimate becomes two columns, `x` and `x_ci95`.
+    Csv,
+    /// One JSON document; an estimate becomes `{"mean": .., "ci95": ..}`.
+    Json,
+}
+
+/// One value in a table.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    /// Free text.
+    Text(String),
+    /// A count.
+    Int(u64),
+    /// A measured or computed number, printed with `digits` decimals.
+    Num { value: f64, digits: usize },
+    /// A mean over replications with the half-width of its 95 % interval.
+    Estimate { mean: f64, half_width: f64, digits: usize },
+    /// No value (not applicable, or beyond a stability limit).
+    Missing,
+}
+
+impl Cell {
+    /// Text cell.
+    pub fn text(s: impl Into<String>) -> Cell {
+        Cell::Text(s.into())
+    }
+
+    /// Number with `digits` decimals.
+    pub fn num(value: f64, digits: usize) -> Cell {
+        Cell::Num { value, digits }
+    }
+
+    /// Estimate with `digits` decimals.
+    pub fn estimate(mean: f64, half_width: f64, digits: usize) -> Cell {
+        Cell::Estimate {
+            mean,
+            half_width,
+            digits,
+        }
+    }
+
+    fn text_form(&self) -> String {
+        match self {
+            Cell::Text(s) => s.clone(),
+            Cell::Int(n) => n.to_string(),
+            Cell::Num { value, digits } => format!("{value:.digits$}"),
+            Cell::Estimate {
+                mean,
+                half_width,
+                digits,
+            } => format!("{mean:.digits$} ± {half_width:.digits$}"),
+            Cell::Missing => "—".to_string(),
+        }
+    }
+
+    fn is_text(&self) -> bool {
+        matches!(self, Cell::Text(_))
+    }
+}
+
+/// A titled table with named columns.
+#[derive(Clone, Debug, Default)]
+pub struct Table {
+    /// What the table shows.
+    pub title: String,
+    /// Column headers.
+    pub columns: Vec<String>,
+    /// Rows, each with one cell per column.
+    pub rows: Vec<Vec<Cell>>,
+    /// Lines printed under the table (parameters, sources, caveats).
+    pub notes: Vec<String>,
+}
+
+impl Table {
+    /// An empty table.
+    pub fn new(title: impl Into<String>, columns: &[&str]) -> Table {
+        Table {
+            title: title.into(),
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            ..Table::default()
+        }
+    }
+
+    /// Appends a row (one cell per column).
+    pub fn row(&mut self, cells: Vec<Cell>) {
+        debug_assert_eq!(cells.len(), self.columns.len());
+        self.rows.push(cells);
+    }
+
+    /// Appends a note.
+    pub fn note(&mut self, note: impl Into<String>) {
+        self.notes.push(note.into());
+    }
+
+    /// The table in the given format.
+    pub fn render(&self, format: Format) -> String {
+        match format {
+            Format::Table => self.render_text(),
+            Format::Csv => self.render_csv(),
+            Format::Json => serde_json::to_string_pretty(&self.to_json()).expect("tables serialise") + "\n",
+        }
+    }
+
+    fn render_text(&self) -> String {
+        let cells: Vec<Vec<String>> = self.rows.iter().map(|r| r.iter().map(Cell::text_form).collect()).collect();
+        let widths: Vec<usize> = (0..self.columns.len())
+            .map(|c| {
+                cells
+                    .iter()
+                    .map(|r| r[c].chars().count())
+                    .chain(std::iter::once(self.columns[c].chars().count()))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let mut out = String::new();
+        if !self.title.is_empty() {
+            let _ = writeln!(out, "{}", self.title);
+        }
+        let line = |out: &mut String, texts: &[String], left: &dyn Fn(usize) -> bool| {
+            let parts: Vec<String> = texts
+                .iter()
+                .enumerate()
+                .map(|(c, t)| {
+                    let pad = widths[c].saturating_sub(t.chars().count());
+                    if left(c) {
+                        format!("{t}{}", " ".repeat(pad))
+                    } else {
+                        format!("{}{t}", " ".repeat(pad))
+                    }
+                })
+                .collect();
+            let _ = writeln!(out, "{}", parts.join("  ").trim_end());
+        };
+        let text_column = |c: usize| self.rows.iter().all(|r| r[c].is_text());
+        line(&mut out, &self.columns, &text_column);
+        let _ = writeln!(out, "{}", widths.iter().map(|w| "─".repeat(*w)).collect::<Vec<_>>().join("  "));
+        for row in &cells {
+            line(&mut out, row, &text_column);
+        }
+        for n in &self.notes {
+            let _ = writeln!(out, "{n}");
+        }
+        out
+    }
+
+    fn render_csv(&self) -> String {
+        let estimate_columns: Vec<bool> = (0..self.columns.len())
+            .map(|c| self.rows.iter().any(|r| matches!(r[c], Cell::Estimate { .. })))
+            .collect();
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut header = Vec::new();
+        for (c, name) in self.columns.iter().enumerate() {
+            header.push(name.clone());
+            if estimate_columns[c] {
+                header.push(format!("{name}_ci95"));
+            }
+        }
+        w.write_record(&header).expect("writing to memory");
+        for row in &self.rows {
+            let mut rec = Vec::new();
+            for (c, cell) in row.iter().enumerate() {
+                let (value, hw) = match cell {
+                    Cell::Text(s) => (s.clone(), String::new()),
+                    Cell::Int(n) => (n.to_string(), String::new()),
+                    Cell::Num { value, .. } => (value.to_string(), String::new()),
+                    Cell::Estimate { mean, half_width, .. } => (mean.to_string(), half_width.to_string()),
+                    Cell::Missing => (String::new(), String::new()),
+                };
+                rec.push(value);
+                if estimate_columns[c] {
+                    rec.push(hw);
+                }
+            }
+            w.write_record(&rec).expect("writing to memory");
+        }
+        String::from_utf8(w.into_inner().expect("flushing memory")).expect("csv of UTF-8 is UTF-8")
+    }
+
+    /// The table as a JSON object: title, rows as objects, notes.
+    pub fn to_json(&self) -> Value {
+        let rows: Vec<Value> = self
+            .rows
+            .iter()
+            .map(|r| {
+                let mut m = Map::new();
+                for (name, cell) in self.columns.iter().zip(r) {
+                    let v = match cell {
+                        Cell::Text(s) => json!(s),
+                        Cell::Int(n) => json!(n),
+                        Cell::Num { value, .. } => json!(value),
+                        Cell::Estimate { mean, half_width, .. } => json!({"mean": mean, "ci95": half_width}),
+                        Cell::Missing => Value::Null,
+                    };
+                    m.insert(name.clone(), v);
+                }
+                Value::Object(m)
+            })
+            .collect();
+        json!({"title": self.title, "rows": rows, "notes": self.notes})
+    }
+}
+
+/// Renders several tables: text tables separated by a blank line, CSV tables
+/// each preceded by a `# title` line, JSON as one array.
+pub fn render_all(tables: &[Table], format: Format) -> String {
+    match format {
+        Format::Json => {
+            let all: Vec<Value> = tables.iter().map(Table::to_json).collect();
+            serde_json::to_string_pretty(&all).expect("tables serialise") + "\n"
+        }
+        Format::Csv => tables
+            .iter()
+            .map(|t| format!("# {}\n{}", t.title, t.render(Format::Csv)))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Format::Table => tables.iter().map(|t| t.render(Format::Table)).collect::<Vec<_>>().join("\n"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Table {
+        let mut t = Table::new("demo", &["policy", "response ms", "n"]);
+        t.row(vec![Cell::text("fcfs"), Cell::estimate(25.123, 0.456, 2), Cell::Int(10)]);
+        t.row(vec![Cell::text("sstf"), Cell::Missing, Cell::Int(3)]);
+        t.note("load 0.8");
+        t
+    }
+
+    #[test]
+    fn text_aligns_and_shows_intervals() {
+        let s = sample().render(Format::Table);
+        assert!(s.contains("fcfs    25.12 ± 0.46  10"), "{s}");
+        assert!(s.contains("sstf               —   3"), "{s}");
+        assert!(s.ends_with("load 0.8\n"));
+    }
+
+    #[test]
+    fn csv_splits_estimates() {
+        let s = sample().render(Format::Csv);
+        assert_eq!(s.lines().next(), Some("policy,response ms,response ms_ci95,n"));
+        assert_eq!(s.lines().nth(1), Some("fcfs,25.123,0.456,10"));
+        assert_eq!(s.lines().nth(2), Some("sstf,,,3"));
+    }
+
+    #[test]
+    fn json_keeps_means_and_intervals() {
+        let v: Value = serde_json::from_str(&sample().render(Format::Json)).unwrap();
+        assert_eq!(v["rows"][0]["response ms"]["ci95"], json!(0.456));
+        assert_eq!(v["rows"][1]["response ms"], Value::Null);
+    }
+}

@@ -1,0 +1,289 @@
+//! The disks of the seed papers, as [`DiskSpec`]s, each with its sources.
+//!
+//! Where a paper leaves a figure out, the preset documents the value chosen
+//! and why; any field can be changed with an override file (see
+//! [`DiskSpec::from_file`]).
+
+use super::{DiskError, DiskSpec, GeometrySpec, LongSeek, RotationSpec, SeekSpec, TransferSpec};
+
+/// Every preset: (name, one-line description), for `spindle presets`.
+pub const PRESETS: [(&str, &str); 6] = [
+    (
+        "hp97560",
+        "HP 97560: 1962x19x72 x 512 B, 4002 RPM, tracked rotation (Ruemmler & Wilkes 1994)",
+    ),
+    (
+        "hp7935",
+        "HP 7935: 1321x13x92 x 256 B, 3600 RPM, 1 MB/s, 3.5 ms overhead (Lo, Ivy 1990)",
+    ),
+    (
+        "hp7937",
+        "HP 7937: 1396x13x123 x 256 B, 3600 RPM, 1 MB/s, 1 ms overhead (Lo, Ivy 1990)",
+    ),
+    (
+        "chen-towsley-91",
+        "1000 tracks x 6 pages, seek 8 + 0.5 sqrt(i) ms, latency U[0, 16.7] ms (Chen & Towsley 1991)",
+    ),
+    (
+        "ibm3330",
+        "IBM 3330-11 style: p_s = 0.6, seek U[0, 60] ms, latency U[0, 16] ms (Towsley, Chen & Yu 1991)",
+    ),
+    (
+        "exponential",
+        "exponential service, mu = 45/s, no mechanics (Towsley, Chen & Yu 1991, analysis)",
+    ),
+];
+
+/// The preset called `name` (see [`PRESETS`]), with its default parameters.
+///
+/// # Errors
+/// [`DiskError::UnknownPreset`], listing the known names.
+pub fn preset(name: &str) -> Result<DiskSpec, DiskError> {
+    Ok(match name {
+        "hp97560" => hp97560(),
+        "hp7935" => hp7935(),
+        "hp7937" => hp7937(),
+        "chen-towsley-91" => chen_towsley_91(),
+        "ibm3330" => ibm3330(0.6),
+        "exponential" => exponential(45.0),
+        _ => {
+            return Err(DiskError::UnknownPreset {
+                name: name.to_string(),
+                known: PRESETS.map(|(n, _)| n).join(", "),
+            });
+        }
+    })
+}
+
+/// The HP 97560, the disk of the WRR-SCAN experiments.
+///
+/// - Geometry, speed and seek: Tsai, Chu & Huang, *WRR-SCAN* (EMSOFT '04),
+///   Table 2, after Ruemmler & Wilkes, "An introduction to disk drive
+///   modeling", IEEE Computer 27(3), 1994: 512-byte sectors, 1962 cylinders,
+///   19 tracks per cylinder, 72 sectors per track, 4002 RPM; seek
+///   3.24 + 0.400·√d ms for d < 383, 8.00 + 0.008·d ms otherwise.
+/// - Head switch 1.6 ms, controller overhead 2.2 ms (reads and writes), track
+///   skew 8 sectors, cylinder skew 18 sectors: Ruemmler & Wilkes' table of the
+///   drive's characteristics, as transcribed in the FSS OMNeT++ disk model
+///   (`hard_disk.h`, HP97560Disk). Both skews cover their switch: 8 sectors
+///   are 1.67 ms > 1.6 ms, 18 sectors 3.75 ms > the 3.64 ms one-cylinder seek.
+/// - Rotation is tracked from the clock (SPEC §3: SPTF and WRR-SCAN's
+///   rotation accounting need it); transfer follows the geometry.
+pub fn hp97560() -> DiskSpec {
+    DiskSpec {
+        name: "hp97560".into(),
+        geometry: GeometrySpec {
+            track_skew: 8,
+            cylinder_skew: 18,
+            ..GeometrySpec::uniform(1962, 19, 72)
+        },
+        rpm: Some(4002.0),
+        seek: SeekSpec::SqrtLinear {
+            a_ms: 3.24,
+            b_ms: 0.400,
+            c_ms: 0.0,
+            long: Some(LongSeek {
+                from: 383,
+                a_ms: 8.00,
+                b_ms: 0.008,
+            }),
+        },
+        rotation: RotationSpec::Tracked,
+        transfer: TransferSpec::Geometry,
+        head_switch_ms: 1.6,
+        controller_overhead_ms: 2.2,
+    }
+}
+
+/// The HP 7935 of Lo's Ivy study (HP Labs HPL-CSP-90-48, §4.2).
+///
+/// - Seek (§4.2.1): 3.993 + 1.676·√d − 0.025·d ms for 0 < d ≤ 342, else
+///   19.502 + 0.21·d ms, as printed. The two pieces do not meet at the
+///   boundary (26.4 ms vs 91.3 ms at d = 342); with 0.021 for 0.21 they would
+///   (26.7 ms), which suggests a misprint, but the preset keeps the printed
+///   figure: override `seek.long.b_ms` to try the other reading.
+/// - 3600 RPM, rotational latency drawn at random (§4.2.2: "we assumed a
+///   random distribution", mean 8.3 ms): uniform over one revolution.
+/// - Transfer 1 MB/s, taken as 10⁶ bytes/s (§4.2.3); controller overhead
+///   3.5 ms (§4.2.4). The paper has no head switch: 0.
+/// - Geometry, which the paper does not give: the drive's own, 1321 cylinders
+///   × 13 surfaces × 92 sectors of 256 bytes (404 MB), from the 4.4BSD hp300
+///   `rd` driver (`rdreg.h`, `rd_compat.c`: the 7935 is the removable-pack
+///   7933H, 46 512-byte blocks × 13 tracks × 1321 cylinders = 789 958 blocks)
+///   and HP's data for the 7935 (404.46 MB, 1321 cylinders, 13 data surfaces,
+///   92 × 256-byte sectors per track).
+pub fn hp7935() -> DiskSpec {
+    DiskSpec {
+        name: "hp7935".into(),
+        geometry: GeometrySpec {
+            sector_bytes: 256,
+            ..GeometrySpec::uniform(1321, 13, 92)
+        },
+        rpm: Some(3600.0),
+        seek: SeekSpec::SqrtLinear {
+            a_ms: 3.993,
+            b_ms: 1.676,
+            c_ms: -0.025,
+            long: Some(LongSeek {
+                from: 343,
+                a_ms: 19.502,
+                b_ms: 0.21,
+            }),
+        },
+        rotation: RotationSpec::Random { max_ms: None },
+        transfer: TransferSpec::Rate { bytes_per_s: 1e6 },
+        head_switch_ms: 0.0,
+        controller_overhead_ms: 3.5,
+    }
+}
+
+/// The HP 7937 of Lo's Ivy study (HP Labs HPL-CSP-90-48, §4.2).
+///
+/// - Seek (§4.2.1): 4.119 + 0.890·√d − 0.004·d ms for 0 < d ≤ 384, else
+///   12.909 + 0.18·d ms, as printed (again discontinuous: 20.0 ms vs 82.0 ms at
+///   d = 384; 0.018 would join at 19.8 ms).
+/// - 3600 RPM, random latency over one revolution, 1 MB/s (10⁶ bytes/s),
+///   controller overhead 1 ms, no head switch, as for the [`hp7935`].
+/// - Geometry, which the paper does not give: the drive's own, 1396 cylinders
+///   × 13 surfaces × 123 sectors of 256 bytes (571 MB; the paper calls it
+///   "approx. 500 Mbytes"), from the 4.4BSD hp300 `rd` driver (`rdreg.h`:
+///   "7937: 123 x 13 x 1396" 256-byte sectors, 1 116 102 512-byte blocks).
+pub fn hp7937() -> DiskSpec {
+    DiskSpec {
+        name: "hp7937".into(),
+        geometry: GeometrySpec {
+            sector_bytes: 256,
+            ..GeometrySpec::uniform(1396, 13, 123)
+        },
+        rpm: Some(3600.0),
+        seek: SeekSpec::SqrtLinear {
+            a_ms: 4.119,
+            b_ms: 0.890,
+            c_ms: -0.004,
+            long: Some(LongSeek {
+                from: 385,
+                a_ms: 12.909,
+                b_ms: 0.18,
+            }),
+        },
+        rotation: RotationSpec::Random { max_ms: None },
+        transfer: TransferSpec::Rate { bytes_per_s: 1e6 },
+        head_switch_ms: 0.0,
+        controller_overhead_ms: 1.0,
+    }
+}
+
+/// The disk of Chen & Towsley, *Performance of a Mirrored Disk in a
+/// Real-Time Transaction System* (UMass TR 91-07), §4.1.1 and Table I.
+///
+/// - 1000 tracks, seek 8 + 0.5·√i ms for i > 0 tracks (eq. 1), latency
+///   uniform on [0, 16.7] ms drawn at random, transfer 0.8 ms per request.
+/// - The database of 6000 pages, one page per block, is spread uniformly:
+///   one surface, 6 blocks per track, so the capacity is 6000 blocks.
+/// - The page size is not given: 4 KiB is chosen (it only matters to
+///   workloads counting bytes). No rotation speed, head switch or overhead.
+pub fn chen_towsley_91() -> DiskSpec {
+    DiskSpec {
+        name: "chen-towsley-91".into(),
+        geometry: GeometrySpec {
+            sector_bytes: 4096,
+            ..GeometrySpec::uniform(1000, 1, 6)
+        },
+        rpm: None,
+        seek: SeekSpec::SqrtLinear {
+            a_ms: 8.0,
+            b_ms: 0.5,
+            c_ms: 0.0,
+            long: None,
+        },
+        rotation: RotationSpec::Random { max_ms: Some(16.7) },
+        transfer: TransferSpec::Constant { ms: 0.8 },
+        head_switch_ms: 0.0,
+        controller_overhead_ms: 0.0,
+    }
+}
+
+/// The IBM 3330-11 style disk of Towsley, Chen & Yu, *Performance Analysis
+/// of a Fault Tolerant Mirrored Disk System* (UMass TR 91-14), §4, with
+/// probability of sequential access `p_s` (the paper's default is 0.6).
+///
+/// - Service X = U·X_S + X_L + X_T: U = 0 with probability p_s; seek X_S and
+///   latency X_L uniform with means 30 ms and 8 ms, read as U[0, 60] ms and
+///   U[0, 16] ms (the paper gives only the means); X_T = 2 ms. The mean service
+///   is 22 ms at p_s = 0.6: the paper's μ = 45/s.
+/// - Geometry, which only places blocks here (the seek ignores distance):
+///   the 3330 Model 11's 808 cylinders (twice the Model 1's 404) of 19 data
+///   tracks, formatted as 3 blocks of 4 KiB per track: the *IBM 3330 Series
+///   Reference Manual* gives ⌊13 165 / (135 + DL)⌋ = 3 keyless records of
+///   DL = 4096 bytes per track. The paper does not give its block size.
+pub fn ibm3330(p_s: f64) -> DiskSpec {
+    DiskSpec {
+        name: "ibm3330".into(),
+        geometry: GeometrySpec {
+            sector_bytes: 4096,
+            ..GeometrySpec::uniform(808, 19, 3)
+        },
+        rpm: None,
+        seek: SeekSpec::Random {
+            min_ms: 0.0,
+            max_ms: 60.0,
+            sequential_probability: p_s,
+        },
+        rotation: RotationSpec::Random { max_ms: Some(16.0) },
+        transfer: TransferSpec::Constant { ms: 2.0 },
+        head_switch_ms: 0.0,
+        controller_overhead_ms: 0.0,
+    }
+}
+
+/// Exponential service with rate `rate_per_s` (μ), the assumption of the
+/// analytic models of Towsley, Chen & Yu (UMass TR 91-14), who use
+/// μ = 45/s; SPEC §3.
+///
+/// No mechanics: one cylinder holding every block (a single track of 2³¹
+/// blocks of 512 bytes, more than any workload addresses), no seek, no
+/// rotation; the whole service is reported as transfer time.
+pub fn exponential(rate_per_s: f64) -> DiskSpec {
+    DiskSpec {
+        name: "exponential".into(),
+        geometry: GeometrySpec::uniform(1, 1, 1 << 31),
+        rpm: None,
+        seek: SeekSpec::None,
+        rotation: RotationSpec::None,
+        transfer: TransferSpec::Exponential { rate_per_s },
+        head_switch_ms: 0.0,
+        controller_overhead_ms: 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::DiskModel;
+
+    #[test]
+    fn every_listed_preset_builds() {
+        for (name, description) in PRESETS {
+            let spec = preset(name).unwrap();
+            assert_eq!(spec.name, name);
+            assert!(!description.is_empty());
+            DiskModel::from_spec(&spec).unwrap();
+        }
+    }
+
+    #[test]
+    fn an_unknown_preset_lists_the_known_ones() {
+        let err = preset("rk05").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown disk preset `rk05` (known: hp97560, hp7935, hp7937, chen-towsley-91, ibm3330, exponential)"
+        );
+    }
+
+    #[test]
+    fn chen_towsley_holds_the_6000_page_database() {
+        let disk = DiskModel::from_spec(&chen_towsley_91()).unwrap();
+        assert_eq!((disk.cylinders(), disk.capacity_blocks()), (1000, 6000));
+        assert_eq!(disk.locate(5999).unwrap(), 999);
+    }
+}

@@ -1,1 +1,0 @@
-//! Statistics, computed once and in one place.

@@ -1,0 +1,282 @@
+//! Synthetic workloads: where requests go, how big they are, whether they read
+//! or write, and when they arrive (open Poisson streams or closed clients).
+
+use sched_core::{Kind, Nanos};
+use serde::{Deserialize, Serialize};
+
+use crate::random::Stream;
+
+/// How request addresses are chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Addressing {
+    /// Uniformly over the whole disk (aligned to the request size).
+    Uniform,
+    /// With probability `probability` a request starts right after the
+    /// previous one ends; otherwise uniformly over the disk.
+    Sequential {
+        /// Probability of continuing the previous request.
+        probability: f64,
+    },
+}
+
+/// Relative deadlines: each request must complete within a time drawn
+/// uniformly from `[min_ms, max_ms]` after it arrives.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeadlineRange {
+    /// Shortest relative deadline, ms.
+    pub min_ms: f64,
+    /// Longest relative deadline, ms.
+    pub max_ms: f64,
+}
+
+/// What each request looks like.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestMix {
+    /// Fraction of reads, in [0, 1].
+    pub read_fraction: f64,
+    /// Blocks per request.
+    pub blocks: u32,
+    /// Address distribution.
+    pub addressing: Addressing,
+    /// Relative deadlines, if requests have them.
+    pub deadline: Option<DeadlineRange>,
+}
+
+impl Default for RequestMix {
+    /// Random single-block reads without deadlines.
+    fn default() -> Self {
+        RequestMix {
+            read_fraction: 1.0,
+            blocks: 1,
+            addressing: Addressing::Uniform,
+            deadline: None,
+        }
+    }
+}
+
+/// When requests arrive.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Arrivals {
+    /// An open Poisson stream of `rate` requests per second.
+    Poisson {
+        /// Mean arrival rate, requests per second.
+        rate: f64,
+    },
+    /// `clients` clients, each issuing its next request an exponential think
+    /// time (mean `think_ms`) after its previous one completes.
+    Closed {
+        /// Number of clients (requests outstanding at most).
+        clients: u32,
+        /// Mean think time, ms.
+        think_ms: f64,
+    },
+}
+
+/// Why a workload description is unusable.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum WorkloadError {
+    /// A parameter is outside its domain.
+    #[error("workload parameter {field}: expected {expected}, got {value}")]
+    Invalid {
+        /// The parameter.
+        field: &'static str,
+        /// What it must satisfy.
+        expected: &'static str,
+        /// The value given.
+        value: String,
+    },
+}
+
+fn invalid(field: &'static str, expected: &'static str, value: impl ToString) -> WorkloadError {
+    WorkloadError::Invalid {
+        field,
+        expected,
+        value: value.to_string(),
+    }
+}
+
+impl RequestMix {
+    /// Checks every field.
+    ///
+    /// # Errors
+    /// [`WorkloadError::Invalid`] naming the first bad field.
+    pub fn validate(&self) -> Result<(), WorkloadError> {
+        if !(0.0..=1.0).contains(&self.read_fraction) {
+            return Err(invalid("read_fraction", "a fraction in [0, 1]", self.read_fraction));
+        }
+        if self.blocks == 0 {
+            return Err(invalid("blocks", "at least one block per request", self.blocks));
+        }
+        if let Addressing::Sequential { probability } = self.addressing {
+            if !(0.0..=1.0).contains(&probability) {
+                return Err(invalid("addressing.probability", "a probability in [0, 1]", probability));
+            }
+        }
+        if let Some(d) = self.deadline {
+            if !(d.min_ms >= 0.0 && d.max_ms >= d.min_ms && d.max_ms.is_finite()) {
+                return Err(invalid(
+                    "deadline",
+                    "0 <= min_ms <= max_ms, finite",
+                    format!("[{}, {}]", d.min_ms, d.max_ms),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Arrivals {
+    /// Checks every field.
+    ///
+    /// # Errors
+    /// [`WorkloadError::Invalid`] naming the bad field.
+    pub fn validate(&self) -> Result<(), WorkloadError> {
+        match *self {
+            Arrivals::Poisson { rate } if !(rate > 0.0 && rate.is_finite()) => {
+                Err(invalid("rate", "a positive, finite number of requests per second", rate))
+            }
+            Arrivals::Closed { clients: 0, .. } => Err(invalid("clients", "at least one client", 0)),
+            Arrivals::Closed { think_ms, .. } if !(think_ms >= 0.0 && think_ms.is_finite()) => {
+                Err(invalid("think_ms", "a finite mean of at least 0 ms", think_ms))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Mean time between arrivals of an open stream, ns.
+    pub fn mean_gap(rate: f64) -> Nanos {
+        (1e9 / rate).round() as Nanos
+    }
+}
+
+/// A request's content before the device places it: everything but the cylinder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Draw {
+    /// Read or write.
+    pub kind: Kind,
+    /// First block.
+    pub block: u64,
+    /// Length in blocks.
+    pub blocks: u32,
+    /// Absolute deadline, if the mix has deadlines.
+    pub deadline: Option<Nanos>,
+}
+
+/// Draws requests from a [`RequestMix`] over a disk of `capacity` blocks.
+#[derive(Clone, Debug)]
+pub struct Generator {
+    mix: RequestMix,
+    /// Request-aligned start positions available: capacity / blocks.
+    positions: u64,
+    next_sequential: u64,
+    capacity: u64,
+    addresses: Stream,
+}
+
+impl Generator {
+    /// A generator for a disk of `capacity` blocks, drawing from `addresses`.
+    ///
+    /// # Errors
+    /// [`WorkloadError::Invalid`] for a bad mix or requests larger than the disk.
+    pub fn new(mix: RequestMix, capacity: u64, addresses: Stream) -> Result<Self, WorkloadError> {
+        mix.validate()?;
+        let positions = capacity / mix.blocks as u64;
+        if positions == 0 {
+            return Err(invalid("blocks", "requests no larger than the disk", mix.blocks));
+        }
+        Ok(Generator {
+            mix,
+            positions,
+            next_sequential: 0,
+            capacity,
+            addresses,
+        })
+    }
+
+    /// The next request's content, arriving at `now`.
+    pub fn draw(&mut self, now: Nanos) -> Draw {
+        let blocks = self.mix.blocks as u64;
+        let sequential = match self.mix.addressing {
+            Addressing::Uniform => false,
+            Addressing::Sequential { probability } => self.addresses.chance(probability),
+        };
+        let block = if sequential && self.next_sequential + blocks <= self.capacity {
+            self.next_sequential
+        } else {
+            self.addresses.below(self.positions) * blocks
+        };
+        self.next_sequential = block + blocks;
+        let kind = if self.mix.read_fraction >= 1.0 || self.addresses.chance(self.mix.read_fraction) {
+            Kind::Read
+        } else {
+            Kind::Write
+        };
+        let deadline = self.mix.deadline.map(|d| {
+            let lo = (d.min_ms * 1e6).round() as Nanos;
+            let hi = (d.max_ms * 1e6).round() as Nanos;
+            now + self.addresses.uniform_between(lo, hi)
+        });
+        Draw {
+            kind,
+            block,
+            blocks: self.mix.blocks,
+            deadline,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::random::Purpose;
+
+    #[test]
+    fn draws_follow_the_mix() {
+        let mix = RequestMix {
+            read_fraction: 0.75,
+            blocks: 8,
+            addressing: Addressing::Sequential { probability: 0.5 },
+            deadline: Some(DeadlineRange {
+                min_ms: 10.0,
+                max_ms: 20.0,
+            }),
+        };
+        let mut g = Generator::new(mix, 80_000, Stream::new(3, 0, Purpose::Addresses)).unwrap();
+        let n = 100_000;
+        let (mut reads, mut seq, mut prev_end) = (0, 0, u64::MAX);
+        for i in 0..n {
+            let d = g.draw(i * 1000);
+            assert!(d.block % 8 == 0 && d.block + 8 <= 80_000);
+            let dl = d.deadline.unwrap() - i * 1000;
+            assert!((10_000_000..=20_000_000).contains(&dl));
+            reads += usize::from(d.kind == Kind::Read);
+            seq += usize::from(d.block == prev_end);
+            prev_end = d.block + 8;
+        }
+        assert!((reads as f64 / n as f64 - 0.75).abs() < 0.01);
+        // Half continue, plus the 1-in-10,000 chance a random start lands there.
+        assert!((seq as f64 / n as f64 - 0.5).abs() < 0.01);
+    }
+
+    #[test]
+    fn bad_parameters_name_the_field() {
+        let bad = RequestMix {
+            read_fraction: 1.5,
+            ..RequestMix::default()
+        };
+        assert!(matches!(bad.validate(), Err(WorkloadError::Invalid { field: "read_fraction", .. })));
+        assert!(matches!(
+            Arrivals::Poisson { rate: -1.0 }.validate(),
+            Err(WorkloadError::Invalid { field: "rate", .. })
+        ));
+        let huge = RequestMix {
+            blocks: 100,
+            ..RequestMix::default()
+        };
+        assert!(Generator::new(huge, 50, Stream::new(1, 0, Purpose::Addresses)).is_err());
+    }
+}
