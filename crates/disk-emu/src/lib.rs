@@ -13,3 +13,4 @@ pub mod trace;
 pub mod engine;
 pub mod workload;
 pub mod sim;
+pub mod replay;

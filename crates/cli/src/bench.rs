@@ -1,0 +1,97 @@
+//! `spindle bench`: how fast the emulator runs, and how much memory it needs.
+
+use std::time::Instant;
+
+use anyhow::Result;
+use clap::Subcommand;
+use disk_emu::sim::{Experiment, Load};
+use disk_emu::workload::{Arrivals, RequestMix};
+use sched_core::PolicySpec;
+
+use crate::common::{policy_label, resolve_disk};
+use crate::output::{Cell, Format, Table};
+
+/// What to measure.
+#[derive(Subcommand, Debug)]
+pub enum BenchWhat {
+    /// Simulated requests per second of wall time, on one core, and peak memory.
+    Emu {
+        /// Disk to emulate.
+        #[arg(long, default_value = "hp97560")]
+        disk: String,
+        /// Policies to measure (repeat).
+        #[arg(long = "policy", default_values = ["fcfs", "sstf", "look"])]
+        policies: Vec<PolicySpec>,
+        /// Open Poisson load, as a fraction of the disk's capacity.
+        #[arg(long, default_value_t = 0.8)]
+        load: f64,
+        /// Simulated requests per policy.
+        #[arg(long, default_value_t = 2_000_000)]
+        requests: u64,
+        /// Runs per policy; the median is reported.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+    },
+}
+
+/// Peak resident memory of this process, from /proc (Linux), in MB.
+fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+/// `spindle bench ...`.
+pub fn run(what: &BenchWhat, format: Format) -> Result<()> {
+    let BenchWhat::Emu {
+        disk,
+        policies,
+        load,
+        requests,
+        runs,
+    } = what;
+    let disk = resolve_disk(disk)?;
+    let mix = RequestMix::default();
+    let rate = Experiment::rate_for(&disk, &mix, Load::Utilisation(*load))?;
+    let mut t = Table::new(
+        format!(
+            "Emulator throughput: {} , random 1-block reads, open Poisson at load {load} ({rate:.1}/s), one thread",
+            disk.name
+        ),
+        &["policy", "requests", "median wall s", "simulated requests/s", "mean response ms"],
+    );
+    for policy in policies {
+        let experiment = Experiment {
+            disk: disk.clone(),
+            policy: *policy,
+            arrivals: Arrivals::Poisson { rate },
+            mix,
+            requests: *requests,
+            warmup: 0,
+            seed: 1,
+        };
+        let mut times = Vec::new();
+        let mut response = f64::NAN;
+        for run in 0..(*runs).max(1) {
+            let start = Instant::now();
+            let report = experiment.run(run as u64)?;
+            times.push(start.elapsed().as_secs_f64());
+            response = report.response.mean / 1e6;
+        }
+        times.sort_by(f64::total_cmp);
+        let median = times[times.len() / 2];
+        t.row(vec![
+            Cell::text(policy_label(policy)),
+            Cell::Int(*requests),
+            Cell::num(median, 3),
+            Cell::num(*requests as f64 / median, 0),
+            Cell::num(response, 2),
+        ]);
+    }
+    if let Some(mb) = peak_rss_mb() {
+        t.note(format!("Peak resident memory of the whole process: {mb:.1} MB."));
+    }
+    print!("{}", t.render(format));
+    Ok(())
+}
