@@ -3,17 +3,11 @@
 //! With no arguments it runs the default experiment: every classic policy on
 //! an emulated HP 97560 at three loads, with 95 % confidence intervals.
 
-mod bench;
-mod common;
-mod experiments;
-mod output;
-mod replay;
-
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-
-use output::Format;
+use spindle::output::Format;
+use spindle::{bench, common, experiments, replay, repro};
 
 /// Disk I/O scheduling experiments on emulated disks.
 #[derive(Parser, Debug)]
@@ -36,6 +30,11 @@ enum Command {
     Presets,
     /// List the scheduling policies and their parameters.
     Policies,
+    /// Reproduce a source paper's results (tables, CSV/JSON, SVG plots).
+    Repro {
+        #[command(subcommand)]
+        paper: repro::Paper,
+    },
     /// Measure the emulator or the schedulers.
     Bench {
         #[command(subcommand)]
@@ -57,6 +56,7 @@ fn main() -> ExitCode {
             common::print_policies(cli.format);
             Ok(())
         }
+        Some(Command::Repro { paper }) => repro::run(&paper, cli.format),
         Some(Command::Bench { what }) => bench::run(&what, cli.format),
     };
     match result {

@@ -14,3 +14,4 @@ pub mod engine;
 pub mod workload;
 pub mod sim;
 pub mod replay;
+pub mod mirror;

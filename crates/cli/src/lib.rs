@@ -1,0 +1,12 @@
+//! The experiments behind the `spindle` command: synthetic workloads,
+//! trace replay, benchmarks and the reproduction of the source papers'
+//! results, each producing tables (text, CSV, JSON) and, where a paper has a
+//! figure, an SVG plot. The binary is a thin command-line layer over this.
+
+pub mod bench;
+pub mod common;
+pub mod experiments;
+pub mod output;
+pub mod plot;
+pub mod replay;
+pub mod repro;

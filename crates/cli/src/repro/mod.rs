@@ -1,0 +1,103 @@
+//! Reproductions of the source papers' results: `spindle repro PAPER`.
+
+pub mod towsley91;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Result;
+use clap::{Args, Subcommand};
+
+use crate::output::{Format, Table, render_all};
+use crate::plot::{Panel, write_svg};
+
+/// How much simulation each point gets.
+#[derive(Args, Clone, Debug)]
+pub struct ReproOptions {
+    /// Independent replications per point (95 % intervals across them).
+    #[arg(long, default_value_t = 10)]
+    pub replications: u64,
+    /// Requests measured per replication.
+    #[arg(long, default_value_t = 20_000)]
+    pub requests: u64,
+    /// Requests discarded at the start of each replication.
+    #[arg(long, default_value_t = 2_000)]
+    pub warmup: u64,
+    /// Seed of the whole reproduction.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Threads; results do not depend on it.
+    #[arg(long, default_value_t = crate::experiments::default_jobs())]
+    pub jobs: usize,
+}
+
+impl Default for ReproOptions {
+    fn default() -> Self {
+        ReproOptions {
+            replications: 10,
+            requests: 20_000,
+            warmup: 2_000,
+            seed: 1,
+            jobs: crate::experiments::default_jobs(),
+        }
+    }
+}
+
+/// A reproduced figure: its tables and the panels of its plot.
+#[derive(Clone, Debug)]
+pub struct Figure {
+    /// The paper's figure number.
+    pub number: u8,
+    /// Plot title.
+    pub title: String,
+    /// The numbers.
+    pub tables: Vec<Table>,
+    /// The plot.
+    pub panels: Vec<Panel>,
+}
+
+/// Which paper.
+#[derive(Subcommand, Debug)]
+pub enum Paper {
+    /// Towsley, Chen & Yu 1991: mirrored-disk policies (Figures 1–6).
+    Towsley91 {
+        /// Figure to reproduce (1–6); all six when omitted.
+        #[arg(long, value_parser = clap::value_parser!(u8).range(1..=6))]
+        figure: Option<u8>,
+        /// Also draw the figure(s) as SVG; with several figures, FILE gets a
+        /// `-figN` suffix before its extension.
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
+        #[command(flatten)]
+        options: ReproOptions,
+    },
+}
+
+fn plot_path(base: &std::path::Path, figure: u8, several: bool) -> PathBuf {
+    if !several {
+        return base.to_path_buf();
+    }
+    let stem = base.file_stem().map_or_else(|| "figure".into(), |s| s.to_string_lossy().into_owned());
+    let ext = base.extension().map_or_else(|| "svg".into(), |s| s.to_string_lossy().into_owned());
+    base.with_file_name(format!("{stem}-fig{figure}.{ext}"))
+}
+
+/// `spindle repro ...`.
+pub fn run(paper: &Paper, format: Format) -> Result<()> {
+    let Paper::Towsley91 { figure, plot, options } = paper;
+    let started = Instant::now();
+    let numbers: Vec<u8> = figure.map_or_else(|| (1..=6).collect(), |n| vec![n]);
+    let mut tables = Vec::new();
+    for &n in &numbers {
+        let f = towsley91::figure(n, options)?;
+        if let Some(base) = plot {
+            let path = plot_path(base, n, numbers.len() > 1);
+            write_svg(&path, &f.title, &f.panels)?;
+            eprintln!("wrote {}", path.display());
+        }
+        tables.extend(f.tables);
+    }
+    print!("{}", render_all(&tables, format));
+    eprintln!("wall time: {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}

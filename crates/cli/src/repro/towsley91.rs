@@ -1,0 +1,473 @@
+//! Towsley, Chen & Yu, *Performance Analysis of a Fault Tolerant Mirrored
+//! Disk System* (UMass COINS TR 91-14): the six figures.
+//!
+//! Figures 1–3 assume Poisson arrivals, a read probability p_r, and
+//! exponential service with μ = 45/s at each disk; they are simulated here
+//! with that service and drawn next to the paper's closed forms where they
+//! exist (stability limits for every policy; M/G/1 response times of S-PSSQ
+//! and MR-ESQ; M/M/1 reads of R-DMQ). The matrix-geometric and fork-join
+//! bounds of the other policies are not reproduced here. Figures 4–6 use the
+//! paper's IBM 3330-11 service (seek with probability 1 − p_s, latency,
+//! transfer), against the exponential model where the paper compares them.
+
+use anyhow::Result;
+use disk_emu::disk::{DiskSpec, presets};
+use disk_emu::mirror::{MirrorExperiment, Placement, mirror_table};
+use disk_emu::sim::RunError;
+use disk_emu::stats::MetricTable;
+use disk_emu::workload::{Arrivals, RequestMix};
+use queueing::mirror::{Policy, r_dmq_read_response, serial_response};
+use sched_core::array::ArraySpec;
+
+use super::{Figure, ReproOptions};
+use crate::common::estimate;
+use crate::output::{Cell, Table};
+use crate::plot::{Panel, Series, Source};
+
+/// μ of the paper's numerical results, per second.
+pub const MU: f64 = 45.0;
+/// p_r of Figures 2, 3, 5 and 6.
+pub const P_R: f64 = 0.75;
+/// Closed population used to hold a policy at saturation (Figure 1).
+pub const SATURATION_CLIENTS: u32 = 100;
+
+/// A policy as drawn in a figure.
+#[derive(Clone, Debug)]
+pub struct Curve {
+    /// Legend label.
+    pub label: String,
+    /// The array policy.
+    pub spec: ArraySpec,
+    /// Its disks' service model.
+    pub disk: DiskSpec,
+    /// The closed-form policy, when the analysis covers it.
+    pub analysis: Option<Policy>,
+    /// Largest arrival rate to simulate (below the stability limit).
+    pub max_rate: f64,
+}
+
+fn spec(name: &str) -> ArraySpec {
+    name.parse().expect("built-in array policy names parse")
+}
+
+/// The seven policies of Tables I–II, with exponential service.
+pub fn seven() -> Vec<Curve> {
+    [
+        ("S-PSSQ", "s-pssq", Policy::SPssq),
+        ("C-PSSQ", "c-pssq", Policy::CPssq),
+        ("CR-ESQ", "cr-esq", Policy::CrEsq),
+        ("CRU-ESQ", "cru-esq", Policy::CruEsq),
+        ("MR-ESQ", "mr-esq", Policy::MrEsq),
+        ("R-DMQ", "r-dmq", Policy::Dmq),
+        ("CMQ", "cmq", Policy::Cmq),
+    ]
+    .into_iter()
+    .map(|(label, name, policy)| Curve {
+        label: label.to_string(),
+        spec: spec(name),
+        disk: presets::exponential(MU),
+        analysis: Some(policy),
+        max_rate: policy.max_throughput(P_R, MU),
+    })
+    .collect()
+}
+
+/// One mirrored run at `rate` (or saturated when `rate` is `None`).
+///
+/// # Errors
+/// Any failure other than an overload, which gives `Ok(None)`.
+pub fn simulate(curve: &Curve, p_r: f64, rate: Option<f64>, opts: &ReproOptions) -> Result<Option<MetricTable>> {
+    let experiment = MirrorExperiment {
+        disks: [curve.disk.clone(), curve.disk.clone()],
+        placement: Placement::Identical,
+        policy: curve.spec,
+        arrivals: match rate {
+            Some(rate) => Arrivals::Poisson { rate },
+            None => Arrivals::Closed {
+                clients: SATURATION_CLIENTS,
+                think_ms: 0.0,
+            },
+        },
+        mix: RequestMix {
+            read_fraction: p_r,
+            ..RequestMix::default()
+        },
+        requests: opts.requests,
+        warmup: opts.warmup,
+        seed: opts.seed,
+    };
+    match experiment.run_replications(opts.replications, opts.jobs) {
+        Ok(reports) => Ok(Some(mirror_table(&reports))),
+        Err(RunError::QueueOverflow { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Figure 1: maximum throughput against p_r, analysis and saturated simulation.
+pub fn figure1(opts: &ReproOptions) -> Result<Figure> {
+    let p_values: Vec<f64> = (0..=10).map(|i| f64::from(i) / 10.0).collect();
+    let mut table = Table::new(
+        "Figure 1 — maximum throughput (requests/s) vs read probability, μ = 45/s",
+        &["policy", "p_r", "analysis", "simulated", "difference %"],
+    );
+    let (mut analytic, mut simulated) = (Vec::new(), Vec::new());
+    let bar = crate::common::progress((seven().len() * p_values.len()) as u64, "figure 1");
+    for curve in seven() {
+        let policy = curve.analysis.expect("the seven policies have closed forms");
+        let mut a = Vec::new();
+        let mut s = Vec::new();
+        for &p in &p_values {
+            let limit = policy.max_throughput(p, MU);
+            let m = simulate(&curve, p, None, opts)?.expect("a closed population cannot overflow");
+            let sim = m.interval("throughput_per_s", 0.95)?;
+            let diff = (sim.mean / limit - 1.0) * 100.0;
+            table.row(vec![
+                Cell::text(&curve.label),
+                Cell::num(p, 1),
+                Cell::num(limit, 2),
+                estimate(&m, "throughput_per_s", 1.0, 2),
+                Cell::num(diff, 2),
+            ]);
+            a.push((p, limit, 0.0));
+            s.push((p, sim.mean, sim.half_width.unwrap_or(0.0)));
+            bar.inc(1);
+        }
+        analytic.push(Series {
+            label: format!("{} (analysis)", curve.label),
+            source: Source::Analysis,
+            points: a,
+        });
+        simulated.push(Series {
+            label: curve.label.clone(),
+            source: Source::Simulation,
+            points: s,
+        });
+    }
+    bar.finish_and_clear();
+    table.note(format!(
+        "Simulation: {SATURATION_CLIENTS} requests always outstanding (closed, no think time), exponential service; analysis: SPEC §5 stability limits."
+    ));
+    let mut series = simulated;
+    series.extend(analytic);
+    Ok(Figure {
+        number: 1,
+        title: "Towsley, Chen & Yu 1991, Figure 1: maximum throughput".into(),
+        tables: vec![table],
+        panels: vec![Panel {
+            title: "Maximum throughput".into(),
+            x_label: "read probability p_r".into(),
+            y_label: "requests/s".into(),
+            series,
+        }],
+    })
+}
+
+/// Closed-form mean (read, update) response times in ms, where the paper has them.
+fn analysis_ms(policy: Option<Policy>, rate: f64) -> (Option<f64>, Option<f64>) {
+    match policy {
+        Some(p @ (Policy::SPssq | Policy::MrEsq)) => match serial_response(p, rate, P_R, MU) {
+            Some(r) => (Some(r.read * 1e3), Some(r.update * 1e3)),
+            None => (None, None),
+        },
+        Some(Policy::Dmq) => (r_dmq_read_response(rate, P_R, MU, 0.5).map(|w| w * 1e3), None),
+        _ => (None, None),
+    }
+}
+
+/// Mean read and update response against the arrival rate, for `curves`.
+fn response_figure(number: u8, title: &str, curves: &[Curve], rates: &[f64], opts: &ReproOptions) -> Result<Figure> {
+    let mut table = Table::new(
+        format!("Figure {number} — {title}"),
+        &["policy", "λ/s", "read ms", "read analysis", "update ms", "update analysis", "util disk 1", "util disk 2"],
+    );
+    let mut read_panel = Vec::new();
+    let mut update_panel = Vec::new();
+    let points: Vec<(usize, f64)> = curves
+        .iter()
+        .enumerate()
+        .flat_map(|(i, c)| rates.iter().filter(move |&&r| r < c.max_rate).map(move |&r| (i, r)))
+        .collect();
+    let bar = crate::common::progress(points.len() as u64, &format!("figure {number}"));
+    for (i, curve) in curves.iter().enumerate() {
+        let (mut rs, mut us, mut ra, mut ua) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for &(_, rate) in points.iter().filter(|p| p.0 == i) {
+            let (read_a, update_a) = analysis_ms(curve.analysis, rate);
+            let m = simulate(curve, P_R, Some(rate), opts)?;
+            bar.inc(1);
+            let Some(m) = m else {
+                table.row(vec![
+                    Cell::text(&curve.label),
+                    Cell::num(rate, 1),
+                    Cell::text("overload"),
+                    read_a.map_or(Cell::Missing, |v| Cell::num(v, 2)),
+                    Cell::text("overload"),
+                    update_a.map_or(Cell::Missing, |v| Cell::num(v, 2)),
+                    Cell::Missing,
+                    Cell::Missing,
+                ]);
+                continue;
+            };
+            table.row(vec![
+                Cell::text(&curve.label),
+                Cell::num(rate, 1),
+                estimate(&m, "read_ms", 1.0, 2),
+                read_a.map_or(Cell::Missing, |v| Cell::num(v, 2)),
+                estimate(&m, "update_ms", 1.0, 2),
+                update_a.map_or(Cell::Missing, |v| Cell::num(v, 2)),
+                estimate(&m, "util_disk1", 1.0, 3),
+                estimate(&m, "util_disk2", 1.0, 3),
+            ]);
+            let point = |name: &str| {
+                m.interval(name, 0.95)
+                    .map(|i| (rate, i.mean, i.half_width.unwrap_or(0.0)))
+                    .ok()
+            };
+            rs.extend(point("read_ms"));
+            us.extend(point("update_ms"));
+            ra.extend(read_a.map(|v| (rate, v, 0.0)));
+            ua.extend(update_a.map(|v| (rate, v, 0.0)));
+        }
+        read_panel.push(Series {
+            label: curve.label.clone(),
+            source: Source::Simulation,
+            points: rs,
+        });
+        update_panel.push(Series {
+            label: curve.label.clone(),
+            source: Source::Simulation,
+            points: us,
+        });
+        if !ra.is_empty() {
+            read_panel.push(Series {
+                label: format!("{} (analysis)", curve.label),
+                source: Source::Analysis,
+                points: ra,
+            });
+        }
+        if !ua.is_empty() {
+            update_panel.push(Series {
+                label: format!("{} (analysis)", curve.label),
+                source: Source::Analysis,
+                points: ua,
+            });
+        }
+    }
+    bar.finish_and_clear();
+    table.note(format!(
+        "p_r = {P_R}; {} replications × {} requests (+{} warm-up) per point; ± 95 % CI. Rates at or beyond a policy's stability limit are not simulated.",
+        opts.replications, opts.requests, opts.warmup
+    ));
+    Ok(Figure {
+        number,
+        title: format!("Towsley, Chen & Yu 1991, Figure {number}: {title}"),
+        tables: vec![table],
+        panels: vec![
+            Panel {
+                title: "(a) mean read response time".into(),
+                x_label: "arrival rate λ (requests/s)".into(),
+                y_label: "ms".into(),
+                series: read_panel,
+            },
+            Panel {
+                title: "(b) mean update response time".into(),
+                x_label: "arrival rate λ (requests/s)".into(),
+                y_label: "ms".into(),
+                series: update_panel,
+            },
+        ],
+    })
+}
+
+fn rates(step: f64, max: f64) -> Vec<f64> {
+    let mut v = vec![2.0];
+    let mut r = step;
+    while r < max {
+        v.push(r);
+        r += step;
+    }
+    v
+}
+
+/// Figure 2: the single-queue policies.
+pub fn figure2(opts: &ReproOptions) -> Result<Figure> {
+    let curves: Vec<Curve> = seven().into_iter().take(5).collect();
+    response_figure(2, "mean response time of the SQ policies (p_r = 0.75, μ = 45)", &curves, &rates(5.0, 60.0), opts)
+}
+
+/// Figure 3: the best two SQ policies against the two MQ policies.
+pub fn figure3(opts: &ReproOptions) -> Result<Figure> {
+    let curves: Vec<Curve> = seven()
+        .into_iter()
+        .filter(|c| matches!(c.analysis, Some(Policy::CruEsq | Policy::MrEsq | Policy::Dmq | Policy::Cmq)))
+        .collect();
+    response_figure(3, "SQ vs MQ policies (p_r = 0.75, μ = 45)", &curves, &rates(5.0, 72.0), opts)
+}
+
+/// The mean IBM 3330 service time with sequential-access probability `p_s`, s:
+/// (1 − p_s)·30 ms + 8 ms + 2 ms.
+pub fn ibm3330_mean_service(p_s: f64) -> f64 {
+    ((1.0 - p_s) * 30.0 + 10.0) / 1e3
+}
+
+fn cmq(label: &str, disk: DiskSpec, p_r: f64, mu: f64) -> Curve {
+    Curve {
+        label: label.to_string(),
+        spec: spec("cmq"),
+        disk,
+        analysis: None,
+        max_rate: Policy::Cmq.max_throughput(p_r, mu),
+    }
+}
+
+/// Figure 4: CMQ with realistic service against the exponential model, at p_r = 0.25 and 0.75.
+pub fn figure4(opts: &ReproOptions) -> Result<Figure> {
+    let mut tables = Vec::new();
+    let mut panels = Vec::new();
+    for p_r in [0.25, 0.75] {
+        let curves = [
+            cmq("CMQ, exponential (model)", presets::exponential(MU), p_r, MU),
+            cmq("CMQ, IBM 3330 p_s = 0.6 (simulation)", presets::ibm3330(0.6), p_r, MU),
+        ];
+        let f = response_figure_at(4, p_r, &curves, &rates(5.0, 72.0), opts)?;
+        tables.extend(f.tables);
+        let mut all = f.panels;
+        for p in &mut all {
+            p.title = format!("{} (p_r = {p_r})", p.title);
+        }
+        panels.extend(all);
+    }
+    Ok(Figure {
+        number: 4,
+        title: "Towsley, Chen & Yu 1991, Figure 4: CMQ, exponential model vs seek/latency/transfer service".into(),
+        tables,
+        panels,
+    })
+}
+
+/// [`response_figure`] at another read probability.
+fn response_figure_at(number: u8, p_r: f64, curves: &[Curve], rates: &[f64], opts: &ReproOptions) -> Result<Figure> {
+    let mut table = Table::new(
+        format!("Figure {number} — CMQ at p_r = {p_r}"),
+        &["service", "λ/s", "read ms", "update ms", "util disk 1", "util disk 2"],
+    );
+    let mut read_panel = Vec::new();
+    let mut update_panel = Vec::new();
+    for curve in curves {
+        let (mut rs, mut us) = (Vec::new(), Vec::new());
+        for &rate in rates.iter().filter(|&&r| r < curve.max_rate) {
+            let Some(m) = simulate(curve, p_r, Some(rate), opts)? else {
+                table.row(vec![
+                    Cell::text(&curve.label),
+                    Cell::num(rate, 1),
+                    Cell::text("overload"),
+                    Cell::text("overload"),
+                    Cell::Missing,
+                    Cell::Missing,
+                ]);
+                continue;
+            };
+            table.row(vec![
+                Cell::text(&curve.label),
+                Cell::num(rate, 1),
+                estimate(&m, "read_ms", 1.0, 2),
+                estimate(&m, "update_ms", 1.0, 2),
+                estimate(&m, "util_disk1", 1.0, 3),
+                estimate(&m, "util_disk2", 1.0, 3),
+            ]);
+            if let Ok(i) = m.interval("read_ms", 0.95) {
+                rs.push((rate, i.mean, i.half_width.unwrap_or(0.0)));
+            }
+            if let Ok(i) = m.interval("update_ms", 0.95) {
+                us.push((rate, i.mean, i.half_width.unwrap_or(0.0)));
+            }
+        }
+        read_panel.push(Series {
+            label: curve.label.clone(),
+            source: Source::Simulation,
+            points: rs,
+        });
+        update_panel.push(Series {
+            label: curve.label.clone(),
+            source: Source::Simulation,
+            points: us,
+        });
+    }
+    table.note(format!(
+        "{} replications × {} requests (+{} warm-up) per point; ± 95 % CI.",
+        opts.replications, opts.requests, opts.warmup
+    ));
+    Ok(Figure {
+        number,
+        title: String::new(),
+        tables: vec![table],
+        panels: vec![
+            Panel {
+                title: "mean read response".into(),
+                x_label: "arrival rate λ (requests/s)".into(),
+                y_label: "ms".into(),
+                series: read_panel,
+            },
+            Panel {
+                title: "mean update response".into(),
+                x_label: "arrival rate λ (requests/s)".into(),
+                y_label: "ms".into(),
+                series: update_panel,
+            },
+        ],
+    })
+}
+
+/// Figure 5: CMQ with different sequential-access probabilities (p_r = 0.75).
+pub fn figure5(opts: &ReproOptions) -> Result<Figure> {
+    let mut curves = vec![cmq("exponential model, μ = 45", presets::exponential(MU), P_R, MU)];
+    for p_s in [0.0, 0.3, 0.6, 0.9] {
+        let mu = 1.0 / ibm3330_mean_service(p_s);
+        curves.push(cmq(&format!("IBM 3330, p_s = {p_s}"), presets::ibm3330(p_s), P_R, mu));
+    }
+    let mut f = response_figure_at(5, P_R, &curves, &rates(5.0, 80.0), opts)?;
+    f.title = "Towsley, Chen & Yu 1991, Figure 5: CMQ with different sequential access probabilities".into();
+    f.tables[0].title = "Figure 5 — CMQ with sequential-access probability p_s (p_r = 0.75)".into();
+    Ok(f)
+}
+
+/// Figure 6: the DMQ variations and CMQ with IBM 3330 service (p_s = 0.6, p_r = 0.75).
+pub fn figure6(opts: &ReproOptions) -> Result<Figure> {
+    let disk = presets::ibm3330(0.6);
+    let mu = 1.0 / ibm3330_mean_service(0.6);
+    let dmq_limit = Policy::Dmq.max_throughput(P_R, mu);
+    let curves: Vec<Curve> = [
+        ("R-DMQ", "r-dmq", dmq_limit),
+        ("SQ-DMQ", "sq-dmq", dmq_limit),
+        // Without abort every read is served by both disks: each disk sees every request.
+        ("MR-DMQ", "mr-dmq", mu),
+        ("MR-DMQA (abort at start)", "mr-dmqa:abort=start", dmq_limit),
+        ("MR-DMQA (abort at completion)", "mr-dmqa:abort=complete", dmq_limit),
+        ("CMQ", "cmq", dmq_limit),
+    ]
+    .into_iter()
+    .map(|(label, name, max_rate)| Curve {
+        label: label.to_string(),
+        spec: spec(name),
+        disk: disk.clone(),
+        analysis: None,
+        max_rate,
+    })
+    .collect();
+    response_figure(6, "DMQ variations and CMQ, IBM 3330 service with p_s = 0.6 (p_r = 0.75)", &curves, &rates(5.0, 80.0), opts)
+}
+
+/// Figure `n` (1–6).
+///
+/// # Errors
+/// For `n` outside 1–6, or a failed simulation.
+pub fn figure(n: u8, opts: &ReproOptions) -> Result<Figure> {
+    match n {
+        1 => figure1(opts),
+        2 => figure2(opts),
+        3 => figure3(opts),
+        4 => figure4(opts),
+        5 => figure5(opts),
+        6 => figure6(opts),
+        _ => anyhow::bail!("Towsley, Chen & Yu 1991 has figures 1 to 6, not {n}"),
+    }
+}
