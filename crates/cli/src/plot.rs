@@ -94,7 +94,17 @@ fn draw_panel(panel: &Panel, area: &DrawingArea<SVGBackend<'_>, plotters::coord:
         .x_desc(panel.x_label.as_str())
         .y_desc(panel.y_label.as_str())
         .draw()?;
-    for (i, s) in panel.series.iter().enumerate() {
+    // An analysis line takes the colour of the policy it models.
+    let base = |label: &str| label.trim_end_matches(" (analysis)").to_string();
+    let mut names: Vec<String> = Vec::new();
+    for s in &panel.series {
+        let b = base(&s.label);
+        if !names.contains(&b) {
+            names.push(b);
+        }
+    }
+    for s in &panel.series {
+        let i = names.iter().position(|n| *n == base(&s.label)).unwrap_or(0);
         let colour = COLOURS[i % COLOURS.len()];
         let pts: Vec<(f64, f64)> = s.points.iter().filter(|p| p.1.is_finite()).map(|p| (p.0, p.1)).collect();
         match s.source {

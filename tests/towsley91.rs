@@ -1,0 +1,154 @@
+//! Towsley, Chen & Yu (1991): the mirrored-disk results the emulator must
+//! reproduce — stability limits, M/G/1 response times, and the orderings of
+//! Figures 2, 3 and 6.
+//!
+//! Several comparisons are checked at once, so each one uses the Bonferroni
+//! share of a 95 % level (level 1 − 0.05/k for k comparisons): the whole set
+//! of intervals then covers the true values with probability at least 95 %.
+
+use disk_emu::disk::presets;
+use disk_emu::stats::MetricTable;
+use queueing::mirror::{Policy, serial_response};
+use spindle::repro::ReproOptions;
+use spindle::repro::towsley91::{Curve, MU, seven, simulate};
+
+fn options(replications: u64, requests: u64) -> ReproOptions {
+    ReproOptions {
+        replications,
+        requests,
+        warmup: requests / 10,
+        seed: 11,
+        jobs: 2,
+    }
+}
+
+fn curve(label: &str) -> Curve {
+    seven().into_iter().find(|c| c.label == label).expect("one of the seven")
+}
+
+fn mean(m: &MetricTable, name: &str) -> f64 {
+    m.interval(name, 0.95).expect("metric recorded").mean
+}
+
+#[test]
+fn saturation_throughput_matches_every_stability_limit() {
+    let opts = options(4, 8_000);
+    for curve in seven() {
+        let policy = curve.analysis.expect("closed form");
+        for p_r in [0.25, 0.5, 0.75] {
+            let limit = policy.max_throughput(p_r, MU);
+            let m = simulate(&curve, p_r, None, &opts).unwrap().expect("a closed population never overflows");
+            let measured = mean(&m, "throughput_per_s");
+            let error = (measured / limit - 1.0).abs();
+            assert!(error < 0.03, "{} at p_r = {p_r}: simulated {measured:.2}/s, limit {limit:.2}/s", curve.label);
+        }
+    }
+}
+
+#[test]
+fn serial_policies_match_the_mg1_formulas() {
+    // 2 policies × 3 loads × 2 classes = 12 simultaneous comparisons.
+    let level = 1.0 - 0.05 / 12.0;
+    let opts = options(12, 20_000);
+    for (label, policy) in [("S-PSSQ", Policy::SPssq), ("MR-ESQ", Policy::MrEsq)] {
+        for rate in [10.0, 20.0, 30.0] {
+            let expected = serial_response(policy, rate, 0.75, MU).expect("stable");
+            let m = simulate(&curve(label), 0.75, Some(rate), &opts).unwrap().expect("stable");
+            for (metric, want) in [("read_ms", expected.read * 1e3), ("update_ms", expected.update * 1e3)] {
+                let i = m.interval(metric, level).unwrap();
+                assert!(
+                    i.contains(want),
+                    "{label} at λ = {rate}: {metric} simulated {:.3} ± {:.3}, M/G/1 gives {want:.3}",
+                    i.mean,
+                    i.half_width.unwrap_or(f64::NAN)
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn cmq_beats_r_dmq_most_for_updates() {
+    let opts = options(8, 15_000);
+    for rate in [10.0, 30.0, 50.0, 60.0] {
+        let cmq = simulate(&curve("CMQ"), 0.75, Some(rate), &opts).unwrap().unwrap();
+        let dmq = simulate(&curve("R-DMQ"), 0.75, Some(rate), &opts).unwrap().unwrap();
+        let read_gain = mean(&dmq, "read_ms") - mean(&cmq, "read_ms");
+        let update_gain = mean(&dmq, "update_ms") - mean(&cmq, "update_ms");
+        assert!(read_gain > 0.0 && update_gain > 0.0, "λ = {rate}: CMQ gains {read_gain:.2} ms (reads), {update_gain:.2} ms (updates)");
+        // Under load, where Figure 3's curves part, the update gap is the wider.
+        if rate >= 50.0 {
+            assert!(update_gain > read_gain, "λ = {rate}: updates gain {update_gain:.2} ms, reads {read_gain:.2} ms");
+        }
+    }
+}
+
+#[test]
+fn mr_esq_has_the_fastest_reads_at_very_low_load_and_pssq_is_worst_under_load() {
+    let opts = options(6, 10_000);
+    let low: Vec<(String, f64)> = seven()
+        .iter()
+        .map(|c| (c.label.clone(), mean(&simulate(c, 0.75, Some(2.0), &opts).unwrap().unwrap(), "read_ms")))
+        .collect();
+    let mr = low.iter().find(|(l, _)| l == "MR-ESQ").unwrap().1;
+    for (label, read) in &low {
+        if label != "MR-ESQ" {
+            assert!(mr < 0.6 * read, "MR-ESQ reads {mr:.2} ms vs {label} {read:.2} ms at λ = 2");
+        }
+    }
+    // At λ = 35 (S-PSSQ's limit is 40/s) the primary/secondary policies are the slowest.
+    let busy: Vec<(String, f64)> = seven()
+        .iter()
+        .map(|c| (c.label.clone(), mean(&simulate(c, 0.75, Some(35.0), &opts).unwrap().unwrap(), "all_ms")))
+        .collect();
+    let worst_other = busy.iter().filter(|(l, _)| !l.ends_with("PSSQ")).map(|x| x.1).fold(0.0, f64::max);
+    for (label, all) in busy.iter().filter(|(l, _)| l.ends_with("PSSQ")) {
+        assert!(*all > worst_other, "{label} {all:.1} ms is not worse than the others (worst {worst_other:.1} ms)");
+    }
+}
+
+#[test]
+fn sq_dmq_mr_dmqa_and_cmq_beat_r_dmq_with_real_service() {
+    let disk = presets::ibm3330(0.6);
+    let opts = options(8, 15_000);
+    let make = |label: &str, name: &str| Curve {
+        label: label.into(),
+        spec: name.parse().unwrap(),
+        disk: disk.clone(),
+        analysis: None,
+        max_rate: 70.0,
+    };
+    for rate in [40.0, 55.0] {
+        let base = mean(&simulate(&make("R-DMQ", "r-dmq"), 0.75, Some(rate), &opts).unwrap().unwrap(), "all_ms");
+        for (label, name) in [("SQ-DMQ", "sq-dmq"), ("MR-DMQA", "mr-dmqa:abort=complete"), ("CMQ", "cmq")] {
+            let m = simulate(&make(label, name), 0.75, Some(rate), &opts).unwrap().unwrap();
+            let all = mean(&m, "all_ms");
+            assert!(all < base, "λ = {rate}: {label} {all:.2} ms vs R-DMQ {base:.2} ms");
+        }
+    }
+    // At low load duplicated reads that abort on completion beat CMQ's reads.
+    let cmq = simulate(&make("CMQ", "cmq"), 0.75, Some(5.0), &opts).unwrap().unwrap();
+    let mra = simulate(&make("MR-DMQA", "mr-dmqa:abort=complete"), 0.75, Some(5.0), &opts).unwrap().unwrap();
+    assert!(mean(&mra, "read_ms") < mean(&cmq, "read_ms"));
+}
+
+#[test]
+fn mr_dmqa_aborting_at_start_behaves_exactly_like_cmq_under_fcfs() {
+    // With FCFS queues, withdrawing a read's second copy when the first starts
+    // makes each disk's queue the CMQ auxiliary queue followed by the common
+    // queue: the paper remarks that the same analysis applies to both.
+    let disk = presets::exponential(MU);
+    let opts = options(3, 5_000);
+    let make = |name: &str| Curve {
+        label: name.into(),
+        spec: name.parse().unwrap(),
+        disk: disk.clone(),
+        analysis: None,
+        max_rate: 70.0,
+    };
+    let a = simulate(&make("cmq"), 0.75, Some(40.0), &opts).unwrap().unwrap();
+    let b = simulate(&make("mr-dmqa:abort=start"), 0.75, Some(40.0), &opts).unwrap().unwrap();
+    for metric in ["read_ms", "update_ms", "util_disk1", "util_disk2"] {
+        assert_eq!(mean(&a, metric), mean(&b, metric), "{metric}");
+    }
+}
