@@ -1,7 +1,7 @@
 //! Pieces every command shares: resolving disks, listing presets and
 //! policies, progress bars, and turning replication results into table cells.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use disk_emu::disk::{self, DiskSpec};
 use disk_emu::stats::MetricTable;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -14,7 +14,7 @@ use crate::output::{Cell, Format, Table};
 /// model description.
 pub fn resolve_disk(name: &str) -> Result<DiskSpec> {
     if let Some(path) = name.strip_prefix("disksim:") {
-        anyhow::bail!("DiskSim model loading is not available yet ({path})");
+        return disk::from_disksim(path).with_context(|| format!("loading DiskSim model {path}"));
     }
     let looks_like_file = name.ends_with(".toml") || name.ends_with(".json") || name.contains('/');
     if looks_like_file {

@@ -112,4 +112,28 @@ fn bundled_disksim_traces_replay_end_to_end() {
     for name in ["hp_c2247a.trace", "hp_c3323a.trace"] {
         assert_eq!(replayed(&[&data(name)]), lines(name), "{name}");
     }
+    // The 9 GB drives need their own DiskSim models.
+    for (trace, model) in [("cheetah9LP.trace", "cheetah9LP.parv"), ("ibm18es.trace", "ibm18es.parv")] {
+        let disk = format!("disksim:{}", data(model));
+        assert_eq!(replayed(&[&data(trace), "--disk", &disk]), lines(trace), "{trace}");
+    }
+}
+
+#[test]
+fn validation_replay_on_the_drives_own_model_reports_the_demerit() {
+    let disk = format!("disksim:{}", data("hp_c2247a.parv"));
+    let o = spindle(&["replay", &data("hp_c2247a.trace"), "--disk", &disk]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let note = text.lines().find(|l| l.starts_with("Closed-loop validation replay")).expect("a validation note");
+    // "... real drive X ms mean access, emulated Y ms; demerit Z ms (P % of the mean)."
+    let numbers: Vec<f64> = note
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    let (real, emulated, demerit) = (numbers[0], numbers[1], numbers[2]);
+    assert!((real - 15.30).abs() < 0.01, "{note}");
+    // Without the drive's cache the emulation is slower on re-reads; it must still be close.
+    assert!(emulated > 0.8 * real && emulated < 1.5 * real, "{note}");
+    assert!(demerit > 0.0 && demerit < real, "{note}");
 }

@@ -111,19 +111,19 @@ impl RequestMix {
         if self.blocks == 0 {
             return Err(invalid("blocks", "at least one block per request", self.blocks));
         }
-        if let Addressing::Sequential { probability } = self.addressing {
-            if !(0.0..=1.0).contains(&probability) {
-                return Err(invalid("addressing.probability", "a probability in [0, 1]", probability));
-            }
+        if let Addressing::Sequential { probability } = self.addressing
+            && !(0.0..=1.0).contains(&probability)
+        {
+            return Err(invalid("addressing.probability", "a probability in [0, 1]", probability));
         }
-        if let Some(d) = self.deadline {
-            if !(d.min_ms >= 0.0 && d.max_ms >= d.min_ms && d.max_ms.is_finite()) {
-                return Err(invalid(
-                    "deadline",
-                    "0 <= min_ms <= max_ms, finite",
-                    format!("[{}, {}]", d.min_ms, d.max_ms),
-                ));
-            }
+        if let Some(d) = self.deadline
+            && !(d.min_ms >= 0.0 && d.max_ms >= d.min_ms && d.max_ms.is_finite())
+        {
+            return Err(invalid(
+                "deadline",
+                "0 <= min_ms <= max_ms, finite",
+                format!("[{}, {}]", d.min_ms, d.max_ms),
+            ));
         }
         Ok(())
     }
@@ -250,7 +250,7 @@ mod tests {
         let (mut reads, mut seq, mut prev_end) = (0, 0, u64::MAX);
         for i in 0..n {
             let d = g.draw(i * 1000);
-            assert!(d.block % 8 == 0 && d.block + 8 <= 80_000);
+            assert!(d.block.is_multiple_of(8) && d.block + 8 <= 80_000);
             let dl = d.deadline.unwrap() - i * 1000;
             assert!((10_000_000..=20_000_000).contains(&dl));
             reads += usize::from(d.kind == Kind::Read);

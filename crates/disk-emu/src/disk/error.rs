@@ -71,6 +71,35 @@ pub enum DiskError {
         limit: u64,
     },
 
+    /// A physical place that holds no block: unused or spare space of a zone
+    /// (see [`ZoneLayout`](super::ZoneLayout)).
+    #[error(
+        "cylinder {cylinder}, surface {surface}, sector {sector} holds no block (unused or spare space)"
+    )]
+    NoBlock {
+        /// The cylinder asked for.
+        cylinder: u32,
+        /// The surface asked for.
+        surface: u32,
+        /// The sector of the track asked for.
+        sector: u32,
+    },
+
+    /// A DiskSim model description that is malformed, lacks a parameter,
+    /// has a value out of its domain or uses a feature the loader does not
+    /// model ([`from_disksim`](super::from_disksim)).
+    #[error("{}:{line}: {}", path.display(), disksim_message(parameter.as_deref(), message))]
+    Disksim {
+        /// The file holding the offending text.
+        path: PathBuf,
+        /// Its line, from 1 (0 when the whole file is at fault).
+        line: u32,
+        /// The DiskSim parameter concerned, as the file spells it.
+        parameter: Option<String>,
+        /// What is wrong.
+        message: String,
+    },
+
     /// No preset has this name.
     #[error("unknown disk preset `{name}` (known: {known})")]
     UnknownPreset {
@@ -130,5 +159,13 @@ impl DiskError {
             value: value.to_string(),
             expected,
         }
+    }
+}
+
+/// The message of [`DiskError::Disksim`]: the parameter, quoted, then what is wrong.
+fn disksim_message(parameter: Option<&str>, message: &str) -> String {
+    match parameter {
+        Some(parameter) => format!("`{parameter}`: {message}"),
+        None => message.to_string(),
     }
 }

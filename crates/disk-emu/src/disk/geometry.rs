@@ -59,6 +59,47 @@ pub struct GeometrySpec {
     /// Cylinder skew in sectors: the same across a cylinder boundary.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cylinder_skew: u32,
+    /// Layout details of the zones, for disks whose zones do not simply
+    /// fill every sector with blocks (DiskSim models): none, or one entry
+    /// per entry of `zones`, in the same order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zone_layout: Vec<ZoneLayout>,
+}
+
+/// How the blocks of one zone lie on it, where that differs from the plain
+/// layout (every sector a block, disk-wide skews, the zone's first track
+/// skewed on from the end of the previous zone): a management area at the
+/// zone's front, slipped defects, spare space at its end, skews of its own.
+///
+/// Sector positions in a zone are counted from 0 in the zone's physical
+/// order: cylinder by cylinder, surface by surface within a cylinder, and
+/// from each track's first slot (the one its skew places) along the track.
+/// Blocks fill the positions that are not `unused`, in that order, until the
+/// zone has `blocks` of them; the positions left after the last block are
+/// spare.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ZoneLayout {
+    /// Track skew of this zone, sectors; `geometry.track_skew` if omitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub track_skew: Option<u32>,
+    /// Cylinder skew of this zone, sectors; `geometry.cylinder_skew` if omitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cylinder_skew: Option<u32>,
+    /// Physical slot, from the index mark, of the first slot of the zone's
+    /// first track; if omitted, a cylinder skew after the end of the previous
+    /// zone's last track (0 for the first zone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_skew: Option<u32>,
+    /// Runs `[first position, count]` of sector positions that hold no block
+    /// (a management area, slipped defects); they may come in any order and
+    /// overlap.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unused: Vec<(u64, u64)>,
+    /// Blocks in the zone, at most its positions less the unused ones (which
+    /// is the default): the positions after the last block are spare.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<u64>,
 }
 
 impl GeometrySpec {
@@ -73,6 +114,7 @@ impl GeometrySpec {
             sector_bytes: DEFAULT_SECTOR_BYTES,
             track_skew: 0,
             cylinder_skew: 0,
+            zone_layout: Vec::new(),
         }
     }
 }
@@ -84,13 +126,17 @@ pub struct Location {
     pub cylinder: u32,
     /// Surface (head) within the cylinder.
     pub surface: u32,
-    /// Logical position on the track: 0 is the track's first block.
+    /// Logical position on the track, counted from the track's first slot
+    /// (the one its skew places): 0 is the track's first block when every
+    /// sector holds one.
     pub sector: u32,
     /// Sectors on this track.
     pub sectors_per_track: u32,
     /// Physical slot, counted from the spindle's index mark, of the track's
-    /// first block: the accumulated track and cylinder skew.
+    /// first slot: the accumulated track and cylinder skew.
     pub skew: u32,
+    /// Blocks from this one to the end of its track, itself included.
+    left: u32,
 }
 
 impl Location {
@@ -100,26 +146,71 @@ impl Location {
         ((u64::from(self.sector) + u64::from(self.skew)) % u64::from(self.sectors_per_track)) as u32
     }
 
-    /// Blocks from this one to the end of its track, itself included.
+    /// Blocks from this one to the end of its track, itself included (fewer
+    /// than the slots left when some of them are unused or spare; see
+    /// [`ZoneLayout`]).
     pub fn left_on_track(&self) -> u32 {
-        self.sectors_per_track - self.sector
+        self.left
     }
 }
 
-/// A run of cylinders with the same sectors per track, with where its blocks
-/// start and how its first track is skewed.
+/// A run of sector positions of a band that holds no block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Hole {
+    /// First position of the run.
+    start: u64,
+    /// Position just past the run.
+    end: u64,
+    /// Usable positions before `start`.
+    usable_before: u64,
+}
+
+/// A run of cylinders with the same sectors per track, with where its blocks
+/// start, how its tracks are skewed and which of its positions hold none.
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct Band {
     first_cylinder: u32,
     cylinders: u32,
     sectors_per_track: u32,
     first_block: u64,
     first_skew: u32,
+    track_skew: u32,
+    cylinder_skew: u32,
+    /// Blocks in the band.
+    blocks: u64,
+    /// Unused positions: sorted, disjoint, never adjacent.
+    holes: Vec<Hole>,
 }
 
 impl Band {
-    fn blocks_per_cylinder(&self, surfaces: u32) -> u64 {
-        u64::from(surfaces) * u64::from(self.sectors_per_track)
+    /// Usable (not unused) positions before position `x`.
+    fn usable_before(&self, x: u64) -> u64 {
+        let i = self.holes.partition_point(|h| h.start < x);
+        match i.checked_sub(1).map(|i| &self.holes[i]) {
+            None => x,
+            Some(h) if x <= h.end => h.usable_before,
+            Some(h) => h.usable_before + (x - h.end),
+        }
+    }
+
+    /// Position of the band's block number `k` (below `blocks`).
+    fn position(&self, k: u64) -> u64 {
+        let i = self.holes.partition_point(|h| h.usable_before <= k);
+        match i.checked_sub(1).map(|i| &self.holes[i]) {
+            None => k,
+            Some(h) => h.end + (k - h.usable_before),
+        }
+    }
+
+    /// The band's block number at position `p`, if one lies there.
+    fn block_at(&self, p: u64) -> Option<u64> {
+        let i = self.holes.partition_point(|h| h.start <= p);
+        let k = match i.checked_sub(1).map(|i| &self.holes[i]) {
+            None => p,
+            Some(h) if p < h.end => return None,
+            Some(h) => h.usable_before + (p - h.end),
+        };
+        (k < self.blocks).then_some(k)
     }
 }
 
@@ -129,10 +220,54 @@ pub struct Geometry {
     cylinders: u32,
     surfaces: u32,
     sector_bytes: u32,
-    track_skew: u32,
-    cylinder_skew: u32,
     bands: Vec<Band>,
     capacity: u64,
+}
+
+/// Sorts and merges unused runs `[first, count]` of a zone with `positions`
+/// sector positions into holes.
+fn holes(
+    index: usize,
+    unused: &[(u64, u64)],
+    positions: u64,
+) -> Result<(Vec<Hole>, u64), DiskError> {
+    let mut runs: Vec<(u64, u64)> = Vec::with_capacity(unused.len());
+    for &(first, count) in unused {
+        let end = first.checked_add(count).filter(|&end| end <= positions);
+        let Some(end) = end else {
+            return Err(DiskError::InvalidZone {
+                index,
+                reason: format!(
+                    "unused run [{first}, {count}] runs past the zone's {positions} sector positions"
+                ),
+            });
+        };
+        if count > 0 {
+            runs.push((first, end));
+        }
+    }
+    runs.sort_unstable();
+    let mut holes: Vec<Hole> = Vec::with_capacity(runs.len());
+    let mut unused_total = 0;
+    for (start, end) in runs {
+        match holes.last_mut() {
+            Some(last) if start <= last.end => {
+                if end > last.end {
+                    unused_total += end - last.end;
+                    last.end = end;
+                }
+            }
+            _ => {
+                holes.push(Hole {
+                    start,
+                    end,
+                    usable_before: start - unused_total,
+                });
+                unused_total += end - start;
+            }
+        }
+    }
+    Ok((holes, positions - unused_total))
 }
 
 impl Geometry {
@@ -141,9 +276,11 @@ impl Geometry {
     /// # Errors
     /// [`DiskError::Zero`] for zero cylinders, surfaces, sectors per track or
     /// sector bytes; [`DiskError::InvalidZone`] for zones that are empty,
-    /// overlap, are out of order or lie past the last cylinder;
+    /// overlap, are out of order or lie past the last cylinder, and for zone
+    /// layouts with unused runs past the zone or more blocks than it holds;
     /// [`DiskError::InvalidParameter`] for a skew not smaller than the sectors
-    /// per track of every zone.
+    /// per track of every zone it applies to, a zone layout list that does not
+    /// match the zones, or a disk without a single block.
     pub fn new(spec: &GeometrySpec) -> Result<Self, DiskError> {
         let nonzero = |value: u32, field: &'static str| {
             if value == 0 {
@@ -156,9 +293,21 @@ impl Geometry {
         let surfaces = nonzero(spec.surfaces, "geometry.surfaces")?;
         let default_spt = nonzero(spec.sectors_per_track, "geometry.sectors_per_track")?;
         let sector_bytes = nonzero(spec.sector_bytes, "geometry.sector_bytes")?;
+        if !spec.zone_layout.is_empty() && spec.zone_layout.len() != spec.zones.len() {
+            return Err(DiskError::invalid(
+                "geometry.zone_layout",
+                format!(
+                    "{} entries for {} zones",
+                    spec.zone_layout.len(),
+                    spec.zones.len()
+                ),
+                "none, or one entry per zone",
+            ));
+        }
 
-        // Runs of (first cylinder, cylinders, sectors per track) covering the
-        // disk: the zones, with the default filling the gaps between them.
+        // Runs of (first cylinder, cylinders, sectors per track, zone index)
+        // covering the disk: the zones, with the default filling the gaps
+        // between them.
         let mut runs = Vec::with_capacity(2 * spec.zones.len() + 1);
         let mut next = 0u32;
         for (index, zone) in spec.zones.iter().enumerate() {
@@ -186,30 +335,43 @@ impl Geometry {
                 )));
             }
             if zone.first_cylinder > next {
-                runs.push((next, zone.first_cylinder - next, default_spt));
+                runs.push((next, zone.first_cylinder - next, default_spt, None));
             }
             runs.push((
                 zone.first_cylinder,
                 zone.last_cylinder - zone.first_cylinder + 1,
                 zone.sectors_per_track,
+                Some(index),
             ));
             next = zone.last_cylinder + 1;
         }
         if next < cylinders {
-            runs.push((next, cylinders - next, default_spt));
+            runs.push((next, cylinders - next, default_spt, None));
         }
+        let layout = |zone: Option<usize>| zone.and_then(|i| spec.zone_layout.get(i));
 
-        let min_spt = runs.iter().map(|r| r.2).min().unwrap_or(default_spt);
-        for (skew, field) in [
-            (spec.track_skew, "geometry.track_skew"),
-            (spec.cylinder_skew, "geometry.cylinder_skew"),
+        // Each skew must be smaller than the sectors per track of every run it
+        // applies to: the disk-wide skews where a zone has none of its own.
+        for (global, name) in [
+            (spec.track_skew, "track_skew"),
+            (spec.cylinder_skew, "cylinder_skew"),
         ] {
-            if skew >= min_spt {
-                return Err(DiskError::invalid(
-                    field,
-                    skew,
-                    "must be smaller than the sectors per track of every zone",
-                ));
+            for &(_, _, spt, zone) in &runs {
+                let own = layout(zone).and_then(|l| match name {
+                    "track_skew" => l.track_skew,
+                    _ => l.cylinder_skew,
+                });
+                let (skew, field) = match (own, zone) {
+                    (Some(skew), Some(i)) => (skew, format!("geometry.zone_layout[{i}].{name}")),
+                    _ => (global, format!("geometry.{name}")),
+                };
+                if skew >= spt {
+                    return Err(DiskError::invalid(
+                        &field,
+                        skew,
+                        "must be smaller than the sectors per track of every zone",
+                    ));
+                }
             }
         }
 
@@ -217,15 +379,28 @@ impl Geometry {
             cylinders,
             surfaces,
             sector_bytes,
-            track_skew: spec.track_skew,
-            cylinder_skew: spec.cylinder_skew,
             bands: Vec::with_capacity(runs.len()),
             capacity: 0,
         };
-        for (first_cylinder, count, spt) in runs {
-            let first_skew = match geometry.bands.last() {
-                None => 0,
-                Some(prev) => {
+        for (first_cylinder, count, spt, zone) in runs {
+            let layout = layout(zone);
+            let track_skew = layout.and_then(|l| l.track_skew).unwrap_or(spec.track_skew);
+            let cylinder_skew = layout
+                .and_then(|l| l.cylinder_skew)
+                .unwrap_or(spec.cylinder_skew);
+            let first_skew = match (layout.and_then(|l| l.first_skew), geometry.bands.last()) {
+                (Some(skew), _) => {
+                    if skew >= spt {
+                        return Err(DiskError::invalid(
+                            &format!("geometry.zone_layout[{}].first_skew", zone.unwrap_or(0)),
+                            skew,
+                            "must be smaller than the sectors per track of its zone",
+                        ));
+                    }
+                    skew
+                }
+                (None, None) => 0,
+                (None, Some(prev)) => {
                     // The new zone's first track starts a cylinder skew after
                     // the angle where the previous zone's last track ended,
                     // rounded up to a whole sector of the new zone.
@@ -236,8 +411,29 @@ impl Geometry {
                     );
                     let angle = (u64::from(last) * u64::from(spt))
                         .div_ceil(u64::from(prev.sectors_per_track));
-                    ((angle + u64::from(spec.cylinder_skew)) % u64::from(spt)) as u32
+                    ((angle + u64::from(cylinder_skew)) % u64::from(spt)) as u32
                 }
+            };
+            let too_large =
+                || DiskError::invalid("geometry", "too large", "a capacity below 2^64 blocks");
+            let positions = u64::from(count)
+                .checked_mul(u64::from(surfaces) * u64::from(spt))
+                .ok_or_else(too_large)?;
+            let (holes, usable) = match layout {
+                Some(l) => holes(zone.unwrap_or(0), &l.unused, positions)?,
+                None => (Vec::new(), positions),
+            };
+            let blocks = match layout.and_then(|l| l.blocks) {
+                Some(blocks) if blocks > usable => {
+                    return Err(DiskError::InvalidZone {
+                        index: zone.unwrap_or(0),
+                        reason: format!(
+                            "{blocks} blocks do not fit in its {usable} usable sectors"
+                        ),
+                    });
+                }
+                Some(blocks) => blocks,
+                None => usable,
             };
             let band = Band {
                 first_cylinder,
@@ -245,14 +441,23 @@ impl Geometry {
                 sectors_per_track: spt,
                 first_block: geometry.capacity,
                 first_skew,
+                track_skew,
+                cylinder_skew,
+                blocks,
+                holes,
             };
-            geometry.capacity = u64::from(count)
-                .checked_mul(band.blocks_per_cylinder(surfaces))
-                .and_then(|blocks| blocks.checked_add(geometry.capacity))
-                .ok_or_else(|| {
-                    DiskError::invalid("geometry", "too large", "a capacity below 2^64 blocks")
-                })?;
+            geometry.capacity = geometry
+                .capacity
+                .checked_add(blocks)
+                .ok_or_else(too_large)?;
             geometry.bands.push(band);
+        }
+        if geometry.capacity == 0 {
+            return Err(DiskError::invalid(
+                "geometry.zone_layout",
+                "no blocks",
+                "at least one block on the disk",
+            ));
         }
         Ok(geometry)
     }
@@ -260,11 +465,11 @@ impl Geometry {
     /// Skew of track (`cylinder`, `surface`) of `band`, in its sectors.
     fn skew_in(&self, band: &Band, cylinder: u32, surface: u32) -> u32 {
         let spt = u128::from(band.sectors_per_track);
-        let per_cylinder = u128::from(self.surfaces - 1) * u128::from(self.track_skew)
-            + u128::from(self.cylinder_skew);
+        let per_cylinder = u128::from(self.surfaces - 1) * u128::from(band.track_skew)
+            + u128::from(band.cylinder_skew);
         let skew = u128::from(band.first_skew)
             + u128::from(cylinder - band.first_cylinder) * per_cylinder
-            + u128::from(surface) * u128::from(self.track_skew);
+            + u128::from(surface) * u128::from(band.track_skew);
         (skew % spt) as u32
     }
 
@@ -296,17 +501,23 @@ impl Geometry {
 
     /// Where `block` (below the capacity) lies.
     fn place(&self, block: u64) -> Location {
+        // Bands without blocks share their first block with the next band, so
+        // the last band starting at or before `block` is the one holding it.
         let band = &self.bands[self.bands.partition_point(|b| b.first_block <= block) - 1];
         let spt = u64::from(band.sectors_per_track);
-        let track = (block - band.first_block) / spt;
+        let k = block - band.first_block;
+        let position = band.position(k);
+        let track = position / spt;
         let cylinder = band.first_cylinder + (track / u64::from(self.surfaces)) as u32;
         let surface = (track % u64::from(self.surfaces)) as u32;
+        let left = (band.usable_before((track + 1) * spt) - k).min(band.blocks - k);
         Location {
             cylinder,
             surface,
-            sector: ((block - band.first_block) % spt) as u32,
+            sector: (position % spt) as u32,
             sectors_per_track: band.sectors_per_track,
             skew: self.skew_in(band, cylinder, surface),
+            left: left as u32,
         }
     }
 
@@ -314,7 +525,9 @@ impl Geometry {
     /// track): the inverse of [`Geometry::locate`].
     ///
     /// # Errors
-    /// [`DiskError::AddressOutOfRange`] naming the coordinate that does not exist.
+    /// [`DiskError::AddressOutOfRange`] naming the coordinate that does not
+    /// exist; [`DiskError::NoBlock`] for a place in a zone's unused or spare
+    /// space.
     pub fn block(&self, cylinder: u32, surface: u32, sector: u32) -> Result<u64, DiskError> {
         let out = |field, value: u32, limit: u64| DiskError::AddressOutOfRange {
             field,
@@ -333,7 +546,14 @@ impl Geometry {
         }
         let track = u64::from(cylinder - band.first_cylinder) * u64::from(self.surfaces)
             + u64::from(surface);
-        Ok(band.first_block + track * u64::from(band.sectors_per_track) + u64::from(sector))
+        let position = track * u64::from(band.sectors_per_track) + u64::from(sector);
+        band.block_at(position)
+            .map(|k| band.first_block + k)
+            .ok_or(DiskError::NoBlock {
+                cylinder,
+                surface,
+                sector,
+            })
     }
 
     /// Number of cylinders.
@@ -362,14 +582,24 @@ impl Geometry {
     }
 
     /// Runs of cylinders of equal capacity, as (first cylinder, number of
-    /// cylinders, blocks per cylinder), in cylinder order.
+    /// cylinders, blocks per cylinder), in cylinder order; the blocks per
+    /// cylinder add up to the capacity.
+    ///
+    /// A zone whose every sector holds a block is one run. A zone with a
+    /// layout of unused or spare sectors has its blocks spread as evenly as
+    /// whole numbers allow over its cylinders (at most two runs): exact in
+    /// total, approximate on the cylinders that hold the unused or spare
+    /// sectors.
     pub(crate) fn cylinder_runs(&self) -> impl Iterator<Item = (u32, u32, u64)> + '_ {
-        self.bands.iter().map(|b| {
-            (
-                b.first_cylinder,
-                b.cylinders,
-                b.blocks_per_cylinder(self.surfaces),
-            )
+        self.bands.iter().flat_map(|b| {
+            let count = u64::from(b.cylinders);
+            let (each, extra) = (b.blocks / count, (b.blocks % count) as u32);
+            [
+                (b.first_cylinder, extra, each + 1),
+                (b.first_cylinder + extra, b.cylinders - extra, each),
+            ]
+            .into_iter()
+            .filter(|run| run.1 > 0)
         })
     }
 }
@@ -537,6 +767,124 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    /// Cylinders 0–2: 10 sectors × 2 surfaces with a layout (positions 0–4
+    /// a management area, 23 slipped, 40–49 a slipped track, 40 blocks so
+    /// positions 56–59 spare, own skews); cylinder 3: a zone without blocks;
+    /// cylinder 4: the default 6 sectors.
+    fn laid_out() -> GeometrySpec {
+        GeometrySpec {
+            zones: vec![
+                Zone {
+                    first_cylinder: 0,
+                    last_cylinder: 2,
+                    sectors_per_track: 10,
+                },
+                Zone {
+                    first_cylinder: 3,
+                    last_cylinder: 3,
+                    sectors_per_track: 8,
+                },
+            ],
+            zone_layout: vec![
+                ZoneLayout {
+                    track_skew: Some(3),
+                    cylinder_skew: Some(4),
+                    first_skew: Some(7),
+                    unused: vec![(40, 10), (0, 5), (23, 1), (2, 2)],
+                    blocks: Some(40),
+                },
+                ZoneLayout {
+                    blocks: Some(0),
+                    ..ZoneLayout::default()
+                },
+            ],
+            ..GeometrySpec::uniform(5, 2, 6)
+        }
+    }
+
+    #[test]
+    fn zone_layouts_skip_unused_and_spare_sectors() {
+        let g = Geometry::new(&laid_out()).unwrap();
+        assert_eq!(g.capacity(), 40 + 12);
+        let at = |b| {
+            let l = g.locate(b).unwrap();
+            (l.cylinder, l.surface, l.sector, l.left_on_track())
+        };
+        assert_eq!(at(0), (0, 0, 5, 5));
+        assert_eq!(at(17), (1, 0, 2, 7)); // position 22; 23 is slipped
+        assert_eq!(at(18), (1, 0, 4, 6));
+        assert_eq!(at(33), (1, 1, 9, 1));
+        assert_eq!(at(34), (2, 1, 0, 6)); // after the slipped track 40–49
+        assert_eq!(at(39), (2, 1, 5, 1)); // the zone's last block: spares follow
+        assert_eq!(at(40), (4, 0, 0, 6)); // cylinder 3 holds none
+        for (c, s, sector) in [(0, 0, 2), (1, 0, 3), (2, 0, 5), (2, 1, 6), (3, 0, 0)] {
+            assert!(
+                matches!(g.block(c, s, sector), Err(DiskError::NoBlock { .. })),
+                "{c} {s} {sector}"
+            );
+        }
+        let err = g.block(1, 0, 3).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "cylinder 1, surface 0, sector 3 holds no block (unused or spare space)"
+        );
+        for block in 0..g.capacity() {
+            let l = g.locate(block).unwrap();
+            assert_eq!(g.block(l.cylinder, l.surface, l.sector).unwrap(), block);
+        }
+        // Skews: 7 + 7 per cylinder + 3 per surface, modulo 10.
+        let skew = |c, s| g.locate(g.block(c, s, 5).unwrap()).unwrap().skew;
+        assert_eq!(
+            [skew(0, 0), skew(0, 1), skew(1, 0), skew(1, 1), skew(2, 1)],
+            [7, 0, 4, 7, 4]
+        );
+        // Blocks per cylinder add up to the capacity.
+        assert_eq!(
+            g.cylinder_runs().collect::<Vec<_>>(),
+            [(0, 1, 14), (1, 2, 13), (3, 1, 0), (4, 1, 12)]
+        );
+    }
+
+    #[test]
+    fn zone_layouts_are_checked_and_round_trip() {
+        let toml = toml::to_string(&laid_out()).unwrap();
+        assert_eq!(toml::from_str::<GeometrySpec>(&toml).unwrap(), laid_out());
+        let broken = |change: fn(&mut GeometrySpec)| {
+            let mut spec = laid_out();
+            change(&mut spec);
+            Geometry::new(&spec).unwrap_err().to_string()
+        };
+        assert_eq!(
+            broken(|s| s.zone_layout[0].unused.push((55, 6))),
+            "`geometry.zones[0]`: unused run [55, 6] runs past the zone's 60 sector positions"
+        );
+        assert_eq!(
+            broken(|s| s.zone_layout[0].blocks = Some(45)),
+            "`geometry.zones[0]`: 45 blocks do not fit in its 44 usable sectors"
+        );
+        assert_eq!(
+            broken(|s| s.zone_layout[0].first_skew = Some(10)),
+            "`geometry.zone_layout[0].first_skew` = 10: must be smaller than the sectors per track of its zone"
+        );
+        assert_eq!(
+            broken(|s| s.zone_layout[1].track_skew = Some(8)),
+            "`geometry.zone_layout[1].track_skew` = 8: must be smaller than the sectors per track of every zone"
+        );
+        assert_eq!(
+            broken(|s| {
+                s.zone_layout.pop();
+            }),
+            "`geometry.zone_layout` = 1 entries for 2 zones: none, or one entry per zone"
+        );
+        assert_eq!(
+            broken(|s| {
+                s.cylinders = 4;
+                s.zone_layout[0].blocks = Some(0);
+            }),
+            "`geometry.zone_layout` = no blocks: at least one block on the disk"
+        );
     }
 
     proptest! {

@@ -7,6 +7,7 @@
 //! requests in virtual time ([`DiskModel::serve`]) and estimates service
 //! times for the schedulers (`sched_core::ServiceEstimator`).
 
+pub mod disksim;
 mod error;
 mod geometry;
 mod model;
@@ -14,8 +15,11 @@ pub mod presets;
 mod seek;
 mod spec;
 
+pub use disksim::{
+    DISKSIM_VALIDATED, DisksimDisk, DisksimOptions, DisksimOverheads, from_disksim, load_disksim,
+};
 pub use error::DiskError;
-pub use geometry::{DEFAULT_SECTOR_BYTES, Geometry, GeometrySpec, Location, Zone};
+pub use geometry::{DEFAULT_SECTOR_BYTES, Geometry, GeometrySpec, Location, Zone, ZoneLayout};
 pub use model::DiskModel;
 pub use presets::{PRESETS, preset};
 pub use seek::{LongSeek, SeekSpec};

@@ -74,6 +74,11 @@ pub enum TransferSpec {
 /// cylinders = 2000
 /// ```
 ///
+/// `preset` may also name a DiskSim disk description, `preset =
+/// "disksim:drive.parv"` (a path relative to the spec file), whose fields
+/// the rest of the file overrides in the same way (see
+/// [`from_disksim`](super::from_disksim)).
+///
 /// The override is merged into the preset table by table; a field the spec
 /// does not have is an error that names it, never silently ignored. Changing
 /// the kind of a tagged section (`seek.curve`, `rotation.mode`,
@@ -121,6 +126,10 @@ const TAGS: [&str; 2] = ["curve", "mode"];
 /// The key of a spec file that names the preset it overrides.
 const PRESET_KEY: &str = "preset";
 
+/// A `preset` value naming a DiskSim description rather than a preset:
+/// `preset = "disksim:FILE.parv"` (see [`super::from_disksim`]).
+const DISKSIM_PREFIX: &str = "disksim:";
+
 impl DiskSpec {
     /// Reads a spec file: `.toml` or `.json`, a whole spec or a preset with
     /// overrides (see [`DiskSpec`]). The spec is checked as
@@ -145,7 +154,7 @@ impl DiskSpec {
             path: path.to_path_buf(),
             source,
         })?;
-        DiskSpec::parse(&text, format).map_err(|e| DiskError::InFile {
+        DiskSpec::parse_in(&text, format, path.parent()).map_err(|e| DiskError::InFile {
             path: path.to_path_buf(),
             source: Box::new(e),
         })
@@ -158,6 +167,13 @@ impl DiskSpec {
     /// [`DiskError::Field`] for unknown, missing or mistyped fields, and the
     /// errors of [`DiskModel::from_spec`] for values out of their domain.
     pub fn parse(text: &str, format: SpecFormat) -> Result<DiskSpec, DiskError> {
+        DiskSpec::parse_in(text, format, None)
+    }
+
+    /// [`DiskSpec::parse`], with a relative `disksim:` path in `preset`
+    /// taken from `dir` (the spec file's directory) rather than the working
+    /// directory.
+    fn parse_in(text: &str, format: SpecFormat, dir: Option<&Path>) -> Result<DiskSpec, DiskError> {
         let syntax = |message: String| DiskError::Syntax { message };
         let value: Value = match format {
             SpecFormat::Toml => {
@@ -172,7 +188,11 @@ impl DiskSpec {
         match fields.remove(PRESET_KEY) {
             None => DiskSpec::checked(Value::Object(fields)),
             Some(Value::String(name)) => {
-                presets::preset(&name)?.with_overrides(&Value::Object(fields))
+                let base = match name.strip_prefix(DISKSIM_PREFIX) {
+                    Some(file) => super::from_disksim(dir.unwrap_or(Path::new("")).join(file))?,
+                    None => presets::preset(&name)?,
+                };
+                base.with_overrides(&Value::Object(fields))
             }
             Some(other) => Err(DiskError::Field {
                 field: PRESET_KEY.into(),
