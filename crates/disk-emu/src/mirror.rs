@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use sched_core::array::{AnyArray, ArrayPolicy, ArraySpec, QueueLengths};
-use sched_core::{Head, Kind, Nanos, Request, RequestId, SchedError, ServiceEstimator};
+use sched_core::{Kind, Nanos, Request, RequestId, ServiceEstimator};
 use serde::{Deserialize, Serialize};
 
 use crate::disk::{DiskModel, DiskSpec, ServiceBreakdown};
@@ -392,16 +392,7 @@ impl MirrorExperiment {
                     req.deadline = d.deadline;
                     next_id += 1;
                     let heads = [models[0].head(), models[1].head()];
-                    match policy.submit(req, placement, &heads, now) {
-                        Ok(()) => {}
-                        Err(SchedError::QueueFull { capacity }) => {
-                            return Err(RunError::QueueOverflow {
-                                at_ms: now as f64 / 1e6,
-                                capacity,
-                            });
-                        }
-                        Err(e) => return Err(e.into()),
-                    }
+                    policy.submit(req, placement, &heads, now).map_err(|e| RunError::refused(e, now))?;
                     if open {
                         events.schedule(now + arrivals.exponential(gap), Event::Arrival(0));
                     }
@@ -477,11 +468,6 @@ impl MirrorExperiment {
     /// The first failing replication's error.
     pub fn run_replications(&self, n: u64, jobs: usize) -> Result<Vec<MirrorReport>, RunError> {
         parallel(n, jobs, |r| self.run(r))
-    }
-
-    /// Heads of both disks, for callers that build their own loop.
-    pub fn heads(models: &[DiskModel; 2]) -> [Head; 2] {
-        [models[0].head(), models[1].head()]
     }
 }
 

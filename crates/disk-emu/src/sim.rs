@@ -61,6 +61,20 @@ pub enum RunError {
     },
 }
 
+impl RunError {
+    /// A policy's refusal of a request at `now`: a full queue means the
+    /// offered load exceeds what the device serves.
+    pub(crate) fn refused(e: SchedError, now: Nanos) -> RunError {
+        match e {
+            SchedError::QueueFull { capacity } => RunError::QueueOverflow {
+                at_ms: now as f64 / 1e6,
+                capacity,
+            },
+            e => RunError::Policy(e),
+        }
+    }
+}
+
 /// A request being served and what its service consists of.
 #[derive(Clone, Copy, Debug)]
 struct InService {
@@ -113,16 +127,7 @@ impl Unit {
     /// when the queue is full, or the policy's refusal.
     pub fn arrive(&mut self, mut req: Request, now: Nanos) -> Result<Option<Nanos>, RunError> {
         req.cylinder = self.model.check_extent(req.block, req.blocks)?;
-        match self.queue.enqueue(req, now) {
-            Ok(()) => {}
-            Err(SchedError::QueueFull { capacity }) => {
-                return Err(RunError::QueueOverflow {
-                    at_ms: now as f64 / 1e6,
-                    capacity,
-                });
-            }
-            Err(e) => return Err(e.into()),
-        }
+        self.queue.enqueue(req, now).map_err(|e| RunError::refused(e, now))?;
         self.stats.arrive(now);
         Ok(if self.in_service.is_none() { self.dispatch(now) } else { None })
     }

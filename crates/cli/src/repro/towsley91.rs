@@ -174,12 +174,25 @@ fn analysis_ms(policy: Option<Policy>, rate: f64) -> (Option<f64>, Option<f64>) 
     }
 }
 
-/// Mean read and update response against the arrival rate, for `curves`.
-fn response_figure(number: u8, title: &str, curves: &[Curve], rates: &[f64], opts: &ReproOptions) -> Result<Figure> {
-    let mut table = Table::new(
-        format!("Figure {number} — {title}"),
-        &["policy", "λ/s", "read ms", "read analysis", "update ms", "update analysis", "util disk 1", "util disk 2"],
-    );
+/// Mean read and update response against the arrival rate, for `curves` at
+/// read probability `p_r`; analysis columns appear when some curve has a
+/// closed form.
+fn response_figure(number: u8, title: &str, p_r: f64, curves: &[Curve], rates: &[f64], opts: &ReproOptions) -> Result<Figure> {
+    let with_analysis = curves.iter().any(|c| c.analysis.is_some());
+    let columns: &[&str] = if with_analysis {
+        &["policy", "λ/s", "read ms", "read analysis", "update ms", "update analysis", "util disk 1", "util disk 2"]
+    } else {
+        &["policy", "λ/s", "read ms", "update ms", "util disk 1", "util disk 2"]
+    };
+    let mut table = Table::new(format!("Figure {number} — {title}"), columns);
+    let analysed = |row: Vec<Cell>| -> Vec<Cell> {
+        if with_analysis {
+            row
+        } else {
+            // Drop the two analysis cells (positions 3 and 5).
+            row.into_iter().enumerate().filter(|(i, _)| *i != 3 && *i != 5).map(|(_, c)| c).collect()
+        }
+    };
     let mut read_panel = Vec::new();
     let mut update_panel = Vec::new();
     let points: Vec<(usize, f64)> = curves
@@ -192,10 +205,10 @@ fn response_figure(number: u8, title: &str, curves: &[Curve], rates: &[f64], opt
         let (mut rs, mut us, mut ra, mut ua) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for &(_, rate) in points.iter().filter(|p| p.0 == i) {
             let (read_a, update_a) = analysis_ms(curve.analysis, rate);
-            let m = simulate(curve, P_R, Some(rate), opts)?;
+            let m = simulate(curve, p_r, Some(rate), opts)?;
             bar.inc(1);
             let Some(m) = m else {
-                table.row(vec![
+                table.row(analysed(vec![
                     Cell::text(&curve.label),
                     Cell::num(rate, 1),
                     Cell::text("overload"),
@@ -204,10 +217,10 @@ fn response_figure(number: u8, title: &str, curves: &[Curve], rates: &[f64], opt
                     update_a.map_or(Cell::Missing, |v| Cell::num(v, 2)),
                     Cell::Missing,
                     Cell::Missing,
-                ]);
+                ]));
                 continue;
             };
-            table.row(vec![
+            table.row(analysed(vec![
                 Cell::text(&curve.label),
                 Cell::num(rate, 1),
                 estimate(&m, "read_ms", 1.0, 2),
@@ -216,7 +229,7 @@ fn response_figure(number: u8, title: &str, curves: &[Curve], rates: &[f64], opt
                 update_a.map_or(Cell::Missing, |v| Cell::num(v, 2)),
                 estimate(&m, "util_disk1", 1.0, 3),
                 estimate(&m, "util_disk2", 1.0, 3),
-            ]);
+            ]));
             let point = |name: &str| {
                 m.interval(name, 0.95)
                     .map(|i| (rate, i.mean, i.half_width.unwrap_or(0.0)))
@@ -254,7 +267,7 @@ fn response_figure(number: u8, title: &str, curves: &[Curve], rates: &[f64], opt
     }
     bar.finish_and_clear();
     table.note(format!(
-        "p_r = {P_R}; {} replications × {} requests (+{} warm-up) per point; ± 95 % CI. Rates at or beyond a policy's stability limit are not simulated.",
+        "p_r = {p_r}; {} replications × {} requests (+{} warm-up) per point; ± 95 % CI. Rates at or beyond a policy's stability limit are not simulated.",
         opts.replications, opts.requests, opts.warmup
     ));
     Ok(Figure {
@@ -291,7 +304,7 @@ fn rates(step: f64, max: f64) -> Vec<f64> {
 /// Figure 2: the single-queue policies.
 pub fn figure2(opts: &ReproOptions) -> Result<Figure> {
     let curves: Vec<Curve> = seven().into_iter().take(5).collect();
-    response_figure(2, "mean response time of the SQ policies (p_r = 0.75, μ = 45)", &curves, &rates(5.0, 60.0), opts)
+    response_figure(2, "mean response time of the SQ policies (p_r = 0.75, μ = 45)", P_R, &curves, &rates(5.0, 60.0), opts)
 }
 
 /// Figure 3: the best two SQ policies against the two MQ policies.
@@ -300,7 +313,7 @@ pub fn figure3(opts: &ReproOptions) -> Result<Figure> {
         .into_iter()
         .filter(|c| matches!(c.analysis, Some(Policy::CruEsq | Policy::MrEsq | Policy::Dmq | Policy::Cmq)))
         .collect();
-    response_figure(3, "SQ vs MQ policies (p_r = 0.75, μ = 45)", &curves, &rates(5.0, 72.0), opts)
+    response_figure(3, "SQ vs MQ policies (p_r = 0.75, μ = 45)", P_R, &curves, &rates(5.0, 72.0), opts)
 }
 
 /// The mean IBM 3330 service time with sequential-access probability `p_s`, s:
@@ -328,7 +341,7 @@ pub fn figure4(opts: &ReproOptions) -> Result<Figure> {
             cmq("CMQ, exponential (model)", presets::exponential(MU), p_r, MU),
             cmq("CMQ, IBM 3330 p_s = 0.6 (simulation)", presets::ibm3330(0.6), p_r, MU),
         ];
-        let f = response_figure_at(4, p_r, &curves, &rates(5.0, 72.0), opts)?;
+        let f = response_figure(4, &format!("CMQ at p_r = {p_r}"), p_r, &curves, &rates(5.0, 72.0), opts)?;
         tables.extend(f.tables);
         let mut all = f.panels;
         for p in &mut all {
@@ -344,79 +357,6 @@ pub fn figure4(opts: &ReproOptions) -> Result<Figure> {
     })
 }
 
-/// [`response_figure`] at another read probability.
-fn response_figure_at(number: u8, p_r: f64, curves: &[Curve], rates: &[f64], opts: &ReproOptions) -> Result<Figure> {
-    let mut table = Table::new(
-        format!("Figure {number} — CMQ at p_r = {p_r}"),
-        &["service", "λ/s", "read ms", "update ms", "util disk 1", "util disk 2"],
-    );
-    let mut read_panel = Vec::new();
-    let mut update_panel = Vec::new();
-    for curve in curves {
-        let (mut rs, mut us) = (Vec::new(), Vec::new());
-        for &rate in rates.iter().filter(|&&r| r < curve.max_rate) {
-            let Some(m) = simulate(curve, p_r, Some(rate), opts)? else {
-                table.row(vec![
-                    Cell::text(&curve.label),
-                    Cell::num(rate, 1),
-                    Cell::text("overload"),
-                    Cell::text("overload"),
-                    Cell::Missing,
-                    Cell::Missing,
-                ]);
-                continue;
-            };
-            table.row(vec![
-                Cell::text(&curve.label),
-                Cell::num(rate, 1),
-                estimate(&m, "read_ms", 1.0, 2),
-                estimate(&m, "update_ms", 1.0, 2),
-                estimate(&m, "util_disk1", 1.0, 3),
-                estimate(&m, "util_disk2", 1.0, 3),
-            ]);
-            if let Ok(i) = m.interval("read_ms", 0.95) {
-                rs.push((rate, i.mean, i.half_width.unwrap_or(0.0)));
-            }
-            if let Ok(i) = m.interval("update_ms", 0.95) {
-                us.push((rate, i.mean, i.half_width.unwrap_or(0.0)));
-            }
-        }
-        read_panel.push(Series {
-            label: curve.label.clone(),
-            source: Source::Simulation,
-            points: rs,
-        });
-        update_panel.push(Series {
-            label: curve.label.clone(),
-            source: Source::Simulation,
-            points: us,
-        });
-    }
-    table.note(format!(
-        "{} replications × {} requests (+{} warm-up) per point; ± 95 % CI.",
-        opts.replications, opts.requests, opts.warmup
-    ));
-    Ok(Figure {
-        number,
-        title: String::new(),
-        tables: vec![table],
-        panels: vec![
-            Panel {
-                title: "mean read response".into(),
-                x_label: "arrival rate λ (requests/s)".into(),
-                y_label: "ms".into(),
-                series: read_panel,
-            },
-            Panel {
-                title: "mean update response".into(),
-                x_label: "arrival rate λ (requests/s)".into(),
-                y_label: "ms".into(),
-                series: update_panel,
-            },
-        ],
-    })
-}
-
 /// Figure 5: CMQ with different sequential-access probabilities (p_r = 0.75).
 pub fn figure5(opts: &ReproOptions) -> Result<Figure> {
     let mut curves = vec![cmq("exponential model, μ = 45", presets::exponential(MU), P_R, MU)];
@@ -424,9 +364,8 @@ pub fn figure5(opts: &ReproOptions) -> Result<Figure> {
         let mu = 1.0 / ibm3330_mean_service(p_s);
         curves.push(cmq(&format!("IBM 3330, p_s = {p_s}"), presets::ibm3330(p_s), P_R, mu));
     }
-    let mut f = response_figure_at(5, P_R, &curves, &rates(5.0, 80.0), opts)?;
+    let mut f = response_figure(5, "CMQ with sequential-access probability p_s (p_r = 0.75)", P_R, &curves, &rates(5.0, 80.0), opts)?;
     f.title = "Towsley, Chen & Yu 1991, Figure 5: CMQ with different sequential access probabilities".into();
-    f.tables[0].title = "Figure 5 — CMQ with sequential-access probability p_s (p_r = 0.75)".into();
     Ok(f)
 }
 
@@ -453,7 +392,7 @@ pub fn figure6(opts: &ReproOptions) -> Result<Figure> {
         max_rate,
     })
     .collect();
-    response_figure(6, "DMQ variations and CMQ, IBM 3330 service with p_s = 0.6 (p_r = 0.75)", &curves, &rates(5.0, 80.0), opts)
+    response_figure(6, "DMQ variations and CMQ, IBM 3330 service with p_s = 0.6 (p_r = 0.75)", P_R, &curves, &rates(5.0, 80.0), opts)
 }
 
 /// Figure `n` (1–6).

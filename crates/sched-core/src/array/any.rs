@@ -110,7 +110,9 @@ impl fmt::Display for ArraySpecError {
                 }
                 f.write_str(")")
             }
-            ArraySpecError::UnknownParameter => f.write_str("no such parameter for this array policy"),
+            ArraySpecError::UnknownParameter => {
+                f.write_str("no such parameter for this array policy")
+            }
             ArraySpecError::BadValue {
                 parameter,
                 expected,
@@ -149,23 +151,71 @@ impl ArraySpec {
         ("r-dmq", dmq(Routing::Random { alpha: 0.5 }, FCFS, false)),
         ("sq-dmq", dmq(Routing::ShortestQueue, FCFS, false)),
         ("mr-dmq", dmq(Routing::Both, FCFS, false)),
-        ("mr-dmqa", dmq(Routing::BothAbort(Abort::AtCompletion), FCFS, false)),
+        (
+            "mr-dmqa",
+            dmq(Routing::BothAbort(Abort::AtCompletion), FCFS, false),
+        ),
         ("md-raid1", dmq(Routing::Md, FCFS, false)),
-        ("cmq", ArraySpec::Cmq { common: FCFS, aux: FCFS }),
+        (
+            "cmq",
+            ArraySpec::Cmq {
+                common: FCFS,
+                aux: FCFS,
+            },
+        ),
         ("dmq", dmq(Routing::ShortestQueue, SSTF, true)),
         ("dmq-rd", dmq(Routing::Random { alpha: 0.5 }, SSTF, true)),
         ("dmq-sq", dmq(Routing::ShortestQueue, SSTF, true)),
-        ("dmq-mr", dmq(Routing::BothAbort(Abort::AtStart), SSTF, true)),
+        (
+            "dmq-mr",
+            dmq(Routing::BothAbort(Abort::AtStart), SSTF, true),
+        ),
         ("rt-dmq", dmq(Routing::ShortestQueue, SSEDO, true)),
-        ("rt-dmq-rd", dmq(Routing::Random { alpha: 0.5 }, SSEDO, true)),
+        (
+            "rt-dmq-rd",
+            dmq(Routing::Random { alpha: 0.5 }, SSEDO, true),
+        ),
         ("rt-dmq-sq", dmq(Routing::ShortestQueue, SSEDO, true)),
-        ("rt-dmq-mr", dmq(Routing::BothAbort(Abort::AtStart), SSEDO, true)),
+        (
+            "rt-dmq-mr",
+            dmq(Routing::BothAbort(Abort::AtStart), SSEDO, true),
+        ),
         ("fd-dmq", dmq(Routing::ShortestQueue, FD_SCAN, true)),
-        ("cmq-sstf", ArraySpec::Cmq { common: SSTF, aux: SSTF }),
-        ("rt-cmq", ArraySpec::Cmq { common: SSEDO, aux: SSTF }),
-        ("rt-cmq-f", ArraySpec::Cmq { common: SSEDO, aux: FCFS }),
-        ("rt-cmq-s", ArraySpec::Cmq { common: SSEDO, aux: SSTF }),
-        ("rt-cmq-w", ArraySpec::Cmq { common: SSEDO, aux: SSEDO }),
+        (
+            "cmq-sstf",
+            ArraySpec::Cmq {
+                common: SSTF,
+                aux: SSTF,
+            },
+        ),
+        (
+            "rt-cmq",
+            ArraySpec::Cmq {
+                common: SSEDO,
+                aux: SSTF,
+            },
+        ),
+        (
+            "rt-cmq-f",
+            ArraySpec::Cmq {
+                common: SSEDO,
+                aux: FCFS,
+            },
+        ),
+        (
+            "rt-cmq-s",
+            ArraySpec::Cmq {
+                common: SSEDO,
+                aux: SSTF,
+            },
+        ),
+        (
+            "rt-cmq-w",
+            ArraySpec::Cmq {
+                common: SSEDO,
+                aux: SSEDO,
+            },
+        ),
     ];
 
     /// Builds the policy for `D` disks of `cylinders` cylinders, up to `N`
@@ -173,7 +223,11 @@ impl ArraySpec {
     ///
     /// # Errors
     /// A constructor's [`SchedError`].
-    pub fn build<const N: usize, const D: usize>(&self, cylinders: u32, seed: u64) -> Result<AnyArray<N, D>, SchedError> {
+    pub fn build<const N: usize, const D: usize>(
+        &self,
+        cylinders: u32,
+        seed: u64,
+    ) -> Result<AnyArray<N, D>, SchedError> {
         let queues = |spec: &PolicySpec| -> Result<[AnyScheduler<N>; D], SchedError> {
             let mut out: [Option<AnyScheduler<N>>; D] = core::array::from_fn(|_| None);
             for q in out.iter_mut() {
@@ -210,14 +264,18 @@ impl ArraySpec {
                     AnyArray::Dmq(d)
                 };
                 match routing {
-                    Routing::Random { alpha } => {
-                        finish(AnyDmq::Random(Dmq::new(qs, RandomRead::with_alpha(alpha, seed)?)?))
+                    Routing::Random { alpha } => finish(AnyDmq::Random(Dmq::new(
+                        qs,
+                        RandomRead::with_alpha(alpha, seed)?,
+                    )?)),
+                    Routing::ShortestQueue => {
+                        finish(AnyDmq::Shortest(Dmq::new(qs, ShortestQueue)?))
                     }
-                    Routing::ShortestQueue => finish(AnyDmq::Shortest(Dmq::new(qs, ShortestQueue)?)),
                     Routing::Both => finish(AnyDmq::Both(Dmq::new(qs, BothCopies)?)),
-                    Routing::BothAbort(when) => {
-                        finish(AnyDmq::BothAbort(Dmq::new(qs, BothCopiesAbort::new(when)?)?))
-                    }
+                    Routing::BothAbort(when) => finish(AnyDmq::BothAbort(Dmq::new(
+                        qs,
+                        BothCopiesAbort::new(when)?,
+                    )?)),
                     Routing::Md => finish(AnyDmq::Md(Dmq::new(qs, Md)?)),
                 }
             }
@@ -404,7 +462,10 @@ impl fmt::Display for Nested<'_> {
                 }
             }
         }
-        let mut w = Paren { out: f, opened: false };
+        let mut w = Paren {
+            out: f,
+            opened: false,
+        };
         fmt::write(&mut w, format_args!("{}", self.0))?;
         if w.opened {
             w.out.write_str(")")?;
@@ -440,6 +501,7 @@ impl fmt::Display for ArraySpec {
 }
 
 /// DMQ over run-time disciplines, one variant per read routing.
+#[allow(clippy::large_enum_variant)] // every variant is a fixed-size array of queues
 pub enum AnyDmq<const N: usize, const D: usize> {
     /// R-DMQ.
     Random(Dmq<AnyScheduler<N>, RandomRead<D>, N, D>),
@@ -478,6 +540,7 @@ impl<const N: usize, const D: usize> AnyDmq<N, D> {
 }
 
 /// Any array policy, chosen at run time, without allocation.
+#[allow(clippy::large_enum_variant)] // every variant is fixed-size queue storage; none is small
 pub enum AnyArray<const N: usize, const D: usize> {
     /// [`SPssq`].
     SPssq(SPssq<N, D>),
@@ -510,10 +573,21 @@ macro_rules! each_array {
 }
 
 impl<const N: usize, const D: usize> ArrayPolicy<D> for AnyArray<N, D> {
-    fn submit(&mut self, req: Request, placement: [Cylinder; D], heads: &[Head; D], now: Nanos) -> Result<(), SchedError> {
+    fn submit(
+        &mut self,
+        req: Request,
+        placement: [Cylinder; D],
+        heads: &[Head; D],
+        now: Nanos,
+    ) -> Result<(), SchedError> {
         each_array!(self, p => p.submit(req, placement, heads, now))
     }
-    fn poll_start(&mut self, heads: &[Head; D], now: Nanos, est: &[&dyn ServiceEstimator; D]) -> Option<Start> {
+    fn poll_start(
+        &mut self,
+        heads: &[Head; D],
+        now: Nanos,
+        est: &[&dyn ServiceEstimator; D],
+    ) -> Option<Start> {
         each_array!(self, p => p.poll_start(heads, now, est))
     }
     fn complete(&mut self, disk: usize, now: Nanos) -> Result<Completion, SchedError> {

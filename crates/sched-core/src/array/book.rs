@@ -1,9 +1,9 @@
 //! The register of logical requests in an array: storage, per-disk placement,
 //! and which disks have each request's operation queued, in service or done.
 
-use super::{DiskSet, check_disks};
+use super::{Completion, DiskSet, check_disks};
 use crate::error::SchedError;
-use crate::request::{Cylinder, Kind, Request};
+use crate::request::{Cylinder, Kind, Request, RequestId};
 use crate::store::{Slab, Slot};
 
 const NONE: Slot = Slot::MAX;
@@ -36,7 +36,11 @@ impl<const N: usize, const D: usize> Book<N, D> {
         })
     }
 
-    pub(crate) fn admit(&mut self, req: &Request, placement: [Cylinder; D]) -> Result<Slot, SchedError> {
+    pub(crate) fn admit(
+        &mut self,
+        req: &Request,
+        placement: [Cylinder; D],
+    ) -> Result<Slot, SchedError> {
         let s = self.slab.insert(req)?;
         let i = s as usize;
         self.placement[i] = placement;
@@ -54,8 +58,13 @@ impl<const N: usize, const D: usize> Book<N, D> {
         self.slab.remove(s);
     }
 
-    pub(crate) fn find(&self, id: crate::RequestId) -> Option<Slot> {
+    pub(crate) fn find(&self, id: RequestId) -> Option<Slot> {
         self.slab.find(id)
+    }
+
+    /// The request `id` if it is neither completed nor cancelled.
+    pub(crate) fn find_open(&self, id: RequestId) -> Result<Slot, SchedError> {
+        self.find(id).filter(|&s| !self.is_closed(s)).ok_or(SchedError::UnknownId(id))
     }
 
     /// The logical request as submitted (cylinder of the copy on disk 0).
@@ -107,7 +116,9 @@ impl<const N: usize, const D: usize> Book<N, D> {
     }
 
     pub(crate) fn idle(&self) -> DiskSet {
-        (0..D).filter(|&d| !self.is_busy(d)).fold(DiskSet::EMPTY, DiskSet::with)
+        (0..D)
+            .filter(|&d| !self.is_busy(d))
+            .fold(DiskSet::EMPTY, DiskSet::with)
     }
 
     /// The slot disk `d` is serving.
@@ -135,6 +146,30 @@ impl<const N: usize, const D: usize> Book<N, D> {
         let i = s as usize;
         self.done[i] = self.done[i].with(d);
         Ok(s)
+    }
+
+    /// Disk `disk` finished its operation. An update completes with its last
+    /// write, a read with its first copy; with `abort_siblings`, the other
+    /// copies of that read still in service are aborted and reported. The
+    /// caller retires the slot once it has withdrawn any queued copies.
+    pub(crate) fn complete_op(&mut self, disk: usize, abort_siblings: bool) -> Result<(Slot, Completion), SchedError> {
+        let s = self.finish_op(disk)?;
+        let mut done = Completion::default();
+        if self.is_closed(s) {
+            return Ok((s, done));
+        }
+        if !self.is_update(s) {
+            done.finished = Some(self.close(s));
+            if abort_siblings {
+                done.abort = self.serving(s);
+                for d in done.abort.iter() {
+                    self.abort_op(d);
+                }
+            }
+        } else if self.all_done(s) {
+            done.finished = Some(self.close(s));
+        }
+        Ok((s, done))
     }
 
     /// Disk `d`'s operation is aborted; the disk is idle again.
@@ -171,6 +206,15 @@ impl<const N: usize, const D: usize> Book<N, D> {
         let i = s as usize;
         if self.closed[i] && self.queued[i].is_empty() && self.serving[i].is_empty() {
             self.slab.remove(s);
+        }
+    }
+
+    /// The refusal to withdraw an update that some disk has started writing:
+    /// withdrawing it would leave the copies inconsistent.
+    pub(crate) fn update_in_progress(id: RequestId) -> SchedError {
+        SchedError::InvalidRequest {
+            id,
+            reason: "an update some disk has started writing cannot be withdrawn",
         }
     }
 

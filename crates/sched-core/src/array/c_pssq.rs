@@ -5,35 +5,17 @@
 //! can overlap the secondary's write of the previous update. An update still
 //! waits until every disk is idle.
 
-use super::sq::{SqCore, delegate_to_sq_core};
-use super::{ArrayPolicy, DiskSet, Start};
-use crate::error::SchedError;
-use crate::request::{Head, Nanos};
-use crate::scheduler::ServiceEstimator;
+use super::{DiskSet, SingleQueue, SqView, StartRule};
+
+/// C-PSSQ's start rule: a read starts on disk 0 as soon as disk 0 is idle.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CPssqRule;
+
+impl<const D: usize> StartRule<D> for CPssqRule {
+    fn read_disks(&self, v: &SqView<'_, D>) -> DiskSet {
+        if v.idle.contains(0) { DiskSet::only(0) } else { DiskSet::EMPTY }
+    }
+}
 
 /// Concurrent primary/secondary single queue.
-pub struct CPssq<const N: usize, const D: usize> {
-    core: SqCore<N, D>,
-}
-
-impl<const N: usize, const D: usize> CPssq<N, D> {
-    /// An empty array queue holding up to `N` logical requests.
-    ///
-    /// # Errors
-    /// [`SchedError::InvalidParameter`] for an invalid capacity or disk count.
-    pub fn new() -> Result<Self, SchedError> {
-        Ok(CPssq { core: SqCore::new()? })
-    }
-}
-
-impl<const N: usize, const D: usize> ArrayPolicy<D> for CPssq<N, D> {
-    delegate_to_sq_core!();
-
-    fn poll_start(&mut self, heads: &[Head; D], _now: Nanos, _est: &[&dyn ServiceEstimator; D]) -> Option<Start> {
-        self.core.poll_start(
-            heads,
-            |v| if v.idle.contains(0) { DiskSet::only(0) } else { DiskSet::EMPTY },
-            |v| v.idle == DiskSet::all(D),
-        )
-    }
-}
+pub type CPssq<const N: usize, const D: usize> = SingleQueue<CPssqRule, N, D>;

@@ -52,7 +52,9 @@ impl<C: Scheduler, A: Scheduler, const N: usize, const D: usize> Cmq<C, A, N, D>
 
     /// Disks whose auxiliary queue holds writes (at most one at a time).
     pub fn lagging(&self) -> DiskSet {
-        (0..D).filter(|&d| !self.aux[d].is_empty()).fold(DiskSet::EMPTY, DiskSet::with)
+        (0..D)
+            .filter(|&d| !self.aux[d].is_empty())
+            .fold(DiskSet::EMPTY, DiskSet::with)
     }
 
     fn start(&mut self, s: crate::store::Slot, d: usize, dispatch: Dispatch) -> Start {
@@ -61,8 +63,16 @@ impl<C: Scheduler, A: Scheduler, const N: usize, const D: usize> Cmq<C, A, N, D>
     }
 }
 
-impl<C: Scheduler, A: Scheduler, const N: usize, const D: usize> ArrayPolicy<D> for Cmq<C, A, N, D> {
-    fn submit(&mut self, req: Request, placement: [Cylinder; D], _heads: &[Head; D], now: Nanos) -> Result<(), SchedError> {
+impl<C: Scheduler, A: Scheduler, const N: usize, const D: usize> ArrayPolicy<D>
+    for Cmq<C, A, N, D>
+{
+    fn submit(
+        &mut self,
+        req: Request,
+        placement: [Cylinder; D],
+        _heads: &[Head; D],
+        now: Nanos,
+    ) -> Result<(), SchedError> {
         let s = self.book.admit(&req, placement)?;
         if let Err(e) = self.common.enqueue(self.book.request(s), now) {
             self.book.withdraw(s);
@@ -71,20 +81,31 @@ impl<C: Scheduler, A: Scheduler, const N: usize, const D: usize> ArrayPolicy<D> 
         Ok(())
     }
 
-    fn poll_start(&mut self, heads: &[Head; D], now: Nanos, est: &[&dyn ServiceEstimator; D]) -> Option<Start> {
+    fn poll_start(
+        &mut self,
+        heads: &[Head; D],
+        now: Nanos,
+        est: &[&dyn ServiceEstimator; D],
+    ) -> Option<Start> {
         for d in 0..D {
             if self.book.is_busy(d) {
                 continue;
             }
             // Lagging writes first: their update is already under way.
             if let Some(dispatch) = self.aux[d].next(heads[d], now, est[d]) {
-                let s = self.book.find(dispatch.request.id).expect("every queued write is in the book");
+                let s = self
+                    .book
+                    .find(dispatch.request.id)
+                    .expect("every queued write is in the book");
                 return Some(self.start(s, d, dispatch));
             }
             let Some(taken) = self.common.next(heads[d], now, est[d]) else {
                 continue;
             };
-            let s = self.book.find(taken.request.id).expect("every queued request is in the book");
+            let s = self
+                .book
+                .find(taken.request.id)
+                .expect("every queued request is in the book");
             if self.book.is_update(s) {
                 for e in (0..D).filter(|&e| e != d) {
                     // Capacity N and one write per update: this cannot fail.
@@ -102,28 +123,17 @@ impl<C: Scheduler, A: Scheduler, const N: usize, const D: usize> ArrayPolicy<D> 
     }
 
     fn complete(&mut self, disk: usize, _now: Nanos) -> Result<Completion, SchedError> {
-        let s = self.book.finish_op(disk)?;
-        let mut done = Completion::default();
-        if !self.book.is_closed(s) && (!self.book.is_update(s) || self.book.all_done(s)) {
-            done.finished = Some(self.book.close(s));
-        }
+        let (s, done) = self.book.complete_op(disk, false)?;
         self.book.retire_if_idle(s);
         Ok(done)
     }
 
     fn cancel(&mut self, id: RequestId) -> Result<Request, SchedError> {
-        let s = self
-            .book
-            .find(id)
-            .filter(|&s| !self.book.is_closed(s))
-            .ok_or(SchedError::UnknownId(id))?;
+        let s = self.book.find_open(id)?;
         if self.common.contains(id) {
             let _ = self.common.cancel(id);
         } else if self.book.is_update(s) {
-            return Err(SchedError::InvalidRequest {
-                id,
-                reason: "an update some disk has started writing cannot be withdrawn",
-            });
+            return Err(Book::<N, D>::update_in_progress(id));
         }
         let req = self.book.close(s);
         self.book.retire_if_idle(s);

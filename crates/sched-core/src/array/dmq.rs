@@ -105,9 +105,7 @@ impl<Q: Scheduler, R: ReadRouting<D>, const N: usize, const D: usize> Dmq<Q, R, 
     }
 
     fn idle(&self) -> DiskSet {
-        (0..D)
-            .filter(|&d| !self.book.is_busy(d) && self.queues[d].is_empty())
-            .fold(DiskSet::EMPTY, DiskSet::with)
+        DiskSet::matching(D, |d| !self.book.is_busy(d) && self.queues[d].is_empty())
     }
 
     /// Withdraws the copies of `s` still queued.
@@ -120,8 +118,16 @@ impl<Q: Scheduler, R: ReadRouting<D>, const N: usize, const D: usize> Dmq<Q, R, 
     }
 }
 
-impl<Q: Scheduler, R: ReadRouting<D>, const N: usize, const D: usize> ArrayPolicy<D> for Dmq<Q, R, N, D> {
-    fn submit(&mut self, req: Request, placement: [Cylinder; D], heads: &[Head; D], now: Nanos) -> Result<(), SchedError> {
+impl<Q: Scheduler, R: ReadRouting<D>, const N: usize, const D: usize> ArrayPolicy<D>
+    for Dmq<Q, R, N, D>
+{
+    fn submit(
+        &mut self,
+        req: Request,
+        placement: [Cylinder; D],
+        heads: &[Head; D],
+        now: Nanos,
+    ) -> Result<(), SchedError> {
         let s = self.book.admit(&req, placement)?;
         let disks = if req.kind == Kind::Write {
             DiskSet::all(D)
@@ -162,7 +168,12 @@ impl<Q: Scheduler, R: ReadRouting<D>, const N: usize, const D: usize> ArrayPolic
         Ok(())
     }
 
-    fn poll_start(&mut self, heads: &[Head; D], now: Nanos, est: &[&dyn ServiceEstimator; D]) -> Option<Start> {
+    fn poll_start(
+        &mut self,
+        heads: &[Head; D],
+        now: Nanos,
+        est: &[&dyn ServiceEstimator; D],
+    ) -> Option<Start> {
         for d in 0..D {
             if self.book.is_busy(d) {
                 continue;
@@ -171,7 +182,10 @@ impl<Q: Scheduler, R: ReadRouting<D>, const N: usize, const D: usize> ArrayPolic
                 continue;
             };
             let op = dispatch.request;
-            let s = self.book.find(op.id).expect("every queued operation is in the book");
+            let s = self
+                .book
+                .find(op.id)
+                .expect("every queued operation is in the book");
             self.book.start(s, d);
             self.next_sequential[d] = op.block + op.blocks as u64;
             if op.kind == Kind::Read && self.routing.abort() == Abort::AtStart {
@@ -183,40 +197,19 @@ impl<Q: Scheduler, R: ReadRouting<D>, const N: usize, const D: usize> ArrayPolic
     }
 
     fn complete(&mut self, disk: usize, _now: Nanos) -> Result<Completion, SchedError> {
-        let s = self.book.finish_op(disk)?;
-        let mut done = Completion::default();
-        if !self.book.is_closed(s) {
-            if self.book.is_update(s) {
-                if self.book.all_done(s) {
-                    done.finished = Some(self.book.close(s));
-                }
-            } else {
-                let req = self.book.close(s);
-                done.finished = Some(req);
-                if self.routing.abort() == Abort::AtCompletion {
-                    self.unqueue(s, req.id);
-                    done.abort = self.book.serving(s);
-                    for d in done.abort.iter() {
-                        self.book.abort_op(d);
-                    }
-                }
-            }
+        let at_completion = self.routing.abort() == Abort::AtCompletion;
+        let (s, done) = self.book.complete_op(disk, at_completion)?;
+        if let (true, Some(req)) = (at_completion, done.finished) {
+            self.unqueue(s, req.id);
         }
         self.book.retire_if_idle(s);
         Ok(done)
     }
 
     fn cancel(&mut self, id: RequestId) -> Result<Request, SchedError> {
-        let s = self
-            .book
-            .find(id)
-            .filter(|&s| !self.book.is_closed(s))
-            .ok_or(SchedError::UnknownId(id))?;
+        let s = self.book.find_open(id)?;
         if self.book.is_update(s) && self.book.queued(s) != DiskSet::all(D) {
-            return Err(SchedError::InvalidRequest {
-                id,
-                reason: "an update some disk has started writing cannot be withdrawn",
-            });
+            return Err(Book::<N, D>::update_in_progress(id));
         }
         self.unqueue(s, id);
         let req = self.book.close(s);

@@ -7,8 +7,8 @@
 //! operations, ties broken by the arm nearest the read's copy, then the lower
 //! disk.
 
-use super::dmq::{ReadRouting, RouteView};
 use super::DiskSet;
+use super::dmq::{ReadRouting, RouteView};
 
 /// Linux md RAID-1 style read balancing.
 #[derive(Clone, Copy, Debug, Default)]

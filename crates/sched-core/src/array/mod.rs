@@ -51,17 +51,18 @@ mod sq;
 mod sq_dmq;
 
 pub use any::{AnyArray, AnyDmq, ArraySpec, ArraySpecError, Routing};
-pub use c_pssq::CPssq;
+pub use c_pssq::{CPssq, CPssqRule};
 pub use cmq::Cmq;
-pub use cr_esq::CrEsq;
-pub use cru_esq::CruEsq;
+pub use cr_esq::{CrEsq, CrEsqRule};
+pub use cru_esq::{CruEsq, CruEsqRule};
 pub use dmq::{Abort, Dmq, ReadRouting, RouteView};
 pub use md::Md;
 pub use mr_dmq::BothCopies;
 pub use mr_dmqa::BothCopiesAbort;
-pub use mr_esq::MrEsq;
+pub use mr_esq::{MrEsq, MrEsqRule};
 pub use r_dmq::RandomRead;
-pub use s_pssq::SPssq;
+pub use s_pssq::{SPssq, SPssqRule};
+pub use sq::{SingleQueue, SqView, StartRule};
 pub use sq_dmq::ShortestQueue;
 
 use crate::error::SchedError;
@@ -81,7 +82,16 @@ impl DiskSet {
 
     /// Disks `0..d`.
     pub const fn all(d: usize) -> DiskSet {
-        if d >= 32 { DiskSet(u32::MAX) } else { DiskSet((1u32 << d) - 1) }
+        if d >= 32 {
+            DiskSet(u32::MAX)
+        } else {
+            DiskSet((1u32 << d) - 1)
+        }
+    }
+
+    /// The disks among `0..d` that satisfy `pred`.
+    pub fn matching(d: usize, pred: impl Fn(usize) -> bool) -> DiskSet {
+        (0..d).filter(|&i| pred(i)).fold(DiskSet::EMPTY, DiskSet::with)
     }
 
     /// Just disk `d`.

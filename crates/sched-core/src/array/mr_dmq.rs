@@ -4,8 +4,8 @@
 //! are served in turn and their completions ignored (the price of the faster
 //! first copy).
 
-use super::dmq::{ReadRouting, RouteView};
 use super::DiskSet;
+use super::dmq::{ReadRouting, RouteView};
 
 /// Minimum-read routing without abort: a read joins every disk's queue.
 #[derive(Clone, Copy, Debug, Default)]

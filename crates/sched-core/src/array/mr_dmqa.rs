@@ -6,8 +6,8 @@
 //! Towsley 1991, §3.1) or when it *completes* ([`Abort::AtCompletion`], which
 //! also aborts a copy already in service).
 
-use super::dmq::{Abort, ReadRouting, RouteView};
 use super::DiskSet;
+use super::dmq::{Abort, ReadRouting, RouteView};
 use crate::error::SchedError;
 
 /// Minimum-read routing with abort.

@@ -4,36 +4,18 @@
 //! queue waits until every disk is idle), but a read runs on every disk at
 //! once and completes with the first copy to finish; the others are aborted.
 
-use super::sq::{SqCore, delegate_to_sq_core};
-use super::{ArrayPolicy, DiskSet, Start};
-use crate::error::SchedError;
-use crate::request::{Head, Nanos};
-use crate::scheduler::ServiceEstimator;
+use super::{DiskSet, SingleQueue, SqView, StartRule};
+
+/// MR-ESQ's start rule: when every disk is idle, a read starts on all of them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MrEsqRule;
+
+impl<const D: usize> StartRule<D> for MrEsqRule {
+    fn read_disks(&self, v: &SqView<'_, D>) -> DiskSet {
+        let all = DiskSet::all(D);
+        if v.idle == all { all } else { DiskSet::EMPTY }
+    }
+}
 
 /// Minimum-read equitable single queue.
-pub struct MrEsq<const N: usize, const D: usize> {
-    core: SqCore<N, D>,
-}
-
-impl<const N: usize, const D: usize> MrEsq<N, D> {
-    /// An empty array queue holding up to `N` logical requests.
-    ///
-    /// # Errors
-    /// [`SchedError::InvalidParameter`] for an invalid capacity or disk count.
-    pub fn new() -> Result<Self, SchedError> {
-        Ok(MrEsq { core: SqCore::new()? })
-    }
-}
-
-impl<const N: usize, const D: usize> ArrayPolicy<D> for MrEsq<N, D> {
-    delegate_to_sq_core!();
-
-    fn poll_start(&mut self, heads: &[Head; D], _now: Nanos, _est: &[&dyn ServiceEstimator; D]) -> Option<Start> {
-        let all = DiskSet::all(D);
-        self.core.poll_start(
-            heads,
-            |v| if v.idle == all { all } else { DiskSet::EMPTY },
-            |v| v.idle == all,
-        )
-    }
-}
+pub type MrEsq<const N: usize, const D: usize> = SingleQueue<MrEsqRule, N, D>;

@@ -5,8 +5,8 @@
 //! choice uses a seeded SplitMix64 generator compared against integer
 //! thresholds, so the same seed gives the same routing on every platform.
 
-use super::dmq::{ReadRouting, RouteView};
 use super::DiskSet;
+use super::dmq::{ReadRouting, RouteView};
 use crate::error::SchedError;
 
 /// Random read routing with fixed probabilities.
@@ -43,7 +43,10 @@ impl<const D: usize> RandomRead<D> {
             *t = (cumulative * 18_446_744_073_709_551_616.0) as u64;
         }
         thresholds[D - 1] = u64::MAX;
-        Ok(RandomRead { thresholds, state: seed })
+        Ok(RandomRead {
+            thresholds,
+            state: seed,
+        })
     }
 
     /// Disk 0 with probability `alpha`, the other disks sharing the rest
@@ -58,8 +61,15 @@ impl<const D: usize> RandomRead<D> {
                 expected: "a probability in [0, 1]",
             });
         }
-        let rest = if D > 1 { (1.0 - alpha) / (D - 1) as f64 } else { 0.0 };
-        Self::new(core::array::from_fn(|d| if d == 0 { alpha } else { rest }), seed)
+        let rest = if D > 1 {
+            (1.0 - alpha) / (D - 1) as f64
+        } else {
+            0.0
+        };
+        Self::new(
+            core::array::from_fn(|d| if d == 0 { alpha } else { rest }),
+            seed,
+        )
     }
 
     fn draw(&mut self) -> u64 {

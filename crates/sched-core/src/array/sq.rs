@@ -1,61 +1,91 @@
-//! The machinery the single-queue policies share: one FCFS queue of logical
-//! requests whose head starts when the policy's rule allows, on the disks the
-//! rule names (Towsley, Chen & Yu 1991, §2.1). Only the start rule differs.
+//! The single-queue (SQ) family of Towsley, Chen & Yu (1991, §2.1): every
+//! request joins one FCFS queue, and the request at its head starts when the
+//! policy's [`StartRule`] allows, on the disks the rule names. S-PSSQ, C-PSSQ,
+//! CR-ESQ, CRU-ESQ and MR-ESQ differ only in that rule.
 
 use super::book::Book;
-use super::{Completion, DiskSet, QueueLengths, Start};
+use super::{ArrayPolicy, Completion, DiskSet, QueueLengths, Start};
 use crate::error::SchedError;
-use crate::request::{Cylinder, Dispatch, Head, Request, RequestId};
+use crate::request::{Cylinder, Dispatch, Head, Nanos, Request, RequestId};
+use crate::scheduler::ServiceEstimator;
 use crate::store::{Fifo, Slot};
 
 const NONE: Slot = Slot::MAX;
 
-/// What the start rule sees of the array.
-pub(crate) struct SqView<'a, const D: usize> {
+/// What a start rule sees of the array when a request is at the head of the queue.
+#[derive(Clone, Copy, Debug)]
+pub struct SqView<'a, const D: usize> {
     /// Disks serving nothing.
-    pub(crate) idle: DiskSet,
+    pub idle: DiskSet,
     /// Whether some disk is writing an update.
-    pub(crate) writing: bool,
-    /// The head request's copies.
-    pub(crate) placement: &'a [Cylinder; D],
+    pub writing: bool,
+    /// The head request's copies: cylinder on each disk.
+    pub placement: &'a [Cylinder; D],
     /// The arms.
-    pub(crate) heads: &'a [Head; D],
+    pub heads: &'a [Head; D],
 }
 
-pub(crate) struct SqCore<const N: usize, const D: usize> {
+/// When the request at the head of the single queue may start, and where.
+pub trait StartRule<const D: usize> {
+    /// The disks a read at the head starts on now (empty: it waits). Only
+    /// idle disks may be named.
+    fn read_disks(&self, view: &SqView<'_, D>) -> DiskSet;
+
+    /// Whether an update at the head may start now, writing every disk. In
+    /// every SQ policy an update waits until all disks are idle.
+    fn update_may_start(&self, view: &SqView<'_, D>) -> bool {
+        view.idle == DiskSet::all(D)
+    }
+}
+
+/// One FCFS queue of logical requests whose head starts as rule `R` allows.
+pub struct SingleQueue<R, const N: usize, const D: usize> {
     book: Book<N, D>,
     waiting: Fifo<N>,
     waiting_len: usize,
     /// Operations committed to an idle disk and not yet handed to the driver.
     ready: [Slot; D],
+    rule: R,
 }
 
-impl<const N: usize, const D: usize> SqCore<N, D> {
-    pub(crate) fn new() -> Result<Self, SchedError> {
-        Ok(SqCore {
+impl<R: StartRule<D> + Default, const N: usize, const D: usize> SingleQueue<R, N, D> {
+    /// An empty array queue holding up to `N` logical requests.
+    ///
+    /// # Errors
+    /// [`SchedError::InvalidParameter`] for an invalid capacity or disk count.
+    pub fn new() -> Result<Self, SchedError> {
+        Ok(SingleQueue {
             book: Book::new()?,
             waiting: Fifo::new(),
             waiting_len: 0,
             ready: [NONE; D],
+            rule: R::default(),
         })
     }
+}
 
-    pub(crate) fn submit(&mut self, req: &Request, placement: [Cylinder; D]) -> Result<(), SchedError> {
-        let s = self.book.admit(req, placement)?;
+impl<R: StartRule<D>, const N: usize, const D: usize> SingleQueue<R, N, D> {
+    fn emit_ready(&mut self) -> Option<Start> {
+        let d = (0..D).find(|&d| self.ready[d] != NONE)?;
+        let s = self.ready[d];
+        self.ready[d] = NONE;
+        self.book.start(s, d);
+        Some(Start {
+            disk: d,
+            dispatch: Dispatch::direct(self.book.op(s, d)),
+        })
+    }
+}
+
+impl<R: StartRule<D>, const N: usize, const D: usize> ArrayPolicy<D> for SingleQueue<R, N, D> {
+    fn submit(&mut self, req: Request, placement: [Cylinder; D], _heads: &[Head; D], _now: Nanos) -> Result<(), SchedError> {
+        let s = self.book.admit(&req, placement)?;
         self.waiting.push_back(s);
         self.waiting_len += 1;
         Ok(())
     }
 
-    /// Starts what the rule allows: `read_disks` names the disks a read at the
-    /// head of the queue starts on now, `update_ok` whether an update may
-    /// start (on every disk).
-    pub(crate) fn poll_start(
-        &mut self,
-        heads: &[Head; D],
-        read_disks: impl Fn(&SqView<'_, D>) -> DiskSet,
-        update_ok: impl Fn(&SqView<'_, D>) -> bool,
-    ) -> Option<Start> {
+    fn poll_start(&mut self, heads: &[Head; D], _now: Nanos, _est: &[&dyn ServiceEstimator; D]) -> Option<Start> {
         if let Some(start) = self.emit_ready() {
             return Some(start);
         }
@@ -68,9 +98,9 @@ impl<const N: usize, const D: usize> SqCore<N, D> {
             heads,
         };
         let disks = if self.book.is_update(s) {
-            if update_ok(&view) { DiskSet::all(D) } else { DiskSet::EMPTY }
+            if self.rule.update_may_start(&view) { DiskSet::all(D) } else { DiskSet::EMPTY }
         } else {
-            read_disks(&view)
+            self.rule.read_disks(&view)
         };
         if disks.is_empty() {
             return None;
@@ -85,47 +115,19 @@ impl<const N: usize, const D: usize> SqCore<N, D> {
         self.emit_ready()
     }
 
-    fn emit_ready(&mut self) -> Option<Start> {
-        let d = (0..D).find(|&d| self.ready[d] != NONE)?;
-        let s = self.ready[d];
-        self.ready[d] = NONE;
-        self.book.start(s, d);
-        Some(Start {
-            disk: d,
-            dispatch: Dispatch::direct(self.book.op(s, d)),
-        })
-    }
-
-    /// A read completes with its first copy (any other copy in service is
-    /// aborted); an update when every disk has written it.
-    pub(crate) fn complete(&mut self, disk: usize) -> Result<Completion, SchedError> {
-        let s = self.book.finish_op(disk)?;
-        let mut done = Completion::default();
-        if !self.book.is_closed(s) {
-            if self.book.is_update(s) {
-                if self.book.all_done(s) {
-                    done.finished = Some(self.book.close(s));
-                }
-            } else {
-                done.finished = Some(self.book.close(s));
-                done.abort = self.book.serving(s);
-                for d in done.abort.iter() {
-                    self.book.abort_op(d);
-                }
-            }
-        }
+    /// A read completes with its first copy (MR-ESQ aborts the others); an
+    /// update when every disk has written it.
+    fn complete(&mut self, disk: usize, _now: Nanos) -> Result<Completion, SchedError> {
+        let (s, done) = self.book.complete_op(disk, true)?;
         self.book.retire_if_idle(s);
         Ok(done)
     }
 
-    pub(crate) fn cancel(&mut self, id: RequestId) -> Result<Request, SchedError> {
-        let s = self.book.find(id).filter(|&s| !self.book.is_closed(s)).ok_or(SchedError::UnknownId(id))?;
+    fn cancel(&mut self, id: RequestId) -> Result<Request, SchedError> {
+        let s = self.book.find_open(id)?;
         let started = !self.book.serving(s).is_empty();
         if started && self.book.is_update(s) {
-            return Err(SchedError::InvalidRequest {
-                id,
-                reason: "an update some disk has started writing cannot be withdrawn",
-            });
+            return Err(Book::<N, D>::update_in_progress(id));
         }
         if !started {
             self.waiting.remove(s);
@@ -136,54 +138,18 @@ impl<const N: usize, const D: usize> SqCore<N, D> {
         Ok(req)
     }
 
-    pub(crate) fn in_system(&self) -> usize {
+    fn in_system(&self) -> usize {
         self.book.open()
     }
 
-    pub(crate) fn is_busy(&self, d: usize) -> bool {
-        self.book.is_busy(d)
+    fn is_busy(&self, disk: usize) -> bool {
+        self.book.is_busy(disk)
     }
 
-    pub(crate) fn queue_lengths(&self) -> QueueLengths<D> {
+    fn queue_lengths(&self) -> QueueLengths<D> {
         QueueLengths {
             common: self.waiting_len,
             ..QueueLengths::default()
         }
     }
 }
-
-/// Delegates the [`ArrayPolicy`](super::ArrayPolicy) methods other than
-/// `poll_start` to a `core: SqCore` field.
-macro_rules! delegate_to_sq_core {
-    () => {
-        fn submit(
-            &mut self,
-            req: $crate::Request,
-            placement: [$crate::Cylinder; D],
-            _heads: &[$crate::Head; D],
-            _now: $crate::Nanos,
-        ) -> Result<(), $crate::SchedError> {
-            self.core.submit(&req, placement)
-        }
-        fn complete(
-            &mut self,
-            disk: usize,
-            _now: $crate::Nanos,
-        ) -> Result<$crate::array::Completion, $crate::SchedError> {
-            self.core.complete(disk)
-        }
-        fn cancel(&mut self, id: $crate::RequestId) -> Result<$crate::Request, $crate::SchedError> {
-            self.core.cancel(id)
-        }
-        fn in_system(&self) -> usize {
-            self.core.in_system()
-        }
-        fn is_busy(&self, disk: usize) -> bool {
-            self.core.is_busy(disk)
-        }
-        fn queue_lengths(&self) -> $crate::array::QueueLengths<D> {
-            self.core.queue_lengths()
-        }
-    };
-}
-pub(crate) use delegate_to_sq_core;

@@ -5,8 +5,8 @@
 //! one it is serving; ties go to the disk whose arm is nearest the read's copy,
 //! then to the lower disk.
 
-use super::dmq::{ReadRouting, RouteView};
 use super::DiskSet;
+use super::dmq::{ReadRouting, RouteView};
 
 /// Shortest-queue read routing.
 #[derive(Clone, Copy, Debug, Default)]
