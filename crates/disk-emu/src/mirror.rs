@@ -1,5 +1,5 @@
 //! A mirrored device: two disks holding copies of the same blocks, driven by
-//! any `sched-core` [`ArrayPolicy`](sched_core::array::ArrayPolicy).
+//! any `sched-core` [`ArrayPolicy`].
 //!
 //! Each disk has its own mechanics and arm. The copy of a block on the second
 //! disk sits where the [`Placement`] puts it, so the two copies may lie at

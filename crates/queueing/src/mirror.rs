@@ -65,9 +65,9 @@ impl Policy {
 /// First two moments of the service time of a serial policy.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Moments {
-    /// E[X] in seconds.
+    /// E(X) in seconds.
     pub mean: f64,
-    /// E[X²] in seconds².
+    /// E(X²) in seconds².
     pub second: f64,
 }
 
@@ -98,7 +98,7 @@ pub fn serial_moments(policy: Policy, p_r: f64, mu: f64) -> Option<Moments> {
     }
 }
 
-/// Pollaczek–Khinchine mean waiting time λE[X²] / (2(1 − ρ)), ρ = λE[X].
+/// Pollaczek–Khinchine mean waiting time λ·E(X²) / (2(1 − ρ)), ρ = λ·E(X).
 /// (The paper prints the denominator as 2(1 − p_r), a transcription error.)
 /// `None` when the queue is unstable.
 pub fn pollaczek_khinchine(lambda: f64, m: Moments) -> Option<f64> {
