@@ -51,7 +51,7 @@ pub enum PolicySpec {
     Ssedv {
         /// Weight of the seek distance.
         alpha: f64,
-        /// Nanoseconds of slack that count as one unit.
+        /// Nanoseconds of slack that count as one unit (1 ns ..= 2⁴⁸ ns).
         unit: Nanos,
     },
     /// [`FdScan`] (default: keep expired requests).
@@ -113,7 +113,10 @@ impl fmt::Display for SpecError {
                 f.write_str(")")
             }
             SpecError::UnknownParameter { policy } => {
-                write!(f, "{policy} takes no such parameter (try `spindle policies`)")
+                write!(
+                    f,
+                    "{policy} takes no such parameter (try `spindle policies`)"
+                )
             }
             SpecError::BadValue {
                 parameter,
@@ -129,8 +132,20 @@ impl core::error::Error for SpecError {}
 impl PolicySpec {
     /// The canonical names, in the order of the table in [`crate::policy`].
     pub const NAMES: [&'static str; 14] = [
-        "fcfs", "sstf", "scan", "look", "c-scan", "c-look", "vscan", "edf", "ssedo", "ssedv",
-        "scan-edf", "fd-scan", "sptf", "aged-sptf",
+        "fcfs",
+        "sstf",
+        "scan",
+        "look",
+        "c-scan",
+        "c-look",
+        "vscan",
+        "edf",
+        "ssedo",
+        "ssedv",
+        "scan-edf",
+        "fd-scan",
+        "sptf",
+        "aged-sptf",
     ];
 
     /// Every policy with its default parameters.
@@ -208,7 +223,9 @@ impl PolicySpec {
             PolicySpec::ScanEdf { granularity } => {
                 AnyScheduler::ScanEdf(ScanEdf::new(cylinders, granularity)?)
             }
-            PolicySpec::FdScan { expired } => AnyScheduler::FdScan(FdScan::new(cylinders, expired)?),
+            PolicySpec::FdScan { expired } => {
+                AnyScheduler::FdScan(FdScan::new(cylinders, expired)?)
+            }
             PolicySpec::Sptf { window } => AnyScheduler::Sptf(Sptf::new(cylinders, window)?),
             PolicySpec::AgedSptf { weight, window } => {
                 AnyScheduler::AgedSptf(AgedSptf::new(cylinders, weight, window)?)
@@ -281,10 +298,12 @@ fn parse_window(v: &str) -> Result<Option<usize>, SpecError> {
     if v.eq_ignore_ascii_case("all") {
         return Ok(None);
     }
-    usize::from_str(v).map(Some).map_err(|_| SpecError::BadValue {
-        parameter: "window",
-        expected: "a number of candidates or `all`",
-    })
+    usize::from_str(v)
+        .map(Some)
+        .map_err(|_| SpecError::BadValue {
+            parameter: "window",
+            expected: "a number of candidates or `all`",
+        })
 }
 
 /// Parses `10ms`, `500us`, `2s`, `1000ns` or a plain number of nanoseconds.
@@ -293,7 +312,9 @@ fn parse_duration(v: &str, parameter: &'static str) -> Result<Nanos, SpecError> 
         parameter,
         expected: "a duration such as 10ms, 500us, 2s or 1000ns",
     };
-    let split = v.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(v.len());
+    let split = v
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(v.len());
     let (number, unit) = v.split_at(split);
     let scale = match unit {
         "" | "ns" => 1.0,
@@ -318,7 +339,11 @@ impl FromStr for PolicySpec {
             Some((n, p)) => (n.trim(), p),
             None => (s.trim(), ""),
         };
-        let name = if same_name(name, "satf") { "sptf" } else { name };
+        let name = if same_name(name, "satf") {
+            "sptf"
+        } else {
+            name
+        };
         let mut spec = PolicySpec::NAMES
             .iter()
             .zip(PolicySpec::DEFAULTS)
@@ -490,31 +515,49 @@ mod tests {
                 expired: ExpiredRule::Drop
             })
         );
-        assert_eq!("satf".parse::<PolicySpec>(), Ok(PolicySpec::Sptf { window: None }));
+        assert_eq!(
+            "satf".parse::<PolicySpec>(),
+            Ok(PolicySpec::Sptf { window: None })
+        );
     }
 
     #[test]
     fn rejects_bad_descriptions_with_typed_errors() {
-        assert_eq!("elevator".parse::<PolicySpec>(), Err(SpecError::UnknownPolicy));
+        assert_eq!(
+            "elevator".parse::<PolicySpec>(),
+            Err(SpecError::UnknownPolicy)
+        );
         assert_eq!(
             "sstf:m=3".parse::<PolicySpec>(),
             Err(SpecError::UnknownParameter { policy: "sstf" })
         );
         assert!(matches!(
             "ssedo:m=0".parse::<PolicySpec>(),
-            Err(SpecError::Invalid(SchedError::InvalidParameter { name: "m", .. }))
+            Err(SpecError::Invalid(SchedError::InvalidParameter {
+                name: "m",
+                ..
+            }))
         ));
         assert!(matches!(
             "ssedo:beta=0.5".parse::<PolicySpec>(),
-            Err(SpecError::Invalid(SchedError::InvalidParameter { name: "beta", .. }))
+            Err(SpecError::Invalid(SchedError::InvalidParameter {
+                name: "beta",
+                ..
+            }))
         ));
         assert!(matches!(
             "ssedv:alpha=1.5".parse::<PolicySpec>(),
-            Err(SpecError::Invalid(SchedError::InvalidParameter { name: "alpha", .. }))
+            Err(SpecError::Invalid(SchedError::InvalidParameter {
+                name: "alpha",
+                ..
+            }))
         ));
         assert!(matches!(
             "scan-edf:granularity=soon".parse::<PolicySpec>(),
-            Err(SpecError::BadValue { parameter: "granularity", .. })
+            Err(SpecError::BadValue {
+                parameter: "granularity",
+                ..
+            })
         ));
     }
 

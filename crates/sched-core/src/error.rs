@@ -68,7 +68,10 @@ impl fmt::Display for SchedError {
                 write!(f, "invalid parameter {name}: expected {expected}")
             }
             SchedError::IdleDisk { disk } => {
-                write!(f, "disk {disk} reported a completion but was serving nothing")
+                write!(
+                    f,
+                    "disk {disk} reported a completion but was serving nothing"
+                )
             }
             SchedError::InvalidRequest { id, reason } => {
                 write!(f, "invalid request {id}: {reason}")

@@ -60,8 +60,8 @@ mod scheduler;
 mod store;
 
 pub use any::{AnyScheduler, PolicySpec, SpecError};
-pub use policy::ExpiredRule;
 pub use error::SchedError;
+pub use policy::ExpiredRule;
 pub use request::{Cylinder, Direction, Dispatch, Head, Kind, Nanos, Request, RequestId, Travel};
 pub use scheduler::{Drain, NullEstimator, Scheduler, ServiceEstimator, drain};
 

@@ -24,14 +24,22 @@ struct Arrival {
 
 fn arrivals() -> impl Strategy<Value = Vec<Arrival>> {
     prop::collection::vec(
-        (0u64..30, prop::bool::weighted(0.3), 0..CYLINDERS, 0..CYLINDERS, prop::option::weighted(0.1, 0u8..4))
-            .prop_map(|(gap, write, cylinder, other_cylinder, cancel_after)| Arrival {
-                gap,
-                write,
-                cylinder,
-                other_cylinder,
-                cancel_after,
-            }),
+        (
+            0u64..30,
+            prop::bool::weighted(0.3),
+            0..CYLINDERS,
+            0..CYLINDERS,
+            prop::option::weighted(0.1, 0u8..4),
+        )
+            .prop_map(
+                |(gap, write, cylinder, other_cylinder, cancel_after)| Arrival {
+                    gap,
+                    write,
+                    cylinder,
+                    other_cylinder,
+                    cancel_after,
+                },
+            ),
         1..120,
     )
 }
@@ -70,7 +78,10 @@ fn drive(spec: &ArraySpec, script: &[Arrival], seed: u64) -> Outcome {
         let next_done = (0..D).filter_map(|d| busy[d].map(|(t, _)| (t, d))).min();
         let next_cancel = cancels.iter().map(|c| c.0).min();
         let arrival = (next_arrival < script.len()).then_some(arrival_at);
-        let t = [next_done.map(|x| x.0), next_cancel, arrival].into_iter().flatten().min();
+        let t = [next_done.map(|x| x.0), next_cancel, arrival]
+            .into_iter()
+            .flatten()
+            .min();
         let Some(t) = t else { break };
         now = now.max(t);
         if next_done.is_some_and(|(t, _)| t == now) {
@@ -87,7 +98,11 @@ fn drive(spec: &ArraySpec, script: &[Arrival], seed: u64) -> Outcome {
             if let Some(r) = c.finished {
                 if r.kind == Kind::Write {
                     for (e, writes) in out.writes.iter().enumerate() {
-                        assert!(writes.contains(&r.id), "{spec}: update {} completed before disk {e} wrote it", r.id);
+                        assert!(
+                            writes.contains(&r.id),
+                            "{spec}: update {} completed before disk {e} wrote it",
+                            r.id
+                        );
                     }
                 }
                 out.finished.push(r.id);
@@ -104,7 +119,8 @@ fn drive(spec: &ArraySpec, script: &[Arrival], seed: u64) -> Outcome {
             let a = &script[next_arrival];
             let id = RequestId(next_arrival as u64);
             let kind = if a.write { Kind::Write } else { Kind::Read };
-            let req = Request::new(id, kind, a.cylinder as u64 * 10, 1, a.cylinder, now).with_deadline(now + 50 + a.gap * 3);
+            let req = Request::new(id, kind, a.cylinder as u64 * 10, 1, a.cylinder, now)
+                .with_deadline(now + 50 + a.gap * 3);
             match policy.submit(req, [a.cylinder, a.other_cylinder], &heads, now) {
                 Ok(()) => {
                     if let Some(k) = a.cancel_after {
@@ -120,7 +136,11 @@ fn drive(spec: &ArraySpec, script: &[Arrival], seed: u64) -> Outcome {
             }
         }
         while let Some(s) = policy.poll_start(&heads, now, &est) {
-            assert!(busy[s.disk].is_none(), "{spec}: started disk {} while busy", s.disk);
+            assert!(
+                busy[s.disk].is_none(),
+                "{spec}: started disk {} while busy",
+                s.disk
+            );
             let service = 1 + rng.next() % 40;
             busy[s.disk] = Some((now + service, s.dispatch.request));
         }
@@ -201,10 +221,17 @@ fn a_full_array_refuses_and_loses_nothing() {
         assert_eq!(policy.in_system(), 4, "{name}");
         let dup = Request::new(RequestId(2), Kind::Read, 2, 1, 2, 0);
         assert!(
-            matches!(policy.submit(dup, [2; D], &heads, 0), Err(SchedError::QueueFull { .. } | SchedError::DuplicateId(_))),
+            matches!(
+                policy.submit(dup, [2; D], &heads, 0),
+                Err(SchedError::QueueFull { .. } | SchedError::DuplicateId(_))
+            ),
             "{name}"
         );
-        assert_eq!(policy.complete(0, 0), Err(SchedError::IdleDisk { disk: 0 }), "{name}");
+        assert_eq!(
+            policy.complete(0, 0),
+            Err(SchedError::IdleDisk { disk: 0 }),
+            "{name}"
+        );
     }
 }
 
@@ -214,11 +241,21 @@ fn mr_esq_aborts_the_slower_copy() {
     let mut policy = spec.build::<4, D>(CYLINDERS, 1).unwrap();
     let heads = [Head::at(0); D];
     let est: [&dyn ServiceEstimator; D] = [&NullEstimator; D];
-    policy.submit(Request::new(RequestId(1), Kind::Read, 0, 1, 5, 0), [5, 7], &heads, 0).unwrap();
+    policy
+        .submit(
+            Request::new(RequestId(1), Kind::Read, 0, 1, 5, 0),
+            [5, 7],
+            &heads,
+            0,
+        )
+        .unwrap();
     let a = policy.poll_start(&heads, 0, &est).unwrap();
     let b = policy.poll_start(&heads, 0, &est).unwrap();
     assert_eq!((a.disk, b.disk), (0, 1));
-    assert_eq!((a.dispatch.request.cylinder, b.dispatch.request.cylinder), (5, 7));
+    assert_eq!(
+        (a.dispatch.request.cylinder, b.dispatch.request.cylinder),
+        (5, 7)
+    );
     let c = policy.complete(1, 10).unwrap();
     assert_eq!(c.finished.map(|r| r.id), Some(RequestId(1)));
     assert_eq!(c.abort, DiskSet::only(0));
@@ -233,24 +270,48 @@ fn cmq_sends_the_lagging_write_to_the_auxiliary_queue() {
     let est: [&dyn ServiceEstimator; D] = [&NullEstimator; D];
     // A read occupies disk 0; an update then starts on disk 1 and its write for
     // disk 0 waits in disk 0's auxiliary queue.
-    policy.submit(Request::new(RequestId(1), Kind::Read, 0, 1, 5, 0), [5, 5], &heads, 0).unwrap();
+    policy
+        .submit(
+            Request::new(RequestId(1), Kind::Read, 0, 1, 5, 0),
+            [5, 5],
+            &heads,
+            0,
+        )
+        .unwrap();
     assert_eq!(policy.poll_start(&heads, 0, &est).map(|s| s.disk), Some(0));
-    policy.submit(Request::new(RequestId(2), Kind::Write, 0, 1, 6, 1), [6, 6], &heads, 1).unwrap();
+    policy
+        .submit(
+            Request::new(RequestId(2), Kind::Write, 0, 1, 6, 1),
+            [6, 6],
+            &heads,
+            1,
+        )
+        .unwrap();
     assert_eq!(policy.poll_start(&heads, 1, &est).map(|s| s.disk), Some(1));
     assert_eq!(policy.poll_start(&heads, 1, &est), None);
     assert_eq!(policy.queue_lengths().aux, [1, 0]);
     assert_eq!(policy.complete(1, 5).unwrap().finished, None);
-    assert_eq!(policy.complete(0, 6).unwrap().finished.map(|r| r.id), Some(RequestId(1)));
+    assert_eq!(
+        policy.complete(0, 6).unwrap().finished.map(|r| r.id),
+        Some(RequestId(1))
+    );
     let s = policy.poll_start(&heads, 6, &est).unwrap();
     assert_eq!((s.disk, s.dispatch.request.id), (0, RequestId(2)));
-    assert_eq!(policy.complete(0, 9).unwrap().finished.map(|r| r.id), Some(RequestId(2)));
+    assert_eq!(
+        policy.complete(0, 9).unwrap().finished.map(|r| r.id),
+        Some(RequestId(2))
+    );
 }
 
 #[test]
 fn specs_parse_print_and_reparse() {
     for (name, spec) in ArraySpec::NAMED {
         let text = spec.to_string();
-        assert_eq!(text.parse::<ArraySpec>(), Ok(spec), "{name} printed as {text}");
+        assert_eq!(
+            text.parse::<ArraySpec>(),
+            Ok(spec),
+            "{name} printed as {text}"
+        );
     }
     let spec: ArraySpec = "cmq:common=ssedo(m=4,beta=3),aux=sstf".parse().unwrap();
     assert_eq!(
@@ -260,7 +321,11 @@ fn specs_parse_print_and_reparse() {
             aux: sched_core::PolicySpec::Sstf
         }
     );
-    assert!("dmq:queue=fd-scan(expired=drop)".parse::<ArraySpec>().is_err());
+    assert!(
+        "dmq:queue=fd-scan(expired=drop)"
+            .parse::<ArraySpec>()
+            .is_err()
+    );
     assert!("r-dmq:alpha=1.5".parse::<ArraySpec>().is_err());
     assert!("raid5".parse::<ArraySpec>().is_err());
 }

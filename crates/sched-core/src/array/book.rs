@@ -64,7 +64,9 @@ impl<const N: usize, const D: usize> Book<N, D> {
 
     /// The request `id` if it is neither completed nor cancelled.
     pub(crate) fn find_open(&self, id: RequestId) -> Result<Slot, SchedError> {
-        self.find(id).filter(|&s| !self.is_closed(s)).ok_or(SchedError::UnknownId(id))
+        self.find(id)
+            .filter(|&s| !self.is_closed(s))
+            .ok_or(SchedError::UnknownId(id))
     }
 
     /// The logical request as submitted (cylinder of the copy on disk 0).
@@ -152,7 +154,11 @@ impl<const N: usize, const D: usize> Book<N, D> {
     /// write, a read with its first copy; with `abort_siblings`, the other
     /// copies of that read still in service are aborted and reported. The
     /// caller retires the slot once it has withdrawn any queued copies.
-    pub(crate) fn complete_op(&mut self, disk: usize, abort_siblings: bool) -> Result<(Slot, Completion), SchedError> {
+    pub(crate) fn complete_op(
+        &mut self,
+        disk: usize,
+        abort_siblings: bool,
+    ) -> Result<(Slot, Completion), SchedError> {
         let s = self.finish_op(disk)?;
         let mut done = Completion::default();
         if self.is_closed(s) {

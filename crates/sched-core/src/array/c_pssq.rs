@@ -13,7 +13,11 @@ pub struct CPssqRule;
 
 impl<const D: usize> StartRule<D> for CPssqRule {
     fn read_disks(&self, v: &SqView<'_, D>) -> DiskSet {
-        if v.idle.contains(0) { DiskSet::only(0) } else { DiskSet::EMPTY }
+        if v.idle.contains(0) {
+            DiskSet::only(0)
+        } else {
+            DiskSet::EMPTY
+        }
     }
 }
 

@@ -91,7 +91,9 @@ impl DiskSet {
 
     /// The disks among `0..d` that satisfy `pred`.
     pub fn matching(d: usize, pred: impl Fn(usize) -> bool) -> DiskSet {
-        (0..d).filter(|&i| pred(i)).fold(DiskSet::EMPTY, DiskSet::with)
+        (0..d)
+            .filter(|&i| pred(i))
+            .fold(DiskSet::EMPTY, DiskSet::with)
     }
 
     /// Just disk `d`.

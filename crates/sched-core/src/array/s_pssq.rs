@@ -12,7 +12,11 @@ pub struct SPssqRule;
 
 impl<const D: usize> StartRule<D> for SPssqRule {
     fn read_disks(&self, v: &SqView<'_, D>) -> DiskSet {
-        if v.idle == DiskSet::all(D) { DiskSet::only(0) } else { DiskSet::EMPTY }
+        if v.idle == DiskSet::all(D) {
+            DiskSet::only(0)
+        } else {
+            DiskSet::EMPTY
+        }
     }
 }
 

@@ -78,14 +78,25 @@ impl<R: StartRule<D>, const N: usize, const D: usize> SingleQueue<R, N, D> {
 }
 
 impl<R: StartRule<D>, const N: usize, const D: usize> ArrayPolicy<D> for SingleQueue<R, N, D> {
-    fn submit(&mut self, req: Request, placement: [Cylinder; D], _heads: &[Head; D], _now: Nanos) -> Result<(), SchedError> {
+    fn submit(
+        &mut self,
+        req: Request,
+        placement: [Cylinder; D],
+        _heads: &[Head; D],
+        _now: Nanos,
+    ) -> Result<(), SchedError> {
         let s = self.book.admit(&req, placement)?;
         self.waiting.push_back(s);
         self.waiting_len += 1;
         Ok(())
     }
 
-    fn poll_start(&mut self, heads: &[Head; D], _now: Nanos, _est: &[&dyn ServiceEstimator; D]) -> Option<Start> {
+    fn poll_start(
+        &mut self,
+        heads: &[Head; D],
+        _now: Nanos,
+        _est: &[&dyn ServiceEstimator; D],
+    ) -> Option<Start> {
         if let Some(start) = self.emit_ready() {
             return Some(start);
         }
@@ -98,14 +109,21 @@ impl<R: StartRule<D>, const N: usize, const D: usize> ArrayPolicy<D> for SingleQ
             heads,
         };
         let disks = if self.book.is_update(s) {
-            if self.rule.update_may_start(&view) { DiskSet::all(D) } else { DiskSet::EMPTY }
+            if self.rule.update_may_start(&view) {
+                DiskSet::all(D)
+            } else {
+                DiskSet::EMPTY
+            }
         } else {
             self.rule.read_disks(&view)
         };
         if disks.is_empty() {
             return None;
         }
-        debug_assert!(disks.intersection(idle) == disks, "rules start only idle disks");
+        debug_assert!(
+            disks.intersection(idle) == disks,
+            "rules start only idle disks"
+        );
         self.waiting.remove(s);
         self.waiting_len -= 1;
         for d in disks.iter() {

@@ -31,7 +31,9 @@ impl<const N: usize> Scheduler for CLook<N> {
 
     fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {
         let Queue { slab, index } = &self.queue;
-        let s = index.at_or_above(slab, head.cylinder).or_else(|| index.lowest())?;
+        let s = index
+            .at_or_above(slab, head.cylinder)
+            .or_else(|| index.lowest())?;
         Some(Dispatch::direct(self.queue.take(s)))
     }
 }

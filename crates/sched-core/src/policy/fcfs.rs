@@ -8,7 +8,12 @@ use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::store::{Fifo, Queue, delegate_to_queue};
 
-/// First come, first served.
+/// First come, first served: the request with the earliest `arrival` time,
+/// then the lower id.
+///
+/// Drivers normally enqueue in arrival order, and then this is enqueue order;
+/// a request enqueued late with an older arrival time (one moved from another
+/// queue, say) still takes its place by arrival time.
 pub struct Fcfs<const N: usize> {
     queue: Queue<N, Fifo<N>>,
 }

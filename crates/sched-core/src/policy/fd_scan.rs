@@ -22,7 +22,7 @@ use crate::error::SchedError;
 use crate::request::{Direction, Dispatch, Head, Nanos, Request};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::store::{
-    CylinderIndex, DeadlineHeap, Fifo, Index, InOrder, Queue, Slab, Slot, Step, delegate_to_queue,
+    CylinderIndex, DeadlineHeap, InOrder, Index, NIL, Queue, Slab, Slot, Step, delegate_to_queue,
 };
 
 use super::sweep::elevator_pick;
@@ -40,11 +40,13 @@ pub enum ExpiredRule {
 /// Unexpired deadlines in a heap; requests the arm may serve by cylinder; in
 /// drop mode, expired requests in a FIFO. A slot in the heap is always in the
 /// cylinder index; a slot outside the heap is in the cylinder index (keep) or
-/// in the expired FIFO (drop).
+/// in the expired list (drop). The expired list borrows the cylinder index's
+/// links, idle for a slot outside that index, so it costs no memory per slot.
 struct FdIndex<const N: usize> {
     heap: DeadlineHeap<N>,
     cylinders: CylinderIndex<N>,
-    expired: Fifo<N>,
+    /// First slot of the expired list (drop mode), `NIL` when empty.
+    expired: Slot,
     rule: ExpiredRule,
 }
 
@@ -61,7 +63,7 @@ impl<const N: usize> Index<N> for FdIndex<N> {
             self.heap.remove(slab, s);
             self.cylinders.remove(slab, s);
         } else if self.rule == ExpiredRule::Drop {
-            self.expired.remove(s);
+            self.cylinders.side_remove(&mut self.expired, s);
         } else {
             self.cylinders.remove(slab, s);
         }
@@ -78,7 +80,7 @@ impl<const N: usize> FdIndex<N> {
             self.heap.remove(slab, s);
             if self.rule == ExpiredRule::Drop {
                 self.cylinders.remove(slab, s);
-                self.expired.push_back(s);
+                self.cylinders.side_push_back(&mut self.expired, s);
             }
         }
     }
@@ -100,7 +102,7 @@ impl<const N: usize> FdScan<N> {
             queue: Queue::new(FdIndex {
                 heap: DeadlineHeap::new(),
                 cylinders: CylinderIndex::new(cylinders)?,
-                expired: Fifo::new(),
+                expired: NIL,
                 rule,
             })?,
             direction: Direction::Up,
@@ -151,10 +153,17 @@ impl<const N: usize> Scheduler for FdScan<N> {
                 let Queue { slab, index } = &self.queue;
                 // Toward the target; it lies ahead, so the nearest request in
                 // that direction is at most as far as the target itself.
-                let (s, direction) = if slab.cylinder(t) >= h {
-                    (index.cylinders.at_or_above(slab, h)?, Direction::Up)
-                } else {
-                    (index.cylinders.at_or_below(slab, h)?, Direction::Down)
+                // A target on the arm's own cylinder needs no movement, so the
+                // sweep keeps its direction (for the LOOK fallback later).
+                let c = slab.cylinder(t);
+                let direction = match c.cmp(&h) {
+                    core::cmp::Ordering::Greater => Direction::Up,
+                    core::cmp::Ordering::Less => Direction::Down,
+                    core::cmp::Ordering::Equal => self.direction,
+                };
+                let s = match direction {
+                    Direction::Up => index.cylinders.at_or_above(slab, h)?,
+                    Direction::Down => index.cylinders.at_or_below(slab, h)?,
                 };
                 self.direction = direction;
                 s
@@ -175,7 +184,10 @@ impl<const N: usize> Scheduler for FdScan<N> {
             return None;
         }
         index.retire_expired(slab, now);
-        let s = index.expired.front()?;
+        let s = index.expired;
+        if s == NIL {
+            return None;
+        }
         Some(self.queue.take(s))
     }
 }

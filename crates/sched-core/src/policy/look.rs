@@ -43,7 +43,12 @@ impl<const N: usize> Scheduler for Look<N> {
     delegate_to_queue!();
 
     fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {
-        let (s, direction) = elevator_pick(&self.queue.index, &self.queue.slab, head.cylinder, self.direction)?;
+        let (s, direction) = elevator_pick(
+            &self.queue.index,
+            &self.queue.slab,
+            head.cylinder,
+            self.direction,
+        )?;
         self.direction = direction;
         Some(Dispatch::direct(self.queue.take(s)))
     }

@@ -1,17 +1,26 @@
 //! Single-disk scheduling policies, one per file, each named as its paper names it.
 //!
-//! | policy | orders by | needs an estimator |
-//! |---|---|---|
-//! | [`Fcfs`] | arrival | no |
-//! | [`Sstf`] | cylinder distance | no |
-//! | [`Scan`], [`Look`], [`CScan`], [`CLook`] | sweep position | no |
-//! | [`VScan`] | distance plus reversal penalty | no |
-//! | [`Edf`] | deadline | no |
-//! | [`Ssedo`] | weighted distance in a deadline window | no |
-//! | [`Ssedv`] | distance and slack, weighted | no |
-//! | [`ScanEdf`] | deadline, then sweep position | no |
-//! | [`FdScan`] | sweep toward the earliest feasible deadline | service time |
-//! | [`Sptf`], [`AgedSptf`] | positioning time (minus age) | positioning time |
+//! | policy | orders by | needs an estimator | cost of a decision (queue of n, capacity N) |
+//! |---|---|---|---|
+//! | [`Fcfs`] | arrival | no | O(1) |
+//! | [`Sstf`] | cylinder distance | no | O(1)¹ |
+//! | [`Scan`], [`Look`], [`CScan`], [`CLook`] | sweep position | no | O(1)¹ |
+//! | [`VScan`] | distance plus reversal penalty | no | O(1)¹ |
+//! | [`Edf`] | deadline | no | O(log N) |
+//! | [`Ssedo`] | weighted distance in a deadline window | no | O(log N + m²) for m ≤ 8, O(log N + m log m) above |
+//! | [`Ssedv`] | distance and slack, weighted | no | O(log N) |
+//! | [`ScanEdf`] | deadline, then sweep position | no | O(log N) per request of a group |
+//! | [`FdScan`] | sweep toward the earliest feasible deadline | service time | O(log N) plus one estimate per unexpired but unreachable deadline passed over |
+//! | [`Sptf`], [`AgedSptf`] | positioning time (minus age) | positioning time | one estimate per candidate: n, or the window |
+//!
+//! ¹ Bucket lookups in a three-level bitmap; constant when the capacity is at
+//! least the cylinder count (one cylinder a bucket), otherwise proportional to
+//! the requests sharing a bucket. Enqueueing is O(1) on the same terms for the
+//! cylinder lists and FCFS (requests enqueued in arrival order), O(log N) for
+//! the heaps and SSEDV's trees.
+//!
+//! The numbers behind these bounds are in the `decision` benchmark of the
+//! workspace root (`cargo bench --bench decision`).
 
 mod aged_sptf;
 mod clook;
@@ -40,6 +49,6 @@ pub use scan::Scan;
 pub use scan_edf::ScanEdf;
 pub use sptf::Sptf;
 pub use ssedo::{MAX_WINDOW, Ssedo};
-pub use ssedv::Ssedv;
+pub use ssedv::{MAX_TIME_UNIT, Ssedv};
 pub use sstf::Sstf;
 pub use vscan::VScan;

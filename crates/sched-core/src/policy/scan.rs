@@ -41,7 +41,12 @@ impl<const N: usize> Scheduler for Scan<N> {
     delegate_to_queue!();
 
     fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {
-        let (s, direction) = elevator_pick(&self.queue.index, &self.queue.slab, head.cylinder, self.direction)?;
+        let (s, direction) = elevator_pick(
+            &self.queue.index,
+            &self.queue.slab,
+            head.cylinder,
+            self.direction,
+        )?;
         let edge = match self.direction {
             Direction::Up => self.queue.index.cylinders() - 1,
             Direction::Down => 0,

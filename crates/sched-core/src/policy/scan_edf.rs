@@ -7,11 +7,12 @@
 //! order from the arm; requests without a deadline form the last group.
 //!
 //! The earliest group is moved out of the deadline heap into a cylinder index
-//! once, so serving a group of k requests costs O(k log N), not O(k²). When a
-//! new request opens an even earlier group while one is being served, a
-//! single-request group is served at once; a larger one sends the current
-//! group back to the heap (a cost proportional to that group, paid only when
-//! deadlines arrive out of order).
+//! once, so serving a group of k requests costs O(k log N), not O(k²). A
+//! group of one (the usual case with exact deadlines) is served straight from
+//! the heap without that move. When a new request opens an even earlier group
+//! while one is being served, a single-request group is served at once; a
+//! larger one sends the current group back to the heap (a cost proportional
+//! to that group, paid only when deadlines arrive out of order).
 
 use crate::error::SchedError;
 use crate::request::{Direction, Dispatch, Head, Nanos, Request};
@@ -33,7 +34,13 @@ struct GroupIndex<const N: usize> {
 impl<const N: usize> GroupIndex<N> {
     #[inline]
     fn group(&self, slab: &Slab<N>, s: Slot) -> u64 {
-        slab.deadline(s) / self.granularity
+        // Exact ties (the default) need no 64-bit division.
+        let d = slab.deadline(s);
+        if self.granularity == 1 {
+            d
+        } else {
+            d / self.granularity
+        }
     }
 
     /// Moves the earliest pending group into `active` (which must be empty).
@@ -134,7 +141,18 @@ impl<const N: usize> Scheduler for ScanEdf<N> {
         if let Some(p) = index.pending.peek() {
             let earlier = index.active_len == 0 || index.group(slab, p) < index.active_group;
             if earlier {
-                if index.active_len > 0 && index.earliest_pending_is_alone(slab) {
+                if index.earliest_pending_is_alone(slab) {
+                    // A group of one, served in elevator order: the arm turns
+                    // round if the request lies behind it, as elevator_pick
+                    // would decide for that group.
+                    let c = slab.cylinder(p);
+                    let behind = match self.direction {
+                        Direction::Up => c < head.cylinder,
+                        Direction::Down => c > head.cylinder,
+                    };
+                    if behind {
+                        self.direction = self.direction.reversed();
+                    }
                     return Some(Dispatch::direct(self.queue.take(p)));
                 }
                 index.unload(slab);

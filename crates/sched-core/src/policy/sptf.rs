@@ -4,7 +4,8 @@
 //! & Wilkes 1991, who call it SATF): seek plus rotational latency, as the
 //! driver's disk model estimates it, is computed for every candidate. That
 //! makes it the one policy whose cost grows with the queue; an optional window
-//! bounds the candidates to the `k` requests nearest the arm by cylinder.
+//! bounds the candidates to the `k` requests nearest the arm by cylinder
+//! (distance, then earlier arrival, then lower id).
 
 use crate::error::SchedError;
 use crate::request::{Dispatch, Head, Nanos};
@@ -63,7 +64,10 @@ pub(crate) fn best_positioned<const N: usize>(
         };
         let positioning = est.positioning_time(head, &slab.get(s), now) as i128;
         let waited = now.saturating_sub(slab.arrival(s)) as i128;
-        let score = (positioning << 16) - age_weight * waited;
+        // Saturating: a huge aging weight times a long wait must not overflow;
+        // saturated scores tie and fall to the earlier arrival, which is the
+        // limit of aging (oldest first).
+        let score = (positioning << 16).saturating_sub(age_weight.saturating_mul(waited));
         let better = match best {
             None => true,
             Some((b, bs)) => score < b || (score == b && slab.arrives_before(s, bs)),

@@ -10,10 +10,14 @@
 use crate::error::SchedError;
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
-use crate::store::{DeadlineHeap, InOrder, Queue, Step, delegate_to_queue};
+use crate::store::{DeadlineHeap, FirstFew, InOrder, Queue, Slot, Step, delegate_to_queue};
 
 /// The largest window SSEDO accepts.
 pub const MAX_WINDOW: usize = 64;
+
+/// Windows up to this size are enumerated with a linear frontier (cheaper for
+/// a few entries); larger ones with a frontier heap.
+const SMALL_WINDOW: usize = 8;
 
 /// Weights are fixed-point with 32 fractional bits (a relative error below
 /// 2⁻³² for β^(i−1) ≥ 1), saturating at `u64::MAX`; saturation cannot change a
@@ -41,8 +45,8 @@ impl<const N: usize> Ssedo<N> {
                 expected: "a window of 1 ..= 64 requests",
             });
         }
-        // `!(beta >= 1.0)` also rejects NaN.
-        if !(beta >= 1.0) {
+        // NaN compares as `None` and is rejected with everything below 1.
+        if beta.partial_cmp(&1.0).is_none_or(|o| o.is_lt()) {
             return Err(SchedError::InvalidParameter {
                 name: "beta",
                 expected: "a weight base of at least 1",
@@ -72,17 +76,31 @@ impl<const N: usize> Scheduler for Ssedo<N> {
 
     fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {
         let Queue { slab, index } = &self.queue;
-        let mut walk = InOrder::<{ 3 * MAX_WINDOW + 4 }>::new(index);
-        let mut best: Option<(u128, crate::store::Slot)> = None;
-        for &w in &self.weights[..self.window] {
-            // The frontier holds at most 3m + 1 positions, so it never overflows.
-            let Step::Item(s) = walk.next(index, slab) else {
-                break;
-            };
+        let mut best: Option<(u128, Slot)> = None;
+        let mut consider = |w: u64, s: Slot| {
             let priority = w as u128 * slab.cylinder(s).abs_diff(head.cylinder) as u128;
             // Strictly less: on a tie the earlier deadline, visited first, stays.
             if best.is_none_or(|(p, _)| priority < p) {
                 best = Some((priority, s));
+            }
+        };
+        if self.window <= SMALL_WINDOW {
+            // The frontier holds at most 3m + 1 positions, so it never fills.
+            let mut walk = FirstFew::<{ 3 * SMALL_WINDOW + 1 }>::new(index);
+            for &w in &self.weights[..self.window] {
+                let Some(s) = walk.next(index, slab) else {
+                    break;
+                };
+                consider(w, s);
+            }
+        } else {
+            let mut walk = InOrder::<{ 3 * MAX_WINDOW + 4 }>::new(index);
+            for &w in &self.weights[..self.window] {
+                // The frontier holds at most 3m + 1 positions, so it never overflows.
+                let Step::Item(s) = walk.next(index, slab) else {
+                    break;
+                };
+                consider(w, s);
             }
         }
         let (_, s) = best?;

@@ -150,7 +150,10 @@ mod tests {
             reference[b] = !reference[b];
             let q = ((x >> 20) % N as u64) as usize;
             assert_eq!(bm.next_at_or_after(q), (q..N).find(|&i| reference[i]));
-            assert_eq!(bm.prev_at_or_before(q), (0..=q).rev().find(|&i| reference[i]));
+            assert_eq!(
+                bm.prev_at_or_before(q),
+                (0..=q).rev().find(|&i| reference[i])
+            );
         }
     }
 

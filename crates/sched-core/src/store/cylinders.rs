@@ -2,7 +2,7 @@
 //!
 //! The cylinder range `0..cylinders` is cut into `N` equal buckets (one per
 //! slot). Each bucket holds a list sorted by cylinder, requests on the same
-//! cylinder in arrival order; a three-level bitmap finds the next non-empty
+//! cylinder in arrival order (then id); a three-level bitmap finds the next non-empty
 //! bucket in either direction. With at least as many buckets as cylinders
 //! (an HP 97560 has 1962; a 4096-deep queue has 4096 buckets) every bucket
 //! holds one cylinder and each operation is a handful of word operations;
@@ -54,27 +54,30 @@ impl<const N: usize> CylinderIndex<N> {
         }
     }
 
+    /// The bucket holding cylinder `c` (cylinders beyond the disk map to the last).
     #[inline]
-    fn bucket(&self, c: Cylinder) -> usize {
+    pub(crate) fn bucket(&self, c: Cylinder) -> usize {
         let c = c.min(self.cylinders - 1);
         ((c as u128 * self.scale as u128) >> 32) as usize
     }
 
     #[inline]
     pub(crate) fn insert<const M: usize>(&mut self, slab: &Slab<M>, s: Slot) {
-        let c = slab.cylinder(s);
-        let b = self.bucket(c);
+        let b = self.bucket(slab.cylinder(s));
         let first = self.firsts[b];
         if first == NIL {
             self.links.push_back(&mut self.firsts[b], s);
             self.occupied.set(b);
             return;
         }
-        // Walk back from the last entry to the first one not above c: the new
-        // request goes after every request on its own cylinder.
+        // Walk back from the last entry to the first one that sorts before the
+        // new request in (cylinder, arrival, id) order. Requests usually arrive
+        // in time order, so on a shared cylinder the walk stops at once; a
+        // request enqueued with an older arrival time still lands in its place,
+        // which keeps ties on one cylinder in arrival order as documented.
         let mut at = self.links.prev(first);
         loop {
-            if slab.cylinder(at) <= c {
+            if slab.sits_before(at, s) {
                 let after = self.links.next(at);
                 self.links.insert_before(after, s);
                 return;
@@ -131,7 +134,12 @@ impl<const N: usize> CylinderIndex<N> {
 
     /// In bucket `b`, the earliest request on the highest cylinder `<= c`.
     #[inline]
-    fn last_at_or_below_in<const M: usize>(&self, slab: &Slab<M>, b: usize, c: Cylinder) -> Option<Slot> {
+    fn last_at_or_below_in<const M: usize>(
+        &self,
+        slab: &Slab<M>,
+        b: usize,
+        c: Cylinder,
+    ) -> Option<Slot> {
         let first = self.firsts[b];
         if first == NIL {
             return None;
@@ -153,18 +161,43 @@ impl<const N: usize> CylinderIndex<N> {
         }
     }
 
+    /// Calls `f` on every request in bucket `b`, in (cylinder, arrival) order.
+    #[inline]
+    pub(crate) fn for_each_in_bucket(&self, b: usize, mut f: impl FnMut(Slot)) {
+        let first = self.firsts[b];
+        if first == NIL {
+            return;
+        }
+        let mut at = first;
+        loop {
+            f(at);
+            at = self.links.next(at);
+            if at == first {
+                return;
+            }
+        }
+    }
+
+    /// Appends `s`, which must not be in the index, to a side list named by
+    /// `*first`. A slot outside the index has idle links; lending them out lets
+    /// FD-SCAN keep its expired requests in order without a list of its own
+    /// (4 bytes a slot saved).
+    #[inline]
+    pub(crate) fn side_push_back(&mut self, first: &mut Slot, s: Slot) {
+        self.links.push_back(first, s);
+    }
+
+    /// Unlinks `s` from the side list named by `*first`.
+    #[inline]
+    pub(crate) fn side_remove(&mut self, first: &mut Slot, s: Slot) {
+        self.links.unlink(first, s);
+    }
+
     /// The earliest request on the lowest occupied cylinder.
     #[inline]
     pub(crate) fn lowest(&self) -> Option<Slot> {
         let b = self.occupied.next_at_or_after(0)?;
         Some(self.firsts[b])
-    }
-
-    /// The latest request on the highest occupied cylinder.
-    #[inline]
-    pub(crate) fn highest(&self) -> Option<Slot> {
-        let b = self.occupied.prev_at_or_before(N - 1)?;
-        Some(self.links.prev(self.firsts[b]))
     }
 
     /// The request after `s` in (cylinder, arrival) order.
@@ -178,21 +211,17 @@ impl<const N: usize> CylinderIndex<N> {
         let b = self.occupied.next_at_or_after(b + 1)?;
         Some(self.firsts[b])
     }
-
-    /// The request before `s` in (cylinder, arrival) order.
-    #[inline]
-    pub(crate) fn predecessor<const M: usize>(&self, slab: &Slab<M>, s: Slot) -> Option<Slot> {
-        let b = self.bucket(slab.cylinder(s));
-        if s != self.firsts[b] {
-            return Some(self.links.prev(s));
-        }
-        let b = self.occupied.prev_at_or_before(b.checked_sub(1)?)?;
-        Some(self.links.prev(self.firsts[b]))
-    }
 }
 
 /// Walks requests outward from a cylinder, nearest first: the candidate order of
 /// SSTF, and the enumeration SPTF's window and SSEDV's search draw from.
+///
+/// The order is total: distance from the start cylinder, then earlier arrival,
+/// then lower id, whichever side of the start the requests lie on. Each side
+/// keeps a cursor on the earliest unvisited request of its nearest unvisited
+/// cylinder: the upward cursor simply follows the list, the downward one walks
+/// a cylinder's requests forward and then jumps to the earliest request of the
+/// next cylinder down.
 pub(crate) struct Outward {
     up: Option<Slot>,
     down: Option<Slot>,
@@ -206,27 +235,26 @@ impl Outward {
         from: Cylinder,
     ) -> Self {
         let up = index.at_or_above(slab, from);
-        // `up` is the first request at or above `from`, so the one before it in
-        // (cylinder, arrival) order is the last one below.
-        let down = match up {
-            Some(u) => index.predecessor(slab, u),
-            None => index.highest(),
+        let down = match from.checked_sub(1) {
+            Some(c) => index.at_or_below(slab, c),
+            None => None,
         };
         Outward { up, down, from }
     }
 
-    /// The next request outward and its distance from the start cylinder. Of two
-    /// at equal distance, the one below is taken first.
+    /// The next request outward and its distance from the start cylinder.
     #[inline]
     pub(crate) fn next<const N: usize, const M: usize>(
         &mut self,
         index: &CylinderIndex<N>,
         slab: &Slab<M>,
     ) -> Option<(Slot, u32)> {
-        let du = self.up.map(|s| slab.cylinder(s) - self.from);
-        let dd = self.down.map(|s| self.from - slab.cylinder(s));
-        let take_up = match (du, dd) {
-            (Some(u), Some(d)) => u < d,
+        let take_up = match (self.up, self.down) {
+            (Some(u), Some(d)) => {
+                let du = slab.cylinder(u) - self.from;
+                let dd = self.from - slab.cylinder(d);
+                du < dd || (du == dd && slab.arrives_before(u, d))
+            }
             (Some(_), None) => true,
             (None, Some(_)) => false,
             (None, None) => return None,
@@ -234,23 +262,18 @@ impl Outward {
         if take_up {
             let s = self.up?;
             self.up = index.successor(slab, s);
-            Some((s, du?))
+            Some((s, slab.cylinder(s) - self.from))
         } else {
             let s = self.down?;
-            self.down = index.predecessor(slab, s);
-            Some((s, dd?))
-        }
-    }
-
-    /// Distance of the next request `next` would return, if any: a lower bound
-    /// on the distance of everything not yet returned.
-    #[inline]
-    pub(crate) fn frontier<const M: usize>(&self, slab: &Slab<M>) -> Option<u32> {
-        let du = self.up.map(|s| slab.cylinder(s) - self.from);
-        let dd = self.down.map(|s| self.from - slab.cylinder(s));
-        match (du, dd) {
-            (Some(u), Some(d)) => Some(u.min(d)),
-            (a, b) => a.or(b),
+            let c = slab.cylinder(s);
+            self.down = match index.successor(slab, s) {
+                Some(n) if slab.cylinder(n) == c => Some(n),
+                _ => match c.checked_sub(1) {
+                    Some(below) => index.at_or_below(slab, below),
+                    None => None,
+                },
+            };
+            Some((s, self.from - c))
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Intrusive circular doubly linked lists threaded through storage slots.
 
-use super::slab::{NIL, Slot};
+use super::slab::{NIL, Slab, Slot};
 
 /// `next`/`prev` links for every slot. A slot belongs to at most one list of a
 /// given `Links`; a list is named by its first slot (`NIL` when empty) and its
@@ -84,6 +84,32 @@ impl<const N: usize> Fifo<N> {
     #[inline]
     pub(crate) fn push_back(&mut self, s: Slot) {
         self.links.push_back(&mut self.first, s);
+    }
+
+    /// Adds `s` in (arrival, id) order, after every request that arrives
+    /// before it. Drivers enqueue in time order, so the walk back from the last
+    /// request stops at once; only a request enqueued with an older arrival
+    /// time than some queued one walks further.
+    #[inline]
+    pub(crate) fn insert_by_arrival<const M: usize>(&mut self, slab: &Slab<M>, s: Slot) {
+        if self.first == NIL {
+            self.links.push_back(&mut self.first, s);
+            return;
+        }
+        let mut at = self.links.prev(self.first);
+        loop {
+            if slab.arrives_before(at, s) {
+                let after = self.links.next(at);
+                self.links.insert_before(after, s);
+                return;
+            }
+            if at == self.first {
+                self.links.insert_before(at, s);
+                self.first = s;
+                return;
+            }
+            at = self.links.prev(at);
+        }
     }
 
     #[inline]

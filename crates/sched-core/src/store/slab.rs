@@ -2,7 +2,9 @@
 //!
 //! Requests are kept as a structure of arrays: index structures compare
 //! deadlines and cylinders through dense arrays that stay in cache, and no
-//! padding is stored (43 bytes a request instead of the 56 of `Request`).
+//! padding is stored (43 bytes a request instead of the 56 of `Request`),
+//! plus 4 bytes of id table: 47 bytes a slot. The free list is threaded
+//! through the length array of the free slots, which costs no memory.
 
 use crate::error::{SchedError, check_capacity};
 use crate::request::{Cylinder, Kind, Nanos, Request, RequestId};
@@ -12,7 +14,13 @@ pub(crate) type Slot = u16;
 /// The "no slot" link value.
 pub(crate) const NIL: Slot = Slot::MAX;
 
-const NO_DEADLINE: Nanos = Nanos::MAX;
+/// Bit 0 of a `flags` byte: the request is a write.
+const WRITE: u8 = 1;
+/// Bit 1 of a `flags` byte: the request carries a deadline. The dense deadline
+/// array holds the sort key (`Nanos::MAX` for none), which cannot tell
+/// `Some(Nanos::MAX)` from `None`; the flag can, so a request comes back
+/// exactly as it was enqueued.
+const HAS_DEADLINE: u8 = 2;
 
 /// Fibonacci hashing of request ids onto the open-addressing table.
 #[inline]
@@ -27,11 +35,12 @@ pub(crate) struct Slab<const N: usize> {
     arrivals: [Nanos; N],
     deadlines: [Nanos; N],
     cylinders: [Cylinder; N],
+    /// Request lengths; for a free slot, the next free slot (free list).
     lengths: [u32; N],
     classes: [u16; N],
-    kinds: [u8; N],
-    /// Next free slot, threaded through the free slots.
-    free_next: [Slot; N],
+    /// [`WRITE`] and [`HAS_DEADLINE`] bits.
+    flags: [u8; N],
+    /// First slot of the free list, which continues through `lengths`.
     free_head: Slot,
     /// Slots never used yet start at `fresh`; they need no free-list threading.
     fresh: usize,
@@ -52,8 +61,7 @@ impl<const N: usize> Slab<N> {
             cylinders: [0; N],
             lengths: [0; N],
             classes: [0; N],
-            kinds: [0; N],
-            free_next: [NIL; N],
+            flags: [0; N],
             free_head: NIL,
             fresh: 0,
             len: 0,
@@ -109,7 +117,7 @@ impl<const N: usize> Slab<N> {
         }
         let slot = if self.free_head != NIL {
             let s = self.free_head;
-            self.free_head = self.free_next[s as usize];
+            self.free_head = self.lengths[s as usize] as Slot;
             s
         } else {
             let s = self.fresh as Slot;
@@ -124,7 +132,14 @@ impl<const N: usize> Slab<N> {
         self.cylinders[i] = req.cylinder;
         self.lengths[i] = req.blocks;
         self.classes[i] = req.class;
-        self.kinds[i] = req.kind as u8;
+        self.flags[i] = match req.kind {
+            Kind::Read => 0,
+            Kind::Write => WRITE,
+        } | if req.deadline.is_some() {
+            HAS_DEADLINE
+        } else {
+            0
+        };
         self.table.as_flattened_mut()[cell] = slot;
         self.len += 1;
         Ok(slot)
@@ -134,19 +149,25 @@ impl<const N: usize> Slab<N> {
     #[inline]
     pub(crate) fn remove(&mut self, slot: Slot) -> Request {
         let req = self.get(slot);
-        self.unindex(req.id.0);
-        self.free_next[slot as usize] = self.free_head;
+        self.unindex(slot);
+        self.lengths[slot as usize] = u32::from(self.free_head);
         self.free_head = slot;
         self.len -= 1;
         req
     }
 
-    /// Deletes `id` from the table, shifting later cells of its probe run back.
+    /// Deletes `slot` from the table, shifting later cells of its probe run back.
     #[inline]
-    fn unindex(&mut self, id: u64) {
-        let (mut hole, found) = self.probe(id);
-        debug_assert!(found.is_some());
+    fn unindex(&mut self, slot: Slot) {
         let len = self.table().len();
+        // Look for the slot itself: no need to read each probed cell's id.
+        let mut hole = home(self.ids[slot as usize], len);
+        while self.table()[hole] != slot {
+            hole += 1;
+            if hole == len {
+                hole = 0;
+            }
+        }
         let mut j = hole;
         loop {
             j += 1;
@@ -175,10 +196,10 @@ impl<const N: usize> Slab<N> {
     #[inline]
     pub(crate) fn get(&self, slot: Slot) -> Request {
         let i = slot as usize;
-        let deadline = self.deadlines[i];
+        let flags = self.flags[i];
         Request {
             id: RequestId(self.ids[i]),
-            kind: if self.kinds[i] == Kind::Write as u8 {
+            kind: if flags & WRITE != 0 {
                 Kind::Write
             } else {
                 Kind::Read
@@ -187,11 +208,7 @@ impl<const N: usize> Slab<N> {
             blocks: self.lengths[i],
             cylinder: self.cylinders[i],
             arrival: self.arrivals[i],
-            deadline: if deadline == NO_DEADLINE {
-                None
-            } else {
-                Some(deadline)
-            },
+            deadline: (flags & HAS_DEADLINE != 0).then_some(self.deadlines[i]),
             class: self.classes[i],
         }
     }
@@ -217,6 +234,13 @@ impl<const N: usize> Slab<N> {
     pub(crate) fn arrives_before(&self, a: Slot, b: Slot) -> bool {
         let (a, b) = (a as usize, b as usize);
         (self.arrivals[a], self.ids[a]) < (self.arrivals[b], self.ids[b])
+    }
+
+    /// Cylinder-list order: lower cylinder, then earlier arrival, then lower id.
+    #[inline]
+    pub(crate) fn sits_before(&self, a: Slot, b: Slot) -> bool {
+        let (ca, cb) = (self.cylinders[a as usize], self.cylinders[b as usize]);
+        ca < cb || (ca == cb && self.arrives_before(a, b))
     }
 
     /// EDF order: earlier deadline, then earlier arrival, then lower id.
@@ -252,14 +276,20 @@ mod tests {
         let a = slab.insert(&req(10)).unwrap();
         let b = slab.insert(&req(11)).unwrap();
         assert_eq!(slab.find(RequestId(10)), Some(a));
-        assert_eq!(slab.insert(&req(10)), Err(SchedError::DuplicateId(RequestId(10))));
+        assert_eq!(
+            slab.insert(&req(10)),
+            Err(SchedError::DuplicateId(RequestId(10)))
+        );
         assert_eq!(slab.remove(a), req(10));
         assert_eq!(slab.find(RequestId(10)), None);
         assert_eq!(slab.find(RequestId(11)), Some(b));
         slab.insert(&req(12)).unwrap();
         slab.insert(&req(13)).unwrap();
         slab.insert(&req(14)).unwrap();
-        assert_eq!(slab.insert(&req(15)), Err(SchedError::QueueFull { capacity: 4 }));
+        assert_eq!(
+            slab.insert(&req(15)),
+            Err(SchedError::QueueFull { capacity: 4 })
+        );
         assert_eq!(slab.len(), 4);
     }
 
