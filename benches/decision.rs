@@ -13,13 +13,22 @@
 //! for FD-SCAN in drop mode, one enqueue plus one hand-over of an expired
 //! request), amortised.
 //!
+//! The array policies are measured the same way per *logical* request: DMQ
+//! and CMQ over SSTF and SSEDO hold 4096 logical requests (three reads to one
+//! update, copies at the same cylinder on both disks); each iteration reports
+//! the next operation completion (the disks alternate), starts what the
+//! policy allows, and submits a fresh request for every one that completes.
+//! Their cost per logical request sits next to the single-disk policy they
+//! wrap, in the same run (`array4096/...` against `depth4096/...`).
+//!
 //! Run with `cargo bench --bench decision`; add a filter such as `depth4096`
-//! to run one depth.
+//! or `array4096` to run one group.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use sched_core::array::{AnyArray, ArrayPolicy, ArraySpec};
 use sched_core::{
     AnyScheduler, ExpiredRule, Head, Kind, Nanos, PolicySpec, Request, RequestId, Scheduler,
     ServiceEstimator,
@@ -256,11 +265,126 @@ fn bench_depth<const N: usize>(c: &mut Criterion) {
     group.finish();
 }
 
+/// Logical requests held by each array benchmark.
+const ARRAY_DEPTH: usize = 4096;
+
+/// A mirrored pair under a steady backlog of logical requests.
+struct ArrayRun {
+    policy: Box<AnyArray<ARRAY_DEPTH, 2>>,
+    w: Workload,
+    heads: [Head; 2],
+    /// When each disk's operation in service ends (`Nanos::MAX`: idle).
+    busy_until: [Nanos; 2],
+}
+
+impl ArrayRun {
+    fn new(spec: &ArraySpec) -> Self {
+        // A CMQ of depth 4096 holds three 4096-deep queues (~0.8 MB) and is
+        // moved through several frames while it is built: build it on a
+        // thread with room for that, as the emulator's workers do.
+        let spec = *spec;
+        let policy = std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(move || {
+                Box::new(
+                    spec.build::<ARRAY_DEPTH, 2>(CYLINDERS, 1)
+                        .expect("valid spec"),
+                )
+            })
+            .expect("a builder thread")
+            .join()
+            .expect("building the policy");
+        let mut run = ArrayRun {
+            policy,
+            w: Workload::new(ARRAY_DEPTH),
+            heads: [Head::at(CYLINDERS / 2); 2],
+            busy_until: [Nanos::MAX; 2],
+        };
+        // Keep two slots free so a completed request can always be replaced
+        // while its sibling copy is still being retired.
+        for _ in 0..ARRAY_DEPTH - 2 {
+            run.submit();
+        }
+        run.start();
+        run
+    }
+
+    fn submit(&mut self) {
+        let mut r = self.w.fresh();
+        if self.w.rng.below(4) == 0 {
+            r.kind = Kind::Write;
+        }
+        let placement = [r.cylinder; 2];
+        self.policy
+            .submit(r, placement, &self.heads, self.w.now)
+            .expect("the backlog stays below capacity");
+    }
+
+    fn start(&mut self) {
+        let est: [&dyn ServiceEstimator; 2] = [&CheapEstimator; 2];
+        while let Some(s) = self.policy.poll_start(&self.heads, self.w.now, &est) {
+            self.heads[s.disk] = Head::at(black_box(s.dispatch.request.cylinder));
+            self.busy_until[s.disk] = self.w.now + SERVICE;
+        }
+    }
+
+    /// Completes the next operation; returns the logical requests it finished.
+    fn step(&mut self) -> u64 {
+        let d = if self.busy_until[0] <= self.busy_until[1] {
+            0
+        } else {
+            1
+        };
+        self.w.now = self.w.now.max(self.busy_until[d]);
+        self.busy_until[d] = Nanos::MAX;
+        let c = self
+            .policy
+            .complete(d, self.w.now)
+            .expect("the disk was busy");
+        for e in c.abort.iter() {
+            self.busy_until[e] = Nanos::MAX;
+        }
+        let finished = u64::from(c.finished.is_some());
+        if finished == 1 {
+            self.submit();
+        }
+        self.start();
+        finished
+    }
+
+    fn per_request(&mut self, requests: u64) -> Duration {
+        let start = Instant::now();
+        let mut done = 0;
+        while done < requests {
+            done += self.step();
+        }
+        start.elapsed().mul_f64(requests as f64 / done as f64)
+    }
+}
+
+fn bench_arrays(c: &mut Criterion) {
+    let mut group = c.benchmark_group(format!("array{ARRAY_DEPTH}"));
+    for name in [
+        "sq-dmq:queue=sstf",
+        "sq-dmq:queue=ssedo",
+        "cmq:common=sstf,aux=sstf",
+        "cmq:common=ssedo,aux=sstf",
+    ] {
+        let spec: ArraySpec = name.parse().expect("a built-in array policy");
+        let mut run = ArrayRun::new(&spec);
+        group.bench_function(BenchmarkId::from_parameter(name), |b| {
+            b.iter_custom(|n| run.per_request(n))
+        });
+    }
+    group.finish();
+}
+
 fn decision(c: &mut Criterion) {
     bench_depth::<8>(c);
     bench_depth::<64>(c);
     bench_depth::<512>(c);
     bench_depth::<4096>(c);
+    bench_arrays(c);
 }
 
 fn config() -> Criterion {

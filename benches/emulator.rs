@@ -18,7 +18,10 @@ fn emulator(c: &mut Criterion) {
     let rate = Experiment::rate_for(&disk, &mix, Load::Utilisation(0.8)).expect("a valid load");
     let mut group = c.benchmark_group("emulator/hp97560/load0.8");
     group.throughput(Throughput::Elements(REQUESTS));
-    group.sample_size(10).measurement_time(Duration::from_secs(4)).warm_up_time(Duration::from_secs(1));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(4))
+        .warm_up_time(Duration::from_secs(1));
     for policy in ["fcfs", "sstf", "look"] {
         let experiment = Experiment {
             disk: disk.clone(),
@@ -29,7 +32,9 @@ fn emulator(c: &mut Criterion) {
             warmup: 0,
             seed: 1,
         };
-        group.bench_function(policy, |b| b.iter(|| black_box(experiment.run(0).expect("a stable run"))));
+        group.bench_function(policy, |b| {
+            b.iter(|| black_box(experiment.run(0).expect("a stable run")))
+        });
     }
     group.finish();
 }

@@ -28,11 +28,17 @@ fn seek_curves_reproduce_the_papers_formulas() {
     let mut hp = DiskModel::from_spec(&presets::hp97560()).unwrap();
     for d in [1u32, 10, 100, 382] {
         let want = 3.24 + 0.400 * f64::from(d).sqrt();
-        assert!((seek_ms(&mut hp, d) - want).abs() < 1e-6, "HP 97560 d = {d}");
+        assert!(
+            (seek_ms(&mut hp, d) - want).abs() < 1e-6,
+            "HP 97560 d = {d}"
+        );
     }
     for d in [383u32, 1000, 1961] {
         let want = 8.00 + 0.008 * f64::from(d);
-        assert!((seek_ms(&mut hp, d) - want).abs() < 1e-6, "HP 97560 d = {d}");
+        assert!(
+            (seek_ms(&mut hp, d) - want).abs() < 1e-6,
+            "HP 97560 d = {d}"
+        );
     }
     assert_eq!(seek_ms(&mut hp, 0), 0.0);
     // HP 7935 and 7937 (Lo, Ivy §4.2), on both sides of each boundary.
@@ -79,7 +85,10 @@ fn mean_rotational_latency_is_half_a_revolution() {
         now += b.total() + rng.below(10_000_000);
     }
     let mean = total / f64::from(counted);
-    assert!((mean / (revolution / 2.0) - 1.0).abs() < 0.01, "mean latency {mean} ns, revolution {revolution} ns");
+    assert!(
+        (mean / (revolution / 2.0) - 1.0).abs() < 0.01,
+        "mean latency {mean} ns, revolution {revolution} ns"
+    );
 }
 
 fn experiment(policy: &str, disk: disk_emu::disk::DiskSpec, arrivals: Arrivals) -> Experiment {
@@ -104,13 +113,26 @@ fn fcfs_with_exponential_service_is_mm1() {
     let level = 1.0 - 0.05 / 3.0;
     for rho in [0.3, 0.6, 0.85] {
         let lambda = rho * mu;
-        let e = experiment("fcfs", presets::exponential(mu), Arrivals::Poisson { rate: lambda });
+        let e = experiment(
+            "fcfs",
+            presets::exponential(mu),
+            Arrivals::Poisson { rate: lambda },
+        );
         let m = table(&e, 20);
         let want_ms = 1e3 / (mu - lambda);
         let i = m.interval("response_ms", level).unwrap();
-        assert!(i.contains(want_ms), "ρ = {rho}: simulated {:.3} ± {:.3} ms, M/M/1 {want_ms:.3} ms", i.mean, i.half_width.unwrap());
+        assert!(
+            i.contains(want_ms),
+            "ρ = {rho}: simulated {:.3} ± {:.3} ms, M/M/1 {want_ms:.3} ms",
+            i.mean,
+            i.half_width.unwrap()
+        );
         let u = m.interval("utilisation", level).unwrap();
-        assert!((u.mean - rho).abs() < 0.01, "ρ = {rho}: utilisation {}", u.mean);
+        assert!(
+            (u.mean - rho).abs() < 0.01,
+            "ρ = {rho}: utilisation {}",
+            u.mean
+        );
     }
 }
 
@@ -124,10 +146,20 @@ fn hp97560_depth_one_service_is_seek_plus_half_revolution_plus_transfer_plus_ove
         + model.overhead()) as f64
         / 1e6;
     // One client with think time: one request at a time, arriving at random angles.
-    let e = experiment("fcfs", disk, Arrivals::Closed { clients: 1, think_ms: 10.0 });
+    let e = experiment(
+        "fcfs",
+        disk,
+        Arrivals::Closed {
+            clients: 1,
+            think_ms: 10.0,
+        },
+    );
     let m = table(&e, 5);
     let service = m.interval("service_ms", 0.95).unwrap().mean;
-    assert!((service / expected - 1.0).abs() < 0.02, "measured {service:.3} ms, model {expected:.3} ms");
+    assert!(
+        (service / expected - 1.0).abs() < 0.02,
+        "measured {service:.3} ms, model {expected:.3} ms"
+    );
     assert!(m.interval("waiting_ms", 0.95).unwrap().mean == 0.0);
 }
 
@@ -136,14 +168,27 @@ fn sstf_and_look_beat_fcfs_at_high_load() {
     let disk = presets::hp97560();
     let rate = Experiment::rate_for(&disk, &RequestMix::default(), Load::Utilisation(0.9)).unwrap();
     let response = |policy: &str| {
-        let m = table(&experiment(policy, disk.clone(), Arrivals::Poisson { rate }), 10);
+        let m = table(
+            &experiment(policy, disk.clone(), Arrivals::Poisson { rate }),
+            10,
+        );
         m.interval("response_ms", 1.0 - 0.05 / 3.0).unwrap()
     };
     let fcfs = response("fcfs");
     for policy in ["sstf", "look"] {
         let r = response(policy);
-        assert!(r.upper() < fcfs.lower(), "{policy} {:.2} ms vs FCFS {:.2} ms", r.mean, fcfs.mean);
-        assert!(r.mean < 0.8 * fcfs.mean, "{policy} {:.2} ms vs FCFS {:.2} ms", r.mean, fcfs.mean);
+        assert!(
+            r.upper() < fcfs.lower(),
+            "{policy} {:.2} ms vs FCFS {:.2} ms",
+            r.mean,
+            fcfs.mean
+        );
+        assert!(
+            r.mean < 0.8 * fcfs.mean,
+            "{policy} {:.2} ms vs FCFS {:.2} ms",
+            r.mean,
+            fcfs.mean
+        );
     }
 }
 
@@ -157,7 +202,14 @@ fn estimator_and_service_agree_on_the_hp97560() {
     let mut now = 1_000;
     for i in 0..1_000 {
         let block = rng.below(model.capacity_blocks() - 16);
-        let req = Request::new(RequestId(i), Kind::Read, block, 16, model.locate(block).unwrap(), now);
+        let req = Request::new(
+            RequestId(i),
+            Kind::Read,
+            block,
+            16,
+            model.locate(block).unwrap(),
+            now,
+        );
         let head: Head = model.head();
         let estimate = model.service_time(head, &req, now);
         let actual = model.serve(&req, Travel::Direct, now, &mut service).total();

@@ -23,7 +23,10 @@ fn options(replications: u64, requests: u64) -> ReproOptions {
 }
 
 fn curve(label: &str) -> Curve {
-    seven().into_iter().find(|c| c.label == label).expect("one of the seven")
+    seven()
+        .into_iter()
+        .find(|c| c.label == label)
+        .expect("one of the seven")
 }
 
 fn mean(m: &MetricTable, name: &str) -> f64 {
@@ -37,10 +40,16 @@ fn saturation_throughput_matches_every_stability_limit() {
         let policy = curve.analysis.expect("closed form");
         for p_r in [0.25, 0.5, 0.75] {
             let limit = policy.max_throughput(p_r, MU);
-            let m = simulate(&curve, p_r, None, &opts).unwrap().expect("a closed population never overflows");
+            let m = simulate(&curve, p_r, None, &opts)
+                .unwrap()
+                .expect("a closed population never overflows");
             let measured = mean(&m, "throughput_per_s");
             let error = (measured / limit - 1.0).abs();
-            assert!(error < 0.03, "{} at p_r = {p_r}: simulated {measured:.2}/s, limit {limit:.2}/s", curve.label);
+            assert!(
+                error < 0.03,
+                "{} at p_r = {p_r}: simulated {measured:.2}/s, limit {limit:.2}/s",
+                curve.label
+            );
         }
     }
 }
@@ -53,8 +62,13 @@ fn serial_policies_match_the_mg1_formulas() {
     for (label, policy) in [("S-PSSQ", Policy::SPssq), ("MR-ESQ", Policy::MrEsq)] {
         for rate in [10.0, 20.0, 30.0] {
             let expected = serial_response(policy, rate, 0.75, MU).expect("stable");
-            let m = simulate(&curve(label), 0.75, Some(rate), &opts).unwrap().expect("stable");
-            for (metric, want) in [("read_ms", expected.read * 1e3), ("update_ms", expected.update * 1e3)] {
+            let m = simulate(&curve(label), 0.75, Some(rate), &opts)
+                .unwrap()
+                .expect("stable");
+            for (metric, want) in [
+                ("read_ms", expected.read * 1e3),
+                ("update_ms", expected.update * 1e3),
+            ] {
                 let i = m.interval(metric, level).unwrap();
                 assert!(
                     i.contains(want),
@@ -71,14 +85,24 @@ fn serial_policies_match_the_mg1_formulas() {
 fn cmq_beats_r_dmq_most_for_updates() {
     let opts = options(8, 15_000);
     for rate in [10.0, 30.0, 50.0, 60.0] {
-        let cmq = simulate(&curve("CMQ"), 0.75, Some(rate), &opts).unwrap().unwrap();
-        let dmq = simulate(&curve("R-DMQ"), 0.75, Some(rate), &opts).unwrap().unwrap();
+        let cmq = simulate(&curve("CMQ"), 0.75, Some(rate), &opts)
+            .unwrap()
+            .unwrap();
+        let dmq = simulate(&curve("R-DMQ"), 0.75, Some(rate), &opts)
+            .unwrap()
+            .unwrap();
         let read_gain = mean(&dmq, "read_ms") - mean(&cmq, "read_ms");
         let update_gain = mean(&dmq, "update_ms") - mean(&cmq, "update_ms");
-        assert!(read_gain > 0.0 && update_gain > 0.0, "λ = {rate}: CMQ gains {read_gain:.2} ms (reads), {update_gain:.2} ms (updates)");
+        assert!(
+            read_gain > 0.0 && update_gain > 0.0,
+            "λ = {rate}: CMQ gains {read_gain:.2} ms (reads), {update_gain:.2} ms (updates)"
+        );
         // Under load, where Figure 3's curves part, the update gap is the wider.
         if rate >= 50.0 {
-            assert!(update_gain > read_gain, "λ = {rate}: updates gain {update_gain:.2} ms, reads {read_gain:.2} ms");
+            assert!(
+                update_gain > read_gain,
+                "λ = {rate}: updates gain {update_gain:.2} ms, reads {read_gain:.2} ms"
+            );
         }
     }
 }
@@ -88,22 +112,48 @@ fn mr_esq_has_the_fastest_reads_at_very_low_load_and_pssq_is_worst_under_load() 
     let opts = options(6, 10_000);
     let low: Vec<(String, f64)> = seven()
         .iter()
-        .map(|c| (c.label.clone(), mean(&simulate(c, 0.75, Some(2.0), &opts).unwrap().unwrap(), "read_ms")))
+        .map(|c| {
+            (
+                c.label.clone(),
+                mean(
+                    &simulate(c, 0.75, Some(2.0), &opts).unwrap().unwrap(),
+                    "read_ms",
+                ),
+            )
+        })
         .collect();
     let mr = low.iter().find(|(l, _)| l == "MR-ESQ").unwrap().1;
     for (label, read) in &low {
         if label != "MR-ESQ" {
-            assert!(mr < 0.6 * read, "MR-ESQ reads {mr:.2} ms vs {label} {read:.2} ms at λ = 2");
+            assert!(
+                mr < 0.6 * read,
+                "MR-ESQ reads {mr:.2} ms vs {label} {read:.2} ms at λ = 2"
+            );
         }
     }
     // At λ = 35 (S-PSSQ's limit is 40/s) the primary/secondary policies are the slowest.
     let busy: Vec<(String, f64)> = seven()
         .iter()
-        .map(|c| (c.label.clone(), mean(&simulate(c, 0.75, Some(35.0), &opts).unwrap().unwrap(), "all_ms")))
+        .map(|c| {
+            (
+                c.label.clone(),
+                mean(
+                    &simulate(c, 0.75, Some(35.0), &opts).unwrap().unwrap(),
+                    "all_ms",
+                ),
+            )
+        })
         .collect();
-    let worst_other = busy.iter().filter(|(l, _)| !l.ends_with("PSSQ")).map(|x| x.1).fold(0.0, f64::max);
+    let worst_other = busy
+        .iter()
+        .filter(|(l, _)| !l.ends_with("PSSQ"))
+        .map(|x| x.1)
+        .fold(0.0, f64::max);
     for (label, all) in busy.iter().filter(|(l, _)| l.ends_with("PSSQ")) {
-        assert!(*all > worst_other, "{label} {all:.1} ms is not worse than the others (worst {worst_other:.1} ms)");
+        assert!(
+            *all > worst_other,
+            "{label} {all:.1} ms is not worse than the others (worst {worst_other:.1} ms)"
+        );
     }
 }
 
@@ -119,16 +169,39 @@ fn sq_dmq_mr_dmqa_and_cmq_beat_r_dmq_with_real_service() {
         max_rate: 70.0,
     };
     for rate in [40.0, 55.0] {
-        let base = mean(&simulate(&make("R-DMQ", "r-dmq"), 0.75, Some(rate), &opts).unwrap().unwrap(), "all_ms");
-        for (label, name) in [("SQ-DMQ", "sq-dmq"), ("MR-DMQA", "mr-dmqa:abort=complete"), ("CMQ", "cmq")] {
-            let m = simulate(&make(label, name), 0.75, Some(rate), &opts).unwrap().unwrap();
+        let base = mean(
+            &simulate(&make("R-DMQ", "r-dmq"), 0.75, Some(rate), &opts)
+                .unwrap()
+                .unwrap(),
+            "all_ms",
+        );
+        for (label, name) in [
+            ("SQ-DMQ", "sq-dmq"),
+            ("MR-DMQA", "mr-dmqa:abort=complete"),
+            ("CMQ", "cmq"),
+        ] {
+            let m = simulate(&make(label, name), 0.75, Some(rate), &opts)
+                .unwrap()
+                .unwrap();
             let all = mean(&m, "all_ms");
-            assert!(all < base, "λ = {rate}: {label} {all:.2} ms vs R-DMQ {base:.2} ms");
+            assert!(
+                all < base,
+                "λ = {rate}: {label} {all:.2} ms vs R-DMQ {base:.2} ms"
+            );
         }
     }
     // At low load duplicated reads that abort on completion beat CMQ's reads.
-    let cmq = simulate(&make("CMQ", "cmq"), 0.75, Some(5.0), &opts).unwrap().unwrap();
-    let mra = simulate(&make("MR-DMQA", "mr-dmqa:abort=complete"), 0.75, Some(5.0), &opts).unwrap().unwrap();
+    let cmq = simulate(&make("CMQ", "cmq"), 0.75, Some(5.0), &opts)
+        .unwrap()
+        .unwrap();
+    let mra = simulate(
+        &make("MR-DMQA", "mr-dmqa:abort=complete"),
+        0.75,
+        Some(5.0),
+        &opts,
+    )
+    .unwrap()
+    .unwrap();
     assert!(mean(&mra, "read_ms") < mean(&cmq, "read_ms"));
 }
 
@@ -146,8 +219,12 @@ fn mr_dmqa_aborting_at_start_behaves_exactly_like_cmq_under_fcfs() {
         analysis: None,
         max_rate: 70.0,
     };
-    let a = simulate(&make("cmq"), 0.75, Some(40.0), &opts).unwrap().unwrap();
-    let b = simulate(&make("mr-dmqa:abort=start"), 0.75, Some(40.0), &opts).unwrap().unwrap();
+    let a = simulate(&make("cmq"), 0.75, Some(40.0), &opts)
+        .unwrap()
+        .unwrap();
+    let b = simulate(&make("mr-dmqa:abort=start"), 0.75, Some(40.0), &opts)
+        .unwrap()
+        .unwrap();
     for metric in ["read_ms", "update_ms", "util_disk1", "util_disk2"] {
         assert_eq!(mean(&a, metric), mean(&b, metric), "{metric}");
     }

@@ -59,7 +59,13 @@ pub fn run(what: &BenchWhat, format: Format) -> Result<()> {
             "Emulator throughput: {} , random 1-block reads, open Poisson at load {load} ({rate:.1}/s), one thread",
             disk.name
         ),
-        &["policy", "requests", "median wall s", "simulated requests/s", "mean response ms"],
+        &[
+            "policy",
+            "requests",
+            "median wall s",
+            "simulated requests/s",
+            "mean response ms",
+        ],
     );
     for policy in policies {
         let experiment = Experiment {
@@ -90,7 +96,9 @@ pub fn run(what: &BenchWhat, format: Format) -> Result<()> {
         ]);
     }
     if let Some(mb) = peak_rss_mb() {
-        t.note(format!("Peak resident memory of the whole process: {mb:.1} MB."));
+        t.note(format!(
+            "Peak resident memory of the whole process: {mb:.1} MB."
+        ));
     }
     print!("{}", t.render(format));
     Ok(())

@@ -25,7 +25,10 @@ pub fn resolve_disk(name: &str) -> Result<DiskSpec> {
 
 /// `spindle presets`.
 pub fn print_presets(format: Format) {
-    let mut t = Table::new("Disk presets (use with --disk; any field can be overridden from a TOML/JSON file)", &["name", "description"]);
+    let mut t = Table::new(
+        "Disk presets (use with --disk; any field can be overridden from a TOML/JSON file)",
+        &["name", "description"],
+    );
     for (name, description) in disk::PRESETS {
         t.row(vec![Cell::text(name), Cell::text(description)]);
     }
@@ -51,9 +54,16 @@ pub fn print_policies(format: Format) {
         "shortest positioning time first (seek + rotation from the disk model)",
         "SPTF minus weight x waiting time (DiskSim's aged SPTF)",
     ];
-    let mut t = Table::new("Single-disk policies (use with --policy NAME[:key=value,...])", &["policy", "defaults", "what it does"]);
+    let mut t = Table::new(
+        "Single-disk policies (use with --policy NAME[:key=value,...])",
+        &["policy", "defaults", "what it does"],
+    );
     for (spec, what) in PolicySpec::DEFAULTS.iter().zip(described) {
-        t.row(vec![Cell::text(spec.name()), Cell::text(spec.to_string()), Cell::text(what)]);
+        t.row(vec![
+            Cell::text(spec.name()),
+            Cell::text(spec.to_string()),
+            Cell::text(what),
+        ]);
     }
     print!("{}", t.render(format));
 }
@@ -74,7 +84,11 @@ pub fn progress(total: u64, what: &str) -> ProgressBar {
 /// The confidence-interval cell of `metric` in `table`, scaled by `scale`.
 pub fn estimate(table: &MetricTable, metric: &str, scale: f64, digits: usize) -> Cell {
     match table.interval(metric, 0.95) {
-        Ok(i) => Cell::estimate(i.mean * scale, i.half_width.unwrap_or(f64::NAN) * scale, digits),
+        Ok(i) => Cell::estimate(
+            i.mean * scale,
+            i.half_width.unwrap_or(f64::NAN) * scale,
+            digits,
+        ),
         Err(_) => Cell::Missing,
     }
 }
@@ -82,5 +96,9 @@ pub fn estimate(table: &MetricTable, metric: &str, scale: f64, digits: usize) ->
 /// A human form of a policy spec: its name, with parameters only when they
 /// differ from the defaults.
 pub fn policy_label(spec: &PolicySpec) -> String {
-    if PolicySpec::DEFAULTS.contains(spec) { spec.name().to_string() } else { spec.to_string() }
+    if PolicySpec::DEFAULTS.contains(spec) {
+        spec.name().to_string()
+    } else {
+        spec.to_string()
+    }
 }

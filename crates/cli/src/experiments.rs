@@ -67,9 +67,17 @@ pub fn default_jobs() -> usize {
 }
 
 fn parse_range(s: &str) -> Result<(f64, f64), String> {
-    let (a, b) = s.split_once("..").ok_or_else(|| format!("expected MIN..MAX, got {s}"))?;
-    let a: f64 = a.trim().parse().map_err(|_| format!("bad minimum in {s}"))?;
-    let b: f64 = b.trim().parse().map_err(|_| format!("bad maximum in {s}"))?;
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("expected MIN..MAX, got {s}"))?;
+    let a: f64 = a
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad minimum in {s}"))?;
+    let b: f64 = b
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad maximum in {s}"))?;
     Ok((a, b))
 }
 
@@ -101,7 +109,9 @@ pub fn run(args: &RunArgs, format: Format) -> Result<()> {
             Some(probability) => Addressing::Sequential { probability },
             None => Addressing::Uniform,
         },
-        deadline: args.deadline_ms.map(|(min_ms, max_ms)| DeadlineRange { min_ms, max_ms }),
+        deadline: args
+            .deadline_ms
+            .map(|(min_ms, max_ms)| DeadlineRange { min_ms, max_ms }),
     };
     mix.validate()?;
     let points = if let Some(clients) = args.clients {
@@ -110,9 +120,15 @@ pub fn run(args: &RunArgs, format: Format) -> Result<()> {
             think_ms: args.think_ms,
         }]
     } else if !args.rates.is_empty() {
-        args.rates.iter().map(|&r| Point::Open(Load::Rate(r))).collect()
+        args.rates
+            .iter()
+            .map(|&r| Point::Open(Load::Rate(r)))
+            .collect()
     } else if !args.loads.is_empty() {
-        args.loads.iter().map(|&u| Point::Open(Load::Utilisation(u))).collect()
+        args.loads
+            .iter()
+            .map(|&u| Point::Open(Load::Utilisation(u)))
+            .collect()
     } else {
         vec![Point::Open(Load::Utilisation(0.8))]
     };
@@ -143,7 +159,9 @@ pub fn default_experiment(format: Format) -> Result<()> {
             .iter()
             .map(|p| p.parse().expect("built-in policy names parse"))
             .collect(),
-        points: [0.5, 0.8, 0.95].map(|u| Point::Open(Load::Utilisation(u))).to_vec(),
+        points: [0.5, 0.8, 0.95]
+            .map(|u| Point::Open(Load::Utilisation(u)))
+            .to_vec(),
         requests: 20_000,
         warmup: 2_000,
         seed: 1,
@@ -151,7 +169,9 @@ pub fn default_experiment(format: Format) -> Result<()> {
         jobs: default_jobs(),
     };
     let mut table = execute(&plan)?;
-    table.note("Try `spindle run --help`, `spindle policies`, `spindle presets`, `spindle replay FILE`.");
+    table.note(
+        "Try `spindle run --help`, `spindle policies`, `spindle presets`, `spindle replay FILE`.",
+    );
     print!("{}", table.render(format));
     Ok(())
 }
@@ -168,10 +188,24 @@ fn execute(plan: &Plan) -> Result<Table> {
     let mut table = Table::new(
         title,
         &[
-            "policy", "load", "rate/s", "response ms", "p95 ms", "wait ms", "service ms", "seek ms", "rotation ms", "seek cyl", "util", "queue",
+            "policy",
+            "load",
+            "rate/s",
+            "response ms",
+            "p95 ms",
+            "wait ms",
+            "service ms",
+            "seek ms",
+            "rotation ms",
+            "seek cyl",
+            "util",
+            "queue",
         ],
     );
-    let bar = progress((plan.policies.len() * plan.points.len()) as u64 * plan.replications, "replications");
+    let bar = progress(
+        (plan.policies.len() * plan.points.len()) as u64 * plan.replications,
+        "replications",
+    );
     for point in &plan.points {
         let (arrivals, load_label, rate) = match *point {
             Point::Open(load) => {
@@ -207,7 +241,12 @@ fn execute(plan: &Plan) -> Result<Table> {
                 Ok(r) => r,
                 Err(e) => {
                     bar.suspend(|| eprintln!("{}, load {load_label}: {e}", policy_label(policy)));
-                    table.row(row_missing(policy, &load_label, rate.clone(), table.columns.len()));
+                    table.row(row_missing(
+                        policy,
+                        &load_label,
+                        rate.clone(),
+                        table.columns.len(),
+                    ));
                     continue;
                 }
             };
@@ -250,7 +289,9 @@ fn describe_mix(mix: &RequestMix) -> String {
     };
     let place = match mix.addressing {
         Addressing::Uniform => "random".to_string(),
-        Addressing::Sequential { probability } => format!("{:.0} % sequential", probability * 100.0),
+        Addressing::Sequential { probability } => {
+            format!("{:.0} % sequential", probability * 100.0)
+        }
     };
     let deadline = mix
         .deadline

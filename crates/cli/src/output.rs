@@ -25,7 +25,11 @@ pub enum Cell {
     /// A measured or computed number, printed with `digits` decimals.
     Num { value: f64, digits: usize },
     /// A mean over replications with the half-width of its 95 % interval.
-    Estimate { mean: f64, half_width: f64, digits: usize },
+    Estimate {
+        mean: f64,
+        half_width: f64,
+        digits: usize,
+    },
     /// No value (not applicable, or beyond a stability limit).
     Missing,
 }
@@ -108,12 +112,18 @@ impl Table {
         match format {
             Format::Table => self.render_text(),
             Format::Csv => self.render_csv(),
-            Format::Json => serde_json::to_string_pretty(&self.to_json()).expect("tables serialise") + "\n",
+            Format::Json => {
+                serde_json::to_string_pretty(&self.to_json()).expect("tables serialise") + "\n"
+            }
         }
     }
 
     fn render_text(&self) -> String {
-        let cells: Vec<Vec<String>> = self.rows.iter().map(|r| r.iter().map(Cell::text_form).collect()).collect();
+        let cells: Vec<Vec<String>> = self
+            .rows
+            .iter()
+            .map(|r| r.iter().map(Cell::text_form).collect())
+            .collect();
         let widths: Vec<usize> = (0..self.columns.len())
             .map(|c| {
                 cells
@@ -145,7 +155,15 @@ impl Table {
         };
         let text_column = |c: usize| self.rows.iter().all(|r| r[c].is_text());
         line(&mut out, &self.columns, &text_column);
-        let _ = writeln!(out, "{}", widths.iter().map(|w| "─".repeat(*w)).collect::<Vec<_>>().join("  "));
+        let _ = writeln!(
+            out,
+            "{}",
+            widths
+                .iter()
+                .map(|w| "─".repeat(*w))
+                .collect::<Vec<_>>()
+                .join("  ")
+        );
         for row in &cells {
             line(&mut out, row, &text_column);
         }
@@ -157,7 +175,11 @@ impl Table {
 
     fn render_csv(&self) -> String {
         let estimate_columns: Vec<bool> = (0..self.columns.len())
-            .map(|c| self.rows.iter().any(|r| matches!(r[c], Cell::Estimate { .. })))
+            .map(|c| {
+                self.rows
+                    .iter()
+                    .any(|r| matches!(r[c], Cell::Estimate { .. }))
+            })
             .collect();
         let mut w = csv::Writer::from_writer(Vec::new());
         let mut header = Vec::new();
@@ -175,7 +197,9 @@ impl Table {
                     Cell::Text(s) => (s.clone(), String::new()),
                     Cell::Int(n) => (n.to_string(), String::new()),
                     Cell::Num { value, .. } => (value.to_string(), String::new()),
-                    Cell::Estimate { mean, half_width, .. } => (mean.to_string(), half_width.to_string()),
+                    Cell::Estimate {
+                        mean, half_width, ..
+                    } => (mean.to_string(), half_width.to_string()),
                     Cell::Missing => (String::new(), String::new()),
                 };
                 rec.push(value);
@@ -200,7 +224,9 @@ impl Table {
                         Cell::Text(s) => json!(s),
                         Cell::Int(n) => json!(n),
                         Cell::Num { value, .. } => json!(value),
-                        Cell::Estimate { mean, half_width, .. } => json!({"mean": mean, "ci95": half_width}),
+                        Cell::Estimate {
+                            mean, half_width, ..
+                        } => json!({"mean": mean, "ci95": half_width}),
                         Cell::Missing => Value::Null,
                     };
                     m.insert(name.clone(), v);
@@ -225,7 +251,11 @@ pub fn render_all(tables: &[Table], format: Format) -> String {
             .map(|t| format!("# {}\n{}", t.title, t.render(Format::Csv)))
             .collect::<Vec<_>>()
             .join("\n"),
-        Format::Table => tables.iter().map(|t| t.render(Format::Table)).collect::<Vec<_>>().join("\n"),
+        Format::Table => tables
+            .iter()
+            .map(|t| t.render(Format::Table))
+            .collect::<Vec<_>>()
+            .join("\n"),
     }
 }
 
@@ -235,7 +265,11 @@ mod tests {
 
     fn sample() -> Table {
         let mut t = Table::new("demo", &["policy", "response ms", "n"]);
-        t.row(vec![Cell::text("fcfs"), Cell::estimate(25.123, 0.456, 2), Cell::Int(10)]);
+        t.row(vec![
+            Cell::text("fcfs"),
+            Cell::estimate(25.123, 0.456, 2),
+            Cell::Int(10),
+        ]);
         t.row(vec![Cell::text("sstf"), Cell::Missing, Cell::Int(3)]);
         t.note("load 0.8");
         t
@@ -252,7 +286,10 @@ mod tests {
     #[test]
     fn csv_splits_estimates() {
         let s = sample().render(Format::Csv);
-        assert_eq!(s.lines().next(), Some("policy,response ms,response ms_ci95,n"));
+        assert_eq!(
+            s.lines().next(),
+            Some("policy,response ms,response ms_ci95,n")
+        );
         assert_eq!(s.lines().nth(1), Some("fcfs,25.123,0.456,10"));
         assert_eq!(s.lines().nth(2), Some("sstf,,,3"));
     }

@@ -65,11 +65,15 @@ pub fn write_svg(path: &Path, title: &str, panels: &[Panel]) -> Result<()> {
     for (panel, area) in panels.iter().zip(areas.iter()) {
         draw_panel(panel, area).with_context(|| format!("drawing {}", panel.title))?;
     }
-    root.present().with_context(|| format!("writing {}", path.display()))?;
+    root.present()
+        .with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }
 
-fn draw_panel(panel: &Panel, area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>) -> Result<()> {
+fn draw_panel(
+    panel: &Panel,
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+) -> Result<()> {
     let points = panel.series.iter().flat_map(|s| s.points.iter());
     let (mut x0, mut x1, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
     for &(x, y, hw) in points {
@@ -106,23 +110,40 @@ fn draw_panel(panel: &Panel, area: &DrawingArea<SVGBackend<'_>, plotters::coord:
     for s in &panel.series {
         let i = names.iter().position(|n| *n == base(&s.label)).unwrap_or(0);
         let colour = COLOURS[i % COLOURS.len()];
-        let pts: Vec<(f64, f64)> = s.points.iter().filter(|p| p.1.is_finite()).map(|p| (p.0, p.1)).collect();
+        let pts: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .filter(|p| p.1.is_finite())
+            .map(|p| (p.0, p.1))
+            .collect();
         match s.source {
             Source::Simulation => {
                 chart
                     .draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))?
                     .label(s.label.as_str())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2)));
-                chart.draw_series(pts.iter().map(|&(x, y)| Circle::new((x, y), 3, colour.filled())))?;
-                chart.draw_series(s.points.iter().filter(|p| p.1.is_finite() && p.2 > 0.0).map(|&(x, y, hw)| {
-                    PathElement::new(vec![(x, y - hw), (x, y + hw)], colour.stroke_width(1))
-                }))?;
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
+                    });
+                chart.draw_series(
+                    pts.iter()
+                        .map(|&(x, y)| Circle::new((x, y), 3, colour.filled())),
+                )?;
+                chart.draw_series(
+                    s.points
+                        .iter()
+                        .filter(|p| p.1.is_finite() && p.2 > 0.0)
+                        .map(|&(x, y, hw)| {
+                            PathElement::new(vec![(x, y - hw), (x, y + hw)], colour.stroke_width(1))
+                        }),
+                )?;
             }
             Source::Analysis => {
                 chart
                     .draw_series(DashedLineSeries::new(pts, 6, 4, colour.stroke_width(1)))?
                     .label(s.label.as_str())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(1)));
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(1))
+                    });
             }
         }
     }

@@ -63,7 +63,18 @@ pub fn run(args: &ReplayArgs, format: Format) -> Result<()> {
             r.requests,
             r.span_ms / 1e3
         ),
-        &["device", "requests", "response ms", "p95 ms", "wait ms", "service ms", "seek ms", "rotation ms", "util", "queue"],
+        &[
+            "device",
+            "requests",
+            "response ms",
+            "p95 ms",
+            "wait ms",
+            "service ms",
+            "seek ms",
+            "rotation ms",
+            "util",
+            "queue",
+        ],
     );
     let ms = |ns: f64, d: usize| Cell::num(ns / 1e6, d);
     for d in &r.devices {
@@ -82,7 +93,10 @@ pub fn run(args: &ReplayArgs, format: Format) -> Result<()> {
         ]);
     }
     if r.filtered > 0 {
-        t.note(format!("{} requests on other devices were left out (--device).", r.filtered));
+        t.note(format!(
+            "{} requests on other devices were left out (--device).",
+            r.filtered
+        ));
     }
     if let Some(v) = r.validation {
         t.note(format!(

@@ -6,11 +6,25 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn spindle(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_spindle")).args(args).output().expect("spindle runs")
+    Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .args(args)
+        .output()
+        .expect("spindle runs")
 }
 
 fn data(name: &str) -> String {
-    let p: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "..", "..", "shared", "data", "disksim-valid", name].iter().collect();
+    let p: PathBuf = [
+        env!("CARGO_MANIFEST_DIR"),
+        "..",
+        "..",
+        "..",
+        "shared",
+        "data",
+        "disksim-valid",
+        name,
+    ]
+    .iter()
+    .collect();
     p.to_string_lossy().into_owned()
 }
 
@@ -22,8 +36,25 @@ fn stderr(o: &Output) -> String {
 fn same_seed_same_bytes_with_one_or_two_threads() {
     let run = |jobs: &str, format: &str| {
         let o = spindle(&[
-            "run", "--policy", "sstf", "--policy", "fd-scan", "--load", "0.7", "--deadline-ms", "50..200", "--requests", "3000",
-            "--replications", "4", "--seed", "42", "--jobs", jobs, "--format", format,
+            "run",
+            "--policy",
+            "sstf",
+            "--policy",
+            "fd-scan",
+            "--load",
+            "0.7",
+            "--deadline-ms",
+            "50..200",
+            "--requests",
+            "3000",
+            "--replications",
+            "4",
+            "--seed",
+            "42",
+            "--jobs",
+            jobs,
+            "--format",
+            format,
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
         o.stdout
@@ -32,7 +63,20 @@ fn same_seed_same_bytes_with_one_or_two_threads() {
         assert_eq!(run("1", format), run("2", format), "--format {format}");
     }
     let mirrored = |jobs: &str| {
-        let o = spindle(&["repro", "towsley91", "--figure", "3", "--replications", "3", "--requests", "2000", "--jobs", jobs, "--format", "csv"]);
+        let o = spindle(&[
+            "repro",
+            "towsley91",
+            "--figure",
+            "3",
+            "--replications",
+            "3",
+            "--requests",
+            "2000",
+            "--jobs",
+            jobs,
+            "--format",
+            "csv",
+        ]);
         assert!(o.status.success(), "{}", stderr(&o));
         o.stdout
     };
@@ -41,7 +85,17 @@ fn same_seed_same_bytes_with_one_or_two_threads() {
 
 #[test]
 fn json_output_is_valid_and_carries_intervals() {
-    let o = spindle(&["run", "--policy", "look", "--requests", "2000", "--replications", "3", "--format", "json"]);
+    let o = spindle(&[
+        "run",
+        "--policy",
+        "look",
+        "--requests",
+        "2000",
+        "--replications",
+        "3",
+        "--format",
+        "json",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let row = &v["rows"][0];
@@ -70,7 +124,15 @@ fn bad_files_get_typed_errors_not_panics() {
     std::fs::create_dir_all(&dir).unwrap();
     let spec = dir.join("disk.toml");
     std::fs::write(&spec, "preset = \"hp97560\"\nrmp = 5400\n").unwrap();
-    let o = spindle(&["run", "--disk", spec.to_str().unwrap(), "--requests", "100", "--replications", "2"]);
+    let o = spindle(&[
+        "run",
+        "--disk",
+        spec.to_str().unwrap(),
+        "--requests",
+        "100",
+        "--replications",
+        "2",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(err.contains("disk.toml") && err.contains("rmp"), "{err}");
@@ -78,10 +140,18 @@ fn bad_files_get_typed_errors_not_panics() {
 
     let trace = dir.join("bad.trace");
     std::fs::write(&trace, "0.5 0 100 8 1\n1.0 0 x12 8 1\n").unwrap();
-    let o = spindle(&["replay", trace.to_str().unwrap(), "--trace-format", "disksim-ascii"]);
+    let o = spindle(&[
+        "replay",
+        trace.to_str().unwrap(),
+        "--trace-format",
+        "disksim-ascii",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(err.contains("bad.trace:2") && err.contains("block"), "{err}");
+    assert!(
+        err.contains("bad.trace:2") && err.contains("block"),
+        "{err}"
+    );
 
     let o = spindle(&["replay", dir.join("missing.trace").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
@@ -97,11 +167,20 @@ fn replayed(args: &[&str]) -> u64 {
     let o = spindle(&all);
     assert!(o.status.success(), "{:?}: {}", args, stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    v["rows"].as_array().unwrap().iter().map(|r| r["requests"].as_u64().unwrap()).sum()
+    v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["requests"].as_u64().unwrap())
+        .sum()
 }
 
 fn lines(name: &str) -> u64 {
-    std::fs::read_to_string(data(name)).unwrap().lines().filter(|l| !l.trim().is_empty()).count() as u64
+    std::fs::read_to_string(data(name))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .count() as u64
 }
 
 #[test]
@@ -113,9 +192,16 @@ fn bundled_disksim_traces_replay_end_to_end() {
         assert_eq!(replayed(&[&data(name)]), lines(name), "{name}");
     }
     // The 9 GB drives need their own DiskSim models.
-    for (trace, model) in [("cheetah9LP.trace", "cheetah9LP.parv"), ("ibm18es.trace", "ibm18es.parv")] {
+    for (trace, model) in [
+        ("cheetah9LP.trace", "cheetah9LP.parv"),
+        ("ibm18es.trace", "ibm18es.parv"),
+    ] {
         let disk = format!("disksim:{}", data(model));
-        assert_eq!(replayed(&[&data(trace), "--disk", &disk]), lines(trace), "{trace}");
+        assert_eq!(
+            replayed(&[&data(trace), "--disk", &disk]),
+            lines(trace),
+            "{trace}"
+        );
     }
 }
 
@@ -125,7 +211,10 @@ fn validation_replay_on_the_drives_own_model_reports_the_demerit() {
     let o = spindle(&["replay", &data("hp_c2247a.trace"), "--disk", &disk]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = String::from_utf8(o.stdout).unwrap();
-    let note = text.lines().find(|l| l.starts_with("Closed-loop validation replay")).expect("a validation note");
+    let note = text
+        .lines()
+        .find(|l| l.starts_with("Closed-loop validation replay"))
+        .expect("a validation note");
     // "... real drive X ms mean access, emulated Y ms; demerit Z ms (P % of the mean)."
     let numbers: Vec<f64> = note
         .split(|c: char| !(c.is_ascii_digit() || c == '.'))

@@ -6,12 +6,12 @@
 //! integer count of nanoseconds; the same configuration and seed give the same
 //! bits on every run, whatever the number of threads.
 
-pub mod random;
 pub mod disk;
+pub mod engine;
+pub mod mirror;
+pub mod random;
+pub mod replay;
+pub mod sim;
 pub mod stats;
 pub mod trace;
-pub mod engine;
 pub mod workload;
-pub mod sim;
-pub mod replay;
-pub mod mirror;

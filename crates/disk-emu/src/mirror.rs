@@ -20,7 +20,9 @@ use crate::disk::{DiskModel, DiskSpec, ServiceBreakdown};
 use crate::engine::EventQueue;
 use crate::random::{Purpose, Stream};
 use crate::sim::{RunError, parallel};
-use crate::stats::{Distribution, DistributionReport, MetricTable, Moments, MomentsReport, TimeWeighted};
+use crate::stats::{
+    Distribution, DistributionReport, MetricTable, Moments, MomentsReport, TimeWeighted,
+};
 use crate::workload::{Arrivals, Generator, RequestMix};
 
 /// Logical requests the array holds at most (queued or in service).
@@ -207,7 +209,11 @@ impl Usage {
         let busy = self.busy + self.busy_since.map_or(0, |t| now - t);
         let window = now - window_start;
         DiskUsage {
-            utilisation: if window > 0 { busy as f64 / window as f64 } else { f64::NAN },
+            utilisation: if window > 0 {
+                busy as f64 / window as f64
+            } else {
+                f64::NAN
+            },
             completions: self.service.count(),
             aborted: self.aborted,
             service: self.service.report(),
@@ -298,7 +304,8 @@ impl Recorder {
         for (acc, len) in self.queues.iter_mut().zip(lens) {
             acc.set(now, len as u64);
         }
-        self.aux_over_one.set(now, u64::from(q.aux.iter().any(|&a| a > 1)));
+        self.aux_over_one
+            .set(now, u64::from(q.aux.iter().any(|&a| a > 1)));
     }
 
     fn finish(&mut self, now: Nanos) -> MirrorReport {
@@ -314,9 +321,16 @@ impl Recorder {
                 response: self.update.report(),
                 waiting: self.update_wait.report(),
             },
-            throughput_per_s: if window > 0 { all.moments().count() as f64 * 1e9 / window as f64 } else { f64::NAN },
+            throughput_per_s: if window > 0 {
+                all.moments().count() as f64 * 1e9 / window as f64
+            } else {
+                f64::NAN
+            },
             all: all.report(),
-            disks: [self.disks[0].report(self.window_start, now), self.disks[1].report(self.window_start, now)],
+            disks: [
+                self.disks[0].report(self.window_start, now),
+                self.disks[1].report(self.window_start, now),
+            ],
             queues: QueueStats {
                 common: self.queues[0].mean(now),
                 disk: [self.queues[1].mean(now), self.queues[2].mean(now)],
@@ -341,14 +355,22 @@ impl MirrorExperiment {
                 expected: "at least one measured request",
             });
         }
-        let mut models = [DiskModel::from_spec(&self.disks[0])?, DiskModel::from_spec(&self.disks[1])?];
+        let mut models = [
+            DiskModel::from_spec(&self.disks[0])?,
+            DiskModel::from_spec(&self.disks[1])?,
+        ];
         let capacity = models[0].capacity_blocks().min(models[1].capacity_blocks());
         let cylinders = models[0].cylinders().max(models[1].cylinders());
-        let mut policy: Box<AnyArray<ARRAY_CAPACITY, D>> = Box::new(
-            self.policy
-                .build::<ARRAY_CAPACITY, D>(cylinders, self.seed ^ replication.wrapping_mul(0x9E37_79B9))?,
-        );
-        let mut generator = Generator::new(self.mix, capacity, Stream::new(self.seed, replication, Purpose::Addresses))?;
+        let mut policy: Box<AnyArray<ARRAY_CAPACITY, D>> =
+            Box::new(self.policy.build::<ARRAY_CAPACITY, D>(
+                cylinders,
+                self.seed ^ replication.wrapping_mul(0x9E37_79B9),
+            )?);
+        let mut generator = Generator::new(
+            self.mix,
+            capacity,
+            Stream::new(self.seed, replication, Purpose::Addresses),
+        )?;
         let mut arrivals = Stream::new(self.seed, replication, Purpose::Arrivals);
         let mut service = [
             Stream::new(self.seed, replication, Purpose::Service),
@@ -387,12 +409,25 @@ impl MirrorExperiment {
                 Event::Arrival(client) => {
                     let d = generator.draw(now);
                     let second = self.placement.second_copy(d.block, d.blocks, capacity);
-                    let placement = [models[0].check_extent(d.block, d.blocks)?, models[1].check_extent(second, d.blocks)?];
-                    let mut req = Request::new(RequestId(next_id), d.kind, d.block, d.blocks, placement[0], now).with_class(client);
+                    let placement = [
+                        models[0].check_extent(d.block, d.blocks)?,
+                        models[1].check_extent(second, d.blocks)?,
+                    ];
+                    let mut req = Request::new(
+                        RequestId(next_id),
+                        d.kind,
+                        d.block,
+                        d.blocks,
+                        placement[0],
+                        now,
+                    )
+                    .with_class(client);
                     req.deadline = d.deadline;
                     next_id += 1;
                     let heads = [models[0].head(), models[1].head()];
-                    policy.submit(req, placement, &heads, now).map_err(|e| RunError::refused(e, now))?;
+                    policy
+                        .submit(req, placement, &heads, now)
+                        .map_err(|e| RunError::refused(e, now))?;
                     if open {
                         events.schedule(now + arrivals.exponential(gap), Event::Arrival(0));
                     }
@@ -433,7 +468,10 @@ impl MirrorExperiment {
                             return Ok(rec.finish(now));
                         }
                         if !open {
-                            events.schedule(now + arrivals.exponential(think), Event::Arrival(r.class));
+                            events.schedule(
+                                now + arrivals.exponential(think),
+                                Event::Arrival(r.class),
+                            );
                         }
                     }
                 }
@@ -446,7 +484,12 @@ impl MirrorExperiment {
                     policy.poll_start(&heads, now, &est)
                 };
                 let Some(s) = start else { break };
-                let breakdown = models[s.disk].serve(&s.dispatch.request, s.dispatch.travel, now, &mut service[s.disk]);
+                let breakdown = models[s.disk].serve(
+                    &s.dispatch.request,
+                    s.dispatch.travel,
+                    now,
+                    &mut service[s.disk],
+                );
                 rec.disks[s.disk].start(now);
                 first_start.entry(s.dispatch.request.id.0).or_insert(now);
                 started[s.disk] += 1;
@@ -455,7 +498,10 @@ impl MirrorExperiment {
                     start: now,
                     breakdown,
                 });
-                events.schedule(now + breakdown.total(), Event::Done(s.disk, started[s.disk]));
+                events.schedule(
+                    now + breakdown.total(),
+                    Event::Done(s.disk, started[s.disk]),
+                );
             }
             rec.queues(now, &policy.queue_lengths());
         }
@@ -533,14 +579,21 @@ mod tests {
 
     #[test]
     fn placements_keep_copies_on_the_disk() {
-        for p in [Placement::Identical, Placement::Shifted { fraction: 0.5 }, Placement::Reversed] {
+        for p in [
+            Placement::Identical,
+            Placement::Shifted { fraction: 0.5 },
+            Placement::Reversed,
+        ] {
             for b in [0, 10, 990, 992] {
                 let c = p.second_copy(b, 8, 1000);
                 assert!(c + 8 <= 1000, "{p:?} {b} -> {c}");
             }
         }
         assert_eq!(Placement::Reversed.second_copy(0, 8, 1000), 992);
-        assert_eq!(Placement::Shifted { fraction: 0.25 }.second_copy(100, 8, 1000), 350);
+        assert_eq!(
+            Placement::Shifted { fraction: 0.25 }.second_copy(100, 8, 1000),
+            350
+        );
     }
 
     #[test]
@@ -554,21 +607,34 @@ mod tests {
     #[test]
     fn every_policy_runs_and_disks_share_the_writes() {
         for (name, _) in ArraySpec::NAMED {
-            let r = experiment(name, Arrivals::Poisson { rate: 20.0 }).run(0).unwrap();
-            assert!(r.read.response.count > 10_000 && r.update.response.count > 3_000, "{name}");
+            let r = experiment(name, Arrivals::Poisson { rate: 20.0 })
+                .run(0)
+                .unwrap();
+            assert!(
+                r.read.response.count > 10_000 && r.update.response.count > 3_000,
+                "{name}"
+            );
             // Every update writes both disks, so neither disk is idle for long.
-            assert!(r.disks[0].utilisation > 0.05 && r.disks[1].utilisation > 0.05, "{name}");
+            assert!(
+                r.disks[0].utilisation > 0.05 && r.disks[1].utilisation > 0.05,
+                "{name}"
+            );
         }
     }
 
     #[test]
     fn aborted_copies_do_not_complete() {
-        let r = experiment("mr-esq", Arrivals::Poisson { rate: 20.0 }).run(0).unwrap();
+        let r = experiment("mr-esq", Arrivals::Poisson { rate: 20.0 })
+            .run(0)
+            .unwrap();
         // Reads run on both disks but each completes once: the disks together
         // complete one operation per read plus two per update.
         let ops = r.disks[0].completions + r.disks[1].completions;
         let logical = r.read.response.count + 2 * r.update.response.count;
         let slack = (logical as f64 * 0.01) as u64 + 10;
-        assert!(ops.abs_diff(logical) <= slack, "{ops} operations for {logical}");
+        assert!(
+            ops.abs_diff(logical) <= slack,
+            "{ops} operations for {logical}"
+        );
     }
 }

@@ -58,7 +58,8 @@ impl Stream {
         let state = (mix(seed) as u128) << 64 | mix(seed ^ 0x5DEE_CE66_D1CE_5EED) as u128;
         // PCG streams are selected by the increment: distinct (replication,
         // purpose) pairs give distinct, statistically independent sequences.
-        let stream = (mix(replication) as u128) << 64 | mix(replication.wrapping_mul(31) ^ purpose.tag()) as u128;
+        let stream = (mix(replication) as u128) << 64
+            | mix(replication.wrapping_mul(31) ^ purpose.tag()) as u128;
         Stream {
             rng: Pcg64::new(state, stream),
         }

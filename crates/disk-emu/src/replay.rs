@@ -139,7 +139,12 @@ impl Devices<'_> {
             return Ok(i);
         }
         let stream = Stream::new(self.options.seed, u64::from(device), Purpose::Service);
-        let unit = Unit::new(self.model.clone(), &self.options.policy, DiskStats::new(0), stream)?;
+        let unit = Unit::new(
+            self.model.clone(),
+            &self.options.policy,
+            DiskStats::new(0),
+            stream,
+        )?;
         self.units.push((device, unit));
         self.index.insert(device, self.units.len() - 1);
         Ok(self.units.len() - 1)
@@ -151,7 +156,10 @@ impl Devices<'_> {
 /// # Errors
 /// [`ReplayError`] naming the file and line of the first request that cannot
 /// be read or emulated; nothing is skipped.
-pub fn replay(path: impl AsRef<Path>, options: &ReplayOptions) -> Result<ReplayReport, ReplayError> {
+pub fn replay(
+    path: impl AsRef<Path>,
+    options: &ReplayOptions,
+) -> Result<ReplayReport, ReplayError> {
     if !(options.speed > 0.0 && options.speed.is_finite()) {
         return Err(ReplayError::Speed(options.speed));
     }
@@ -167,8 +175,12 @@ pub fn replay(path: impl AsRef<Path>, options: &ReplayOptions) -> Result<ReplayR
     let mut events = EventQueue::new();
     let mut pending: Option<TraceRecord> = reader.next().transpose()?;
     let closed_loop = pending.is_some_and(|r| r.arrival.is_none());
-    let arrival_of = |r: &TraceRecord| -> Nanos { (r.arrival.unwrap_or(0) as f64 / options.speed).round() as Nanos };
-    let first = pending.as_ref().map(|r| if closed_loop { 0 } else { arrival_of(r) });
+    let arrival_of = |r: &TraceRecord| -> Nanos {
+        (r.arrival.unwrap_or(0) as f64 / options.speed).round() as Nanos
+    };
+    let first = pending
+        .as_ref()
+        .map(|r| if closed_loop { 0 } else { arrival_of(r) });
     if let Some(t) = first {
         events.schedule(t, Event::Next);
     }
@@ -183,23 +195,35 @@ pub fn replay(path: impl AsRef<Path>, options: &ReplayOptions) -> Result<ReplayR
         last = now;
         match event {
             Event::Next => {
-                let Some(record) = pending.take() else { continue };
+                let Some(record) = pending.take() else {
+                    continue;
+                };
                 let fail = |source| ReplayError::Run {
                     file: file.clone(),
                     line: record.line,
                     source,
                 };
                 let unit = devices.unit(record.device).map_err(fail)?;
-                let req = Request::new(RequestId(requests), record.kind, record.block, record.blocks, 0, now);
+                let req = Request::new(
+                    RequestId(requests),
+                    record.kind,
+                    record.block,
+                    record.blocks,
+                    0,
+                    now,
+                );
                 requests += 1;
-                let started = devices.units[unit].1.arrive(req, now).map_err(|e| match e {
-                    RunError::Disk(source) => ReplayError::Extent {
-                        file: file.clone(),
-                        line: record.line,
-                        source,
-                    },
-                    e => fail(e),
-                })?;
+                let started = devices.units[unit]
+                    .1
+                    .arrive(req, now)
+                    .map_err(|e| match e {
+                        RunError::Disk(source) => ReplayError::Extent {
+                            file: file.clone(),
+                            line: record.line,
+                            source,
+                        },
+                        e => fail(e),
+                    })?;
                 if let Some(t) = started {
                     events.schedule(t, Event::Done(unit));
                 }
@@ -282,7 +306,10 @@ mod tests {
     use crate::disk::presets;
 
     fn data(name: &str) -> String {
-        format!("{}/../../../shared/data/disksim-valid/{name}", env!("CARGO_MANIFEST_DIR"))
+        format!(
+            "{}/../../../shared/data/disksim-valid/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        )
     }
 
     fn options() -> ReplayOptions {
@@ -305,7 +332,10 @@ mod tests {
         // One outstanding request: nobody ever waits.
         assert_eq!(r.devices[0].report.waiting.max, 0.0);
         let v = r.validation.unwrap();
-        assert!(v.measured_mean_ms > 5.0 && v.measured_mean_ms < 30.0, "{v:?}");
+        assert!(
+            v.measured_mean_ms > 5.0 && v.measured_mean_ms < 30.0,
+            "{v:?}"
+        );
         assert!(v.demerit_ms > 0.0);
     }
 

@@ -7,7 +7,9 @@
 //! that takes. [`Experiment`] drives one unit with a synthetic workload;
 //! [`crate::replay`] drives one unit per device of a trace.
 
-use sched_core::{AnyScheduler, Kind, Nanos, PolicySpec, Request, RequestId, SchedError, Scheduler};
+use sched_core::{
+    AnyScheduler, Kind, Nanos, PolicySpec, Request, RequestId, SchedError, Scheduler,
+};
 use serde::Serialize;
 
 use crate::disk::{DiskError, DiskModel, DiskSpec, ServiceBreakdown};
@@ -98,13 +100,22 @@ impl Unit {
     ///
     /// # Errors
     /// The policy's [`SchedError`] for invalid parameters.
-    pub fn new(model: DiskModel, policy: &PolicySpec, stats: DiskStats, service: Stream) -> Result<Self, RunError> {
+    pub fn new(
+        model: DiskModel,
+        policy: &PolicySpec,
+        stats: DiskStats,
+        service: Stream,
+    ) -> Result<Self, RunError> {
         let queue = Box::new(policy.build::<QUEUE_CAPACITY>(model.cylinders())?);
         Ok(Unit {
             model,
             queue,
             in_service: None,
-            stats: Box::new(stats.with_class_label(READ, "read").with_class_label(WRITE, "write")),
+            stats: Box::new(
+                stats
+                    .with_class_label(READ, "read")
+                    .with_class_label(WRITE, "write"),
+            ),
             service,
         })
     }
@@ -127,9 +138,15 @@ impl Unit {
     /// when the queue is full, or the policy's refusal.
     pub fn arrive(&mut self, mut req: Request, now: Nanos) -> Result<Option<Nanos>, RunError> {
         req.cylinder = self.model.check_extent(req.block, req.blocks)?;
-        self.queue.enqueue(req, now).map_err(|e| RunError::refused(e, now))?;
+        self.queue
+            .enqueue(req, now)
+            .map_err(|e| RunError::refused(e, now))?;
         self.stats.arrive(now);
-        Ok(if self.in_service.is_none() { self.dispatch(now) } else { None })
+        Ok(if self.in_service.is_none() {
+            self.dispatch(now)
+        } else {
+            None
+        })
     }
 
     /// The request in service finishes at `now`. Returns it, and the time the
@@ -138,13 +155,20 @@ impl Unit {
     /// # Panics
     /// If the disk is idle: the caller schedules completions only for started requests.
     pub fn complete(&mut self, now: Nanos) -> (Request, Option<Nanos>) {
-        let done = self.in_service.take().expect("a completion only follows a start");
+        let done = self
+            .in_service
+            .take()
+            .expect("a completion only follows a start");
         self.stats.complete(Completion {
             arrival: done.req.arrival,
             start: done.start,
             finish: now,
             breakdown: done.breakdown,
-            class: if done.req.kind == Kind::Read { READ } else { WRITE },
+            class: if done.req.kind == Kind::Read {
+                READ
+            } else {
+                WRITE
+            },
         });
         (done.req, self.dispatch(now))
     }
@@ -155,7 +179,9 @@ impl Unit {
             self.stats.withdraw(now);
         }
         let d = self.queue.next(self.model.head(), now, &self.model)?;
-        let breakdown = self.model.serve(&d.request, d.travel, now, &mut self.service);
+        let breakdown = self
+            .model
+            .serve(&d.request, d.travel, now, &mut self.service);
         self.stats.start(now);
         self.in_service = Some(InService {
             req: d.request,
@@ -219,7 +245,10 @@ impl Experiment {
     /// The mean service time of one request of the mix served alone, ns:
     /// mean random seek + mean rotational latency + transfer + overhead.
     pub fn mean_isolated_service(model: &DiskModel, mix: &RequestMix) -> Nanos {
-        model.mean_random_seek() + model.mean_rotational_latency() + model.transfer_time(0, mix.blocks) + model.overhead()
+        model.mean_random_seek()
+            + model.mean_rotational_latency()
+            + model.transfer_time(0, mix.blocks)
+            + model.overhead()
     }
 
     /// The Poisson rate that offers `load` to this disk and mix.
@@ -257,9 +286,17 @@ impl Experiment {
             });
         }
         let model = DiskModel::from_spec(&self.disk)?;
-        let mut generator = Generator::new(self.mix, model.capacity_blocks(), Stream::new(self.seed, replication, Purpose::Addresses))?;
+        let mut generator = Generator::new(
+            self.mix,
+            model.capacity_blocks(),
+            Stream::new(self.seed, replication, Purpose::Addresses),
+        )?;
         let mut arrivals = Stream::new(self.seed, replication, Purpose::Arrivals);
-        let warm_up = if self.warmup > 0 { WarmUp::Completions(self.warmup) } else { WarmUp::None };
+        let warm_up = if self.warmup > 0 {
+            WarmUp::Completions(self.warmup)
+        } else {
+            WarmUp::None
+        };
         let mut unit = Unit::new(
             model,
             &self.policy,
@@ -280,7 +317,9 @@ impl Experiment {
             }
         };
         match self.arrivals {
-            Arrivals::Poisson { .. } => events.schedule(arrivals.exponential(gap), Event::Arrival(0)),
+            Arrivals::Poisson { .. } => {
+                events.schedule(arrivals.exponential(gap), Event::Arrival(0))
+            }
             Arrivals::Closed { clients, .. } => {
                 for c in 0..clients as u16 {
                     events.schedule(arrivals.exponential(think), Event::Arrival(c));
@@ -295,7 +334,9 @@ impl Experiment {
             match event {
                 Event::Arrival(client) => {
                     let d = generator.draw(now);
-                    let mut req = Request::new(RequestId(next_id), d.kind, d.block, d.blocks, 0, now).with_class(client);
+                    let mut req =
+                        Request::new(RequestId(next_id), d.kind, d.block, d.blocks, 0, now)
+                            .with_class(client);
                     req.deadline = d.deadline;
                     next_id += 1;
                     if let Some(t) = unit.arrive(req, now)? {
@@ -315,7 +356,8 @@ impl Experiment {
                         return Ok(unit.report(now));
                     }
                     if !open {
-                        events.schedule(now + arrivals.exponential(think), Event::Arrival(req.class));
+                        events
+                            .schedule(now + arrivals.exponential(think), Event::Arrival(req.class));
                     }
                 }
             }
@@ -337,7 +379,11 @@ impl Experiment {
 ///
 /// # Errors
 /// The first (lowest-numbered) failing replication's error.
-pub fn parallel<T: Send, E: Send>(n: u64, jobs: usize, f: impl Fn(u64) -> Result<T, E> + Sync) -> Result<Vec<T>, E> {
+pub fn parallel<T: Send, E: Send>(
+    n: u64,
+    jobs: usize,
+    f: impl Fn(u64) -> Result<T, E> + Sync,
+) -> Result<Vec<T>, E> {
     use rayon::prelude::*;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
@@ -430,7 +476,13 @@ mod tests {
     #[test]
     fn overload_is_an_error_not_a_silent_drop() {
         let e = exp_experiment(PolicySpec::Fcfs, 90.0);
-        assert!(matches!(e.run(0), Err(RunError::QueueOverflow { capacity: QUEUE_CAPACITY, .. })));
+        assert!(matches!(
+            e.run(0),
+            Err(RunError::QueueOverflow {
+                capacity: QUEUE_CAPACITY,
+                ..
+            })
+        ));
     }
 
     #[test]

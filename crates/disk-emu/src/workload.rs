@@ -106,15 +106,27 @@ impl RequestMix {
     /// [`WorkloadError::Invalid`] naming the first bad field.
     pub fn validate(&self) -> Result<(), WorkloadError> {
         if !(0.0..=1.0).contains(&self.read_fraction) {
-            return Err(invalid("read_fraction", "a fraction in [0, 1]", self.read_fraction));
+            return Err(invalid(
+                "read_fraction",
+                "a fraction in [0, 1]",
+                self.read_fraction,
+            ));
         }
         if self.blocks == 0 {
-            return Err(invalid("blocks", "at least one block per request", self.blocks));
+            return Err(invalid(
+                "blocks",
+                "at least one block per request",
+                self.blocks,
+            ));
         }
         if let Addressing::Sequential { probability } = self.addressing
             && !(0.0..=1.0).contains(&probability)
         {
-            return Err(invalid("addressing.probability", "a probability in [0, 1]", probability));
+            return Err(invalid(
+                "addressing.probability",
+                "a probability in [0, 1]",
+                probability,
+            ));
         }
         if let Some(d) = self.deadline
             && !(d.min_ms >= 0.0 && d.max_ms >= d.min_ms && d.max_ms.is_finite())
@@ -136,13 +148,17 @@ impl Arrivals {
     /// [`WorkloadError::Invalid`] naming the bad field.
     pub fn validate(&self) -> Result<(), WorkloadError> {
         match *self {
-            Arrivals::Poisson { rate } if !(rate > 0.0 && rate.is_finite()) => {
-                Err(invalid("rate", "a positive, finite number of requests per second", rate))
+            Arrivals::Poisson { rate } if !(rate > 0.0 && rate.is_finite()) => Err(invalid(
+                "rate",
+                "a positive, finite number of requests per second",
+                rate,
+            )),
+            Arrivals::Closed { clients: 0, .. } => {
+                Err(invalid("clients", "at least one client", 0))
             }
-            Arrivals::Closed { clients: 0, .. } => Err(invalid("clients", "at least one client", 0)),
-            Arrivals::Closed { think_ms, .. } if !(think_ms >= 0.0 && think_ms.is_finite()) => {
-                Err(invalid("think_ms", "a finite mean of at least 0 ms", think_ms))
-            }
+            Arrivals::Closed { think_ms, .. } if !(think_ms >= 0.0 && think_ms.is_finite()) => Err(
+                invalid("think_ms", "a finite mean of at least 0 ms", think_ms),
+            ),
             _ => Ok(()),
         }
     }
@@ -186,7 +202,11 @@ impl Generator {
         mix.validate()?;
         let positions = capacity / mix.blocks as u64;
         if positions == 0 {
-            return Err(invalid("blocks", "requests no larger than the disk", mix.blocks));
+            return Err(invalid(
+                "blocks",
+                "requests no larger than the disk",
+                mix.blocks,
+            ));
         }
         Ok(Generator {
             mix,
@@ -210,7 +230,8 @@ impl Generator {
             self.addresses.below(self.positions) * blocks
         };
         self.next_sequential = block + blocks;
-        let kind = if self.mix.read_fraction >= 1.0 || self.addresses.chance(self.mix.read_fraction) {
+        let kind = if self.mix.read_fraction >= 1.0 || self.addresses.chance(self.mix.read_fraction)
+        {
             Kind::Read
         } else {
             Kind::Write
@@ -268,7 +289,13 @@ mod tests {
             read_fraction: 1.5,
             ..RequestMix::default()
         };
-        assert!(matches!(bad.validate(), Err(WorkloadError::Invalid { field: "read_fraction", .. })));
+        assert!(matches!(
+            bad.validate(),
+            Err(WorkloadError::Invalid {
+                field: "read_fraction",
+                ..
+            })
+        ));
         assert!(matches!(
             Arrivals::Poisson { rate: -1.0 }.validate(),
             Err(WorkloadError::Invalid { field: "rate", .. })

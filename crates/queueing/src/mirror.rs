@@ -112,7 +112,11 @@ pub fn pollaczek_khinchine(lambda: f64, m: Moments) -> Option<f64> {
 pub fn serial_response(policy: Policy, lambda: f64, p_r: f64, mu: f64) -> Option<Response> {
     let m = serial_moments(policy, p_r, mu)?;
     let wq = pollaczek_khinchine(lambda, m)?;
-    let read_service = if policy == Policy::MrEsq { 1.0 / (2.0 * mu) } else { 1.0 / mu };
+    let read_service = if policy == Policy::MrEsq {
+        1.0 / (2.0 * mu)
+    } else {
+        1.0 / mu
+    };
     let read = wq + read_service;
     let update = wq + 3.0 / (2.0 * mu);
     Some(Response {

@@ -77,14 +77,22 @@ fn plot_path(base: &std::path::Path, figure: u8, several: bool) -> PathBuf {
     if !several {
         return base.to_path_buf();
     }
-    let stem = base.file_stem().map_or_else(|| "figure".into(), |s| s.to_string_lossy().into_owned());
-    let ext = base.extension().map_or_else(|| "svg".into(), |s| s.to_string_lossy().into_owned());
+    let stem = base
+        .file_stem()
+        .map_or_else(|| "figure".into(), |s| s.to_string_lossy().into_owned());
+    let ext = base
+        .extension()
+        .map_or_else(|| "svg".into(), |s| s.to_string_lossy().into_owned());
     base.with_file_name(format!("{stem}-fig{figure}.{ext}"))
 }
 
 /// `spindle repro ...`.
 pub fn run(paper: &Paper, format: Format) -> Result<()> {
-    let Paper::Towsley91 { figure, plot, options } = paper;
+    let Paper::Towsley91 {
+        figure,
+        plot,
+        options,
+    } = paper;
     let started = Instant::now();
     let numbers: Vec<u8> = figure.map_or_else(|| (1..=6).collect(), |n| vec![n]);
     let mut tables = Vec::new();

@@ -76,7 +76,12 @@ pub fn seven() -> Vec<Curve> {
 ///
 /// # Errors
 /// Any failure other than an overload, which gives `Ok(None)`.
-pub fn simulate(curve: &Curve, p_r: f64, rate: Option<f64>, opts: &ReproOptions) -> Result<Option<MetricTable>> {
+pub fn simulate(
+    curve: &Curve,
+    p_r: f64,
+    rate: Option<f64>,
+    opts: &ReproOptions,
+) -> Result<Option<MetricTable>> {
     let experiment = MirrorExperiment {
         disks: [curve.disk.clone(), curve.disk.clone()],
         placement: Placement::Identical,
@@ -113,7 +118,9 @@ pub fn figure1(opts: &ReproOptions) -> Result<Figure> {
     let (mut analytic, mut simulated) = (Vec::new(), Vec::new());
     let bar = crate::common::progress((seven().len() * p_values.len()) as u64, "figure 1");
     for curve in seven() {
-        let policy = curve.analysis.expect("the seven policies have closed forms");
+        let policy = curve
+            .analysis
+            .expect("the seven policies have closed forms");
         let mut a = Vec::new();
         let mut s = Vec::new();
         for &p in &p_values {
@@ -169,7 +176,10 @@ fn analysis_ms(policy: Option<Policy>, rate: f64) -> (Option<f64>, Option<f64>) 
             Some(r) => (Some(r.read * 1e3), Some(r.update * 1e3)),
             None => (None, None),
         },
-        Some(Policy::Dmq) => (r_dmq_read_response(rate, P_R, MU, 0.5).map(|w| w * 1e3), None),
+        Some(Policy::Dmq) => (
+            r_dmq_read_response(rate, P_R, MU, 0.5).map(|w| w * 1e3),
+            None,
+        ),
         _ => (None, None),
     }
 }
@@ -177,12 +187,35 @@ fn analysis_ms(policy: Option<Policy>, rate: f64) -> (Option<f64>, Option<f64>) 
 /// Mean read and update response against the arrival rate, for `curves` at
 /// read probability `p_r`; analysis columns appear when some curve has a
 /// closed form.
-fn response_figure(number: u8, title: &str, p_r: f64, curves: &[Curve], rates: &[f64], opts: &ReproOptions) -> Result<Figure> {
+fn response_figure(
+    number: u8,
+    title: &str,
+    p_r: f64,
+    curves: &[Curve],
+    rates: &[f64],
+    opts: &ReproOptions,
+) -> Result<Figure> {
     let with_analysis = curves.iter().any(|c| c.analysis.is_some());
     let columns: &[&str] = if with_analysis {
-        &["policy", "λ/s", "read ms", "read analysis", "update ms", "update analysis", "util disk 1", "util disk 2"]
+        &[
+            "policy",
+            "λ/s",
+            "read ms",
+            "read analysis",
+            "update ms",
+            "update analysis",
+            "util disk 1",
+            "util disk 2",
+        ]
     } else {
-        &["policy", "λ/s", "read ms", "update ms", "util disk 1", "util disk 2"]
+        &[
+            "policy",
+            "λ/s",
+            "read ms",
+            "update ms",
+            "util disk 1",
+            "util disk 2",
+        ]
     };
     let mut table = Table::new(format!("Figure {number} — {title}"), columns);
     let analysed = |row: Vec<Cell>| -> Vec<Cell> {
@@ -190,7 +223,11 @@ fn response_figure(number: u8, title: &str, p_r: f64, curves: &[Curve], rates: &
             row
         } else {
             // Drop the two analysis cells (positions 3 and 5).
-            row.into_iter().enumerate().filter(|(i, _)| *i != 3 && *i != 5).map(|(_, c)| c).collect()
+            row.into_iter()
+                .enumerate()
+                .filter(|(i, _)| *i != 3 && *i != 5)
+                .map(|(_, c)| c)
+                .collect()
         }
     };
     let mut read_panel = Vec::new();
@@ -198,7 +235,12 @@ fn response_figure(number: u8, title: &str, p_r: f64, curves: &[Curve], rates: &
     let points: Vec<(usize, f64)> = curves
         .iter()
         .enumerate()
-        .flat_map(|(i, c)| rates.iter().filter(move |&&r| r < c.max_rate).map(move |&r| (i, r)))
+        .flat_map(|(i, c)| {
+            rates
+                .iter()
+                .filter(move |&&r| r < c.max_rate)
+                .map(move |&r| (i, r))
+        })
         .collect();
     let bar = crate::common::progress(points.len() as u64, &format!("figure {number}"));
     for (i, curve) in curves.iter().enumerate() {
@@ -304,16 +346,35 @@ fn rates(step: f64, max: f64) -> Vec<f64> {
 /// Figure 2: the single-queue policies.
 pub fn figure2(opts: &ReproOptions) -> Result<Figure> {
     let curves: Vec<Curve> = seven().into_iter().take(5).collect();
-    response_figure(2, "mean response time of the SQ policies (p_r = 0.75, μ = 45)", P_R, &curves, &rates(5.0, 60.0), opts)
+    response_figure(
+        2,
+        "mean response time of the SQ policies (p_r = 0.75, μ = 45)",
+        P_R,
+        &curves,
+        &rates(5.0, 60.0),
+        opts,
+    )
 }
 
 /// Figure 3: the best two SQ policies against the two MQ policies.
 pub fn figure3(opts: &ReproOptions) -> Result<Figure> {
     let curves: Vec<Curve> = seven()
         .into_iter()
-        .filter(|c| matches!(c.analysis, Some(Policy::CruEsq | Policy::MrEsq | Policy::Dmq | Policy::Cmq)))
+        .filter(|c| {
+            matches!(
+                c.analysis,
+                Some(Policy::CruEsq | Policy::MrEsq | Policy::Dmq | Policy::Cmq)
+            )
+        })
         .collect();
-    response_figure(3, "SQ vs MQ policies (p_r = 0.75, μ = 45)", P_R, &curves, &rates(5.0, 72.0), opts)
+    response_figure(
+        3,
+        "SQ vs MQ policies (p_r = 0.75, μ = 45)",
+        P_R,
+        &curves,
+        &rates(5.0, 72.0),
+        opts,
+    )
 }
 
 /// The mean IBM 3330 service time with sequential-access probability `p_s`, s:
@@ -338,10 +399,27 @@ pub fn figure4(opts: &ReproOptions) -> Result<Figure> {
     let mut panels = Vec::new();
     for p_r in [0.25, 0.75] {
         let curves = [
-            cmq("CMQ, exponential (model)", presets::exponential(MU), p_r, MU),
-            cmq("CMQ, IBM 3330 p_s = 0.6 (simulation)", presets::ibm3330(0.6), p_r, MU),
+            cmq(
+                "CMQ, exponential (model)",
+                presets::exponential(MU),
+                p_r,
+                MU,
+            ),
+            cmq(
+                "CMQ, IBM 3330 p_s = 0.6 (simulation)",
+                presets::ibm3330(0.6),
+                p_r,
+                MU,
+            ),
         ];
-        let f = response_figure(4, &format!("CMQ at p_r = {p_r}"), p_r, &curves, &rates(5.0, 72.0), opts)?;
+        let f = response_figure(
+            4,
+            &format!("CMQ at p_r = {p_r}"),
+            p_r,
+            &curves,
+            &rates(5.0, 72.0),
+            opts,
+        )?;
         tables.extend(f.tables);
         let mut all = f.panels;
         for p in &mut all {
@@ -359,13 +437,32 @@ pub fn figure4(opts: &ReproOptions) -> Result<Figure> {
 
 /// Figure 5: CMQ with different sequential-access probabilities (p_r = 0.75).
 pub fn figure5(opts: &ReproOptions) -> Result<Figure> {
-    let mut curves = vec![cmq("exponential model, μ = 45", presets::exponential(MU), P_R, MU)];
+    let mut curves = vec![cmq(
+        "exponential model, μ = 45",
+        presets::exponential(MU),
+        P_R,
+        MU,
+    )];
     for p_s in [0.0, 0.3, 0.6, 0.9] {
         let mu = 1.0 / ibm3330_mean_service(p_s);
-        curves.push(cmq(&format!("IBM 3330, p_s = {p_s}"), presets::ibm3330(p_s), P_R, mu));
+        curves.push(cmq(
+            &format!("IBM 3330, p_s = {p_s}"),
+            presets::ibm3330(p_s),
+            P_R,
+            mu,
+        ));
     }
-    let mut f = response_figure(5, "CMQ with sequential-access probability p_s (p_r = 0.75)", P_R, &curves, &rates(5.0, 80.0), opts)?;
-    f.title = "Towsley, Chen & Yu 1991, Figure 5: CMQ with different sequential access probabilities".into();
+    let mut f = response_figure(
+        5,
+        "CMQ with sequential-access probability p_s (p_r = 0.75)",
+        P_R,
+        &curves,
+        &rates(5.0, 80.0),
+        opts,
+    )?;
+    f.title =
+        "Towsley, Chen & Yu 1991, Figure 5: CMQ with different sequential access probabilities"
+            .into();
     Ok(f)
 }
 
@@ -380,7 +477,11 @@ pub fn figure6(opts: &ReproOptions) -> Result<Figure> {
         // Without abort every read is served by both disks: each disk sees every request.
         ("MR-DMQ", "mr-dmq", mu),
         ("MR-DMQA (abort at start)", "mr-dmqa:abort=start", dmq_limit),
-        ("MR-DMQA (abort at completion)", "mr-dmqa:abort=complete", dmq_limit),
+        (
+            "MR-DMQA (abort at completion)",
+            "mr-dmqa:abort=complete",
+            dmq_limit,
+        ),
         ("CMQ", "cmq", dmq_limit),
     ]
     .into_iter()
@@ -392,7 +493,14 @@ pub fn figure6(opts: &ReproOptions) -> Result<Figure> {
         max_rate,
     })
     .collect();
-    response_figure(6, "DMQ variations and CMQ, IBM 3330 service with p_s = 0.6 (p_r = 0.75)", P_R, &curves, &rates(5.0, 80.0), opts)
+    response_figure(
+        6,
+        "DMQ variations and CMQ, IBM 3330 service with p_s = 0.6 (p_r = 0.75)",
+        P_R,
+        &curves,
+        &rates(5.0, 80.0),
+        opts,
+    )
 }
 
 /// Figure `n` (1–6).

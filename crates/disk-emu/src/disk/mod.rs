@@ -5,8 +5,10 @@
 //! override them field by field ([`DiskSpec::from_file`]). [`DiskModel`] is
 //! the checked, running disk: it maps blocks to cylinders, serves dispatched
 //! requests in virtual time ([`DiskModel::serve`]) and estimates service
-//! times for the schedulers (`sched_core::ServiceEstimator`).
+//! times for the schedulers (`sched_core::ServiceEstimator`). A spec may give
+//! the drive an on-board cache ([`CacheSpec`], see [`cache`]).
 
+pub mod cache;
 pub mod disksim;
 mod error;
 mod geometry;
@@ -15,6 +17,9 @@ pub mod presets;
 mod seek;
 mod spec;
 
+pub use cache::{
+    AfterPrevious, BusSpec, CacheOverheads, CacheSpec, ReadAheadScheme, ReadAheadSpec, WriteBack,
+};
 pub use disksim::{
     DISKSIM_VALIDATED, DisksimDisk, DisksimOptions, DisksimOverheads, from_disksim, load_disksim,
 };

@@ -3,7 +3,9 @@
 //!
 //! A service runs in this order: controller overhead, the arm's seek (every
 //! leg the policy asked for), a head switch if the request starts on another
-//! surface of the same cylinder, the rotational latency, the transfer.
+//! surface of the same cylinder, the rotational latency, the transfer. A disk
+//! whose spec has a `cache` section serves through it instead (see
+//! [`super::cache`]), with the same mechanics.
 //!
 //! The spindle's angle is kept in integer picoseconds: one revolution is
 //! `round(60·10¹² / rpm)` ps and the angle at time t is `t mod revolution`,
@@ -11,6 +13,7 @@
 
 use sched_core::{Cylinder, Head, Nanos, Request, ServiceEstimator, Travel};
 
+use super::cache::Cache;
 use super::geometry::{Geometry, Location};
 use super::seek::{Seek, duration};
 use super::{DiskError, DiskSpec, RotationSpec, ServiceBreakdown, TransferSpec};
@@ -51,6 +54,27 @@ pub struct DiskModel {
     overhead: Nanos,
     cylinder: Cylinder,
     surface: u32,
+    /// The on-board cache and its state, if the spec has one; boxed so that
+    /// a disk without one stays small.
+    cache: Option<Box<Cache>>,
+}
+
+/// Where the heads are: the arm's cylinder and the surface whose head is
+/// selected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Arm {
+    pub(super) cylinder: Cylinder,
+    pub(super) surface: u32,
+}
+
+impl Arm {
+    /// The heads on the track of `place`.
+    pub(super) fn on(place: &Location) -> Arm {
+        Arm {
+            cylinder: place.cylinder,
+            surface: place.surface,
+        }
+    }
 }
 
 /// Picoseconds to nanoseconds, rounded to nearest.
@@ -91,7 +115,9 @@ impl DiskModel {
     /// [`DiskError::Zero`], [`DiskError::InvalidZone`] for impossible
     /// geometry; [`DiskError::InvalidParameter`] naming the field for a
     /// negative or non-finite time, a non-positive rate or speed, a probability
-    /// outside [0, 1], or a missing `rpm` where the spec needs one.
+    /// outside [0, 1], a missing `rpm` where the spec needs one, or a cache
+    /// on a disk without tracked rotation and geometric transfer (its
+    /// read-ahead and write-back are timed on the spinning media).
     pub fn from_spec(spec: &DiskSpec) -> Result<Self, DiskError> {
         let geometry = Geometry::new(&spec.geometry)?;
         let period_ps = spec
@@ -148,6 +174,20 @@ impl DiskModel {
                 }
             }
         };
+        let overhead = duration("controller_overhead_ms", spec.controller_overhead_ms)?;
+        let cache = match (&spec.cache, rotation, transfer) {
+            (None, ..) => None,
+            (Some(cache), Rotation::Tracked { period_ps }, Transfer::Geometry { .. }) => {
+                Some(Box::new(Cache::new(cache, overhead, period_ps)?))
+            }
+            (Some(_), ..) => {
+                return Err(DiskError::invalid(
+                    "cache",
+                    "a cache section",
+                    "a disk with tracked rotation and geometric transfer, on which read-ahead and write-back are timed",
+                ));
+            }
+        };
         Ok(DiskModel {
             name: spec.name.clone(),
             geometry,
@@ -156,9 +196,10 @@ impl DiskModel {
             transfer,
             period_ps,
             head_switch: duration("head_switch_ms", spec.head_switch_ms)?,
-            overhead: duration("controller_overhead_ms", spec.controller_overhead_ms)?,
+            overhead,
             cylinder: 0,
             surface: 0,
+            cache,
         })
     }
 
@@ -235,6 +276,12 @@ impl DiskModel {
     /// clock or drawn from `rng`; so is an exponential transfer. Blocks past
     /// the end of the disk are served as if they were its last block: check
     /// requests with [`DiskModel::check_extent`] when they are submitted.
+    ///
+    /// A disk with a cache serves the request through it: a read it holds
+    /// costs no media access, read-ahead goes on in virtual time until this
+    /// call's `start`, and a written-back write completes before its media
+    /// write, which the next request may have to wait for (see
+    /// [`super::cache`]). The arm is then where the media work left it.
     pub fn serve(
         &mut self,
         req: &Request,
@@ -242,27 +289,20 @@ impl DiskModel {
         start: Nanos,
         rng: &mut Stream,
     ) -> ServiceBreakdown {
-        let target = self.geometry.locate_clamped(req.block);
-        let via = match travel {
-            Travel::Direct => [None, None],
-            Travel::ViaEdge { edge } => [Some(edge), None],
-            Travel::Wrap { edge, restart } => [Some(edge), Some(restart)],
-        };
-        // On a curve every leg is a seek of its own (it starts and stops).
-        let mut at = self.cylinder;
-        let (mut seek_distance, mut curve): (u32, Nanos) = (0, 0);
-        for stop in via.into_iter().flatten().chain([target.cylinder]) {
-            let d = at.abs_diff(stop);
-            seek_distance = seek_distance.saturating_add(d);
-            curve += self.seek.time(d);
-            at = stop;
+        // Checked first, so that a disk without a cache pays one comparison.
+        if self.cache.is_some()
+            && let Some(cache) = self.cache.take()
+        {
+            return self.serve_through(cache, req, travel, start, rng);
         }
+        let target = self.geometry.locate_clamped(req.block);
+        let (seek_distance, curve) = self.legs(self.cylinder, travel, target.cylinder);
         let seek = if self.seek.is_random() {
             self.seek.draw(seek_distance, rng)
         } else {
             curve
         };
-        let switch = self.switch_time(seek_distance, &target);
+        let switch = self.switch_time(self.surface, seek_distance, &target);
         let latency = match self.rotation {
             Rotation::Tracked { period_ps } => {
                 let ready = start.saturating_add(self.overhead + seek + switch);
@@ -289,14 +329,110 @@ impl DiskModel {
         }
     }
 
+    /// [`DiskModel::serve`] through `cache`, which is put back afterwards
+    /// (it is taken out so that it can read the mechanics while it changes).
+    #[inline(never)]
+    fn serve_through(
+        &mut self,
+        mut cache: Box<Cache>,
+        req: &Request,
+        travel: Travel,
+        start: Nanos,
+        rng: &mut Stream,
+    ) -> ServiceBreakdown {
+        let mut arm = Arm {
+            cylinder: self.cylinder,
+            surface: self.surface,
+        };
+        let breakdown = cache.serve(self, &mut arm, req, travel, start, rng);
+        (self.cylinder, self.surface) = (arm.cylinder, arm.surface);
+        self.cache = Some(cache);
+        breakdown
+    }
+
+    /// Cylinders crossed and seek time on the curve from cylinder `from` to
+    /// `to` by way of `travel` (to the edge, and for a wrap back to the
+    /// restart cylinder, first).
+    #[inline]
+    fn legs(&self, from: Cylinder, travel: Travel, to: Cylinder) -> (u32, Nanos) {
+        let via = match travel {
+            Travel::Direct => [None, None],
+            Travel::ViaEdge { edge } => [Some(edge), None],
+            Travel::Wrap { edge, restart } => [Some(edge), Some(restart)],
+        };
+        // On a curve every leg is a seek of its own (it starts and stops).
+        let mut at = from;
+        let (mut distance, mut curve): (u32, Nanos) = (0, 0);
+        for stop in via.into_iter().flatten().chain([to]) {
+            let d = at.abs_diff(stop);
+            distance = distance.saturating_add(d);
+            curve += self.seek.time(d);
+            at = stop;
+        }
+        (distance, curve)
+    }
+
     /// A head switch is needed when the arm stays on its cylinder but the
-    /// request starts on another surface; a seek hides it in its settling.
-    fn switch_time(&self, seek_distance: u32, target: &Location) -> Nanos {
-        if seek_distance == 0 && target.surface != self.surface {
+    /// request starts on another surface than `surface`, the selected one; a
+    /// seek hides it in its settling.
+    fn switch_time(&self, surface: u32, seek_distance: u32, target: &Location) -> Nanos {
+        if seek_distance == 0 && target.surface != surface {
             self.head_switch
         } else {
             0
         }
+    }
+
+    /// Where `block` lies; a block past the end of the disk lies where its
+    /// last block does.
+    pub(super) fn place(&self, block: u64) -> Location {
+        self.geometry.locate_clamped(block)
+    }
+
+    /// Moving the heads from `arm` to the track of `target` by way of
+    /// `travel`: the cylinders crossed, the seek time (drawn from `rng` for
+    /// a random seek model; its mean without a stream) and the head switch.
+    pub(super) fn reach(
+        &self,
+        arm: Arm,
+        travel: Travel,
+        target: &Location,
+        rng: Option<&mut Stream>,
+    ) -> (u32, Nanos, Nanos) {
+        let (distance, curve) = self.legs(arm.cylinder, travel, target.cylinder);
+        let seek = match rng {
+            Some(rng) if self.seek.is_random() => self.seek.draw(distance, rng),
+            None if self.seek.is_random() => self.seek.time(distance),
+            _ => curve,
+        };
+        (
+            distance,
+            seek,
+            self.switch_time(arm.surface, distance, target),
+        )
+    }
+
+    /// Time from `ready` until `target` starts under the heads, the spindle
+    /// turning once every `period_ps`.
+    pub(super) fn rotational_wait(&self, ready: Nanos, target: &Location, period_ps: u64) -> Nanos {
+        latency(ready, target, period_ps)
+    }
+
+    /// How many of the `blocks` blocks from `block` a sequential media
+    /// transfer that reached the start of the first one `elapsed` ns ago
+    /// has read: the largest k with `media_time(block, k, period_ps)` ≤
+    /// `elapsed` (the same rounding, so the two always agree).
+    pub(super) fn media_read_within(
+        &self,
+        block: u64,
+        blocks: u64,
+        period_ps: u64,
+        elapsed: Nanos,
+    ) -> u64 {
+        // media_time rounds picoseconds to the nearest nanosecond: k blocks
+        // taking ps_k are done by `elapsed` iff ps_k + 500 < (elapsed + 1) ns.
+        self.media_walk::<true>(block, blocks, period_ps, u128::from(elapsed) * 1000 + 499)
+            .0
     }
 
     /// Time to move the heads from the end of one track to the next track
@@ -318,7 +454,9 @@ impl DiskModel {
     /// locked to the spindle, so this does not depend on the time.
     pub fn transfer_time(&self, block: u64, blocks: u32) -> Nanos {
         match self.transfer {
-            Transfer::Geometry { period_ps } => self.media_time(block, blocks, period_ps),
+            Transfer::Geometry { period_ps } => {
+                self.media_time(block, u64::from(blocks), period_ps)
+            }
             Transfer::Constant(t) => t,
             Transfer::Rate { bytes_per_s } => {
                 let bytes = f64::from(blocks) * f64::from(self.block_bytes());
@@ -328,14 +466,31 @@ impl DiskModel {
         }
     }
 
-    /// Geometric transfer time, walking the request track by track.
-    fn media_time(&self, block: u64, blocks: u32, period_ps: u64) -> Nanos {
+    /// Geometric transfer time of `blocks` blocks from `block`, walking the
+    /// request track by track, the spindle turning once every `period_ps`.
+    pub(super) fn media_time(&self, block: u64, blocks: u64, period_ps: u64) -> Nanos {
+        ps_to_ns(self.media_walk::<false>(block, blocks, period_ps, 0).1)
+    }
+
+    /// Walks a sequential media transfer of `blocks` blocks from `block`
+    /// track by track: how many of them are read within `budget_ps`
+    /// picoseconds of the start of the first, and the picoseconds those
+    /// take. Unless `BOUNDED`, the budget is ignored (all of them, and the
+    /// whole time), and the walk compiles to the plain sum the cache-free
+    /// transfer time has always been.
+    fn media_walk<const BOUNDED: bool>(
+        &self,
+        block: u64,
+        blocks: u64,
+        period_ps: u64,
+        budget_ps: u128,
+    ) -> (u64, u128) {
         let p = u128::from(period_ps);
         let capacity = self.capacity_blocks();
         let mut block = block.min(capacity - 1);
         let mut here = self.geometry.locate_clamped(block);
-        let mut left = u64::from(blocks);
-        let mut ps = 0u128;
+        let mut left = blocks;
+        let (mut done, mut ps) = (0u64, 0u128);
         while left > 0 {
             let next_track = block + u64::from(here.left_on_track());
             // Blocks past the end of the disk stay on its last track.
@@ -346,7 +501,19 @@ impl DiskModel {
             };
             let first = u128::from(here.physical_sector());
             let spt = here.sectors_per_track;
-            ps += angle(first + u128::from(run), spt, p) - angle(first, spt, p);
+            let run_ps = angle(first + u128::from(run), spt, p) - angle(first, spt, p);
+            if BOUNDED && ps + run_ps > budget_ps {
+                // The budget ends on this track, at angle x from the index
+                // mark: k blocks from slot `first` end by then iff
+                // ⌊(first + k)·p / spt⌋ ≤ x, i.e. first + k ≤ ⌈(x + 1)·spt / p⌉ − 1.
+                let x = budget_ps.saturating_sub(ps) + angle(first, spt, p);
+                let slots = ((x + 1) * u128::from(spt)).div_ceil(p) - 1;
+                let k = (slots - first).min(u128::from(run));
+                let ps = ps + angle(first + k, spt, p) - angle(first, spt, p);
+                return (done + k as u64, ps);
+            }
+            ps += run_ps;
+            done += run;
             left -= run;
             if left == 0 {
                 break;
@@ -366,17 +533,30 @@ impl DiskModel {
             block = next_track;
             here = next;
         }
-        ps_to_ns(ps)
+        (done, ps)
     }
 
-    /// Controller overhead per request.
+    /// Controller overhead per request. With a cache, what a read that
+    /// misses it pays after another read: the per-request, command and
+    /// completion overheads (not the bus transfer).
     pub fn overhead(&self) -> Nanos {
-        self.overhead
+        match &self.cache {
+            Some(cache) => cache.read_miss_overhead(),
+            None => self.overhead,
+        }
     }
 
     /// Head-switch time.
     pub fn head_switch(&self) -> Nanos {
         self.head_switch
+    }
+
+    /// The heads on cylinder `head`, on the surface the model last used.
+    fn arm_at(&self, head: Head) -> Arm {
+        Arm {
+            cylinder: head.cylinder,
+            surface: self.surface,
+        }
     }
 
     /// One revolution of the spindle, if the spec gives its speed.
@@ -430,11 +610,19 @@ impl ServiceEstimator for DiskModel {
     /// another surface than the one the model's heads are on, and the
     /// rotational latency read off the clock after the controller overhead
     /// and the seek (its mean when drawn at random).
+    ///
+    /// With a cache, the positioning [`DiskModel::serve`] would do at `now`
+    /// (none for a hit), from where the drive's own background work (read-ahead,
+    /// write-back) has taken the arm by then, or else from `head`.
     fn positioning_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos {
+        if let Some(cache) = &self.cache {
+            let b = cache.estimate(self, self.arm_at(head), req, now);
+            return b.seek + b.rotation;
+        }
         let target = self.geometry.locate_clamped(req.block);
         let distance = head.cylinder.abs_diff(target.cylinder);
         let seek = self.seek.time(distance);
-        let switch = self.switch_time(distance, &target);
+        let switch = self.switch_time(self.surface, distance, &target);
         let rotation = match self.rotation {
             Rotation::Tracked { period_ps } => latency(
                 now.saturating_add(self.overhead + seek + switch),
@@ -447,7 +635,12 @@ impl ServiceEstimator for DiskModel {
     }
 
     /// Overhead, positioning and transfer (expected values for random parts).
+    /// With a cache, the whole service [`DiskModel::serve`] would give at
+    /// `now`, the arm as for [`ServiceEstimator::positioning_time`].
     fn service_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos {
+        if let Some(cache) = &self.cache {
+            return cache.estimate(self, self.arm_at(head), req, now).total();
+        }
         self.overhead
             + self.positioning_time(head, req, now)
             + self.transfer_time(req.block, req.blocks)
@@ -534,6 +727,23 @@ mod tests {
         spec.geometry.track_skew = 0;
         let t = model(&spec).transfer_time(71, 2) as f64;
         assert!((t - (2.0 * sector(1) + sector(72))).abs() < 2.0, "{t}");
+    }
+
+    #[test]
+    fn media_progress_agrees_with_the_transfer_time_to_the_nanosecond() {
+        // Read-ahead progress is the inverse of the transfer time, across
+        // head switches and cylinder boundaries (HP 97560: 72 blocks a
+        // track, 19 tracks a cylinder).
+        let disk = model(&presets::hp97560());
+        let p = disk.period_ps.unwrap();
+        for block in [0, 70, 72 * 19 - 3, 123_456] {
+            for k in 1..=200 {
+                let t = disk.media_time(block, k, p);
+                assert_eq!(disk.media_read_within(block, 200, p, t), k, "{block} {k}");
+                assert_eq!(disk.media_read_within(block, 200, p, t - 1), k - 1);
+            }
+            assert_eq!(disk.media_read_within(block, 200, p, u64::MAX / 2000), 200);
+        }
     }
 
     #[test]

@@ -92,6 +92,7 @@ pub fn hp97560() -> DiskSpec {
         transfer: TransferSpec::Geometry,
         head_switch_ms: 1.6,
         controller_overhead_ms: 2.2,
+        cache: None,
     }
 }
 
@@ -134,6 +135,7 @@ pub fn hp7935() -> DiskSpec {
         transfer: TransferSpec::Rate { bytes_per_s: 1e6 },
         head_switch_ms: 0.0,
         controller_overhead_ms: 3.5,
+        cache: None,
     }
 }
 
@@ -170,6 +172,7 @@ pub fn hp7937() -> DiskSpec {
         transfer: TransferSpec::Rate { bytes_per_s: 1e6 },
         head_switch_ms: 0.0,
         controller_overhead_ms: 1.0,
+        cache: None,
     }
 }
 
@@ -200,6 +203,7 @@ pub fn chen_towsley_91() -> DiskSpec {
         transfer: TransferSpec::Constant { ms: 0.8 },
         head_switch_ms: 0.0,
         controller_overhead_ms: 0.0,
+        cache: None,
     }
 }
 
@@ -233,6 +237,7 @@ pub fn ibm3330(p_s: f64) -> DiskSpec {
         transfer: TransferSpec::Constant { ms: 2.0 },
         head_switch_ms: 0.0,
         controller_overhead_ms: 0.0,
+        cache: None,
     }
 }
 
@@ -253,6 +258,7 @@ pub fn exponential(rate_per_s: f64) -> DiskSpec {
         transfer: TransferSpec::Exponential { rate_per_s },
         head_switch_ms: 0.0,
         controller_overhead_ms: 0.0,
+        cache: None,
     }
 }
 

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{DiskError, DiskModel, GeometrySpec, SeekSpec, presets};
+use super::{CacheSpec, DiskError, DiskModel, GeometrySpec, SeekSpec, presets};
 
 /// Where the rotational latency of a request comes from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -106,9 +106,18 @@ pub struct DiskSpec {
     /// geometric transfer moves on to the next track of a cylinder.
     #[serde(default)]
     pub head_switch_ms: f64,
-    /// Controller overhead, ms per request, spent before the arm moves.
+    /// Controller overhead, ms per request, spent before the arm moves. With
+    /// a cache, on top of the cache's own overheads (DiskSim's per-request
+    /// overhead).
     #[serde(default)]
     pub controller_overhead_ms: f64,
+    /// The drive's on-board cache and the controller around it: buffer
+    /// segments, read-ahead, write-back, overheads by kind of request, the
+    /// host bus. Without one (the presets, and any spec that does not name
+    /// it) every request goes to the media and pays
+    /// `controller_overhead_ms` alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheSpec>,
 }
 
 /// The text format of a spec.
