@@ -46,6 +46,19 @@
 //! [`ServiceEstimator`] trait lets policies that need times (SPTF, FD-SCAN)
 //! ask the driver's disk model. [`AnyScheduler`] and [`PolicySpec`] choose a
 //! policy at run time without allocation.
+//!
+//! ## Extending
+//!
+//! Every policy is plain data (`Send`, no interior pointers), so a driver on
+//! any thread or runtime owns it outright; a tokio block device keeps one
+//! behind a mutex and calls the same three methods as the emulator. Array
+//! policies for D disks implement [`array::ArrayPolicy`], composing
+//! single-disk [`Scheduler`]s as their per-queue disciplines. A rate-based
+//! policy such as WRR-SCAN fits the same trait: its tasks are told apart by
+//! [`Request::class`], its rounds advance with the `now` each call receives,
+//! and admission control is an inherent method of the policy returning a
+//! reservation or a typed refusal, since it is asked of one policy, not of
+//! every scheduler.
 
 #![no_std]
 #![forbid(unsafe_code)]

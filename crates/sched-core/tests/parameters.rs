@@ -140,3 +140,14 @@ fn per_slot_memory_is_at_most_64_bytes() {
         assert!(c <= 64, "{name} uses {c} bytes per slot at N = 4096");
     }
 }
+
+/// Drivers on other threads (a tokio block device, the emulator's worker
+/// pool) own policies outright: every policy and array policy must be `Send`.
+#[test]
+fn policies_can_move_to_another_thread() {
+    fn send<T: Send>() {}
+    send::<sched_core::AnyScheduler<64>>();
+    send::<sched_core::array::AnyArray<64, 2>>();
+    send::<Box<dyn sched_core::Scheduler + Send>>();
+    send::<Box<dyn sched_core::array::ArrayPolicy<2> + Send>>();
+}
