@@ -43,22 +43,6 @@ impl<const N: usize> GroupIndex<N> {
         }
     }
 
-    /// Moves the earliest pending group into `active` (which must be empty).
-    fn load_earliest(&mut self, slab: &Slab<N>) {
-        let Some(top) = self.pending.peek() else {
-            return;
-        };
-        self.active_group = self.group(slab, top);
-        while let Some(s) = self.pending.peek() {
-            if self.group(slab, s) != self.active_group {
-                break;
-            }
-            self.pending.remove(slab, s);
-            self.active.insert(slab, s);
-            self.active_len += 1;
-        }
-    }
-
     /// Sends the active group back to the heap.
     fn unload(&mut self, slab: &Slab<N>) {
         while let Some(s) = self.active.lowest() {
@@ -68,12 +52,32 @@ impl<const N: usize> GroupIndex<N> {
         self.active_len = 0;
     }
 
-    /// Whether the pending heap's earliest group has a single member.
-    fn earliest_pending_is_alone(&self, slab: &Slab<N>) -> bool {
-        match (self.pending.peek(), self.pending.peek_second(slab)) {
-            (Some(a), Some(b)) => self.group(slab, a) != self.group(slab, b),
-            (Some(_), None) => true,
-            _ => false,
+    /// Takes the earliest pending request out of the heap and returns it if
+    /// no other request shares its group; otherwise makes that group the
+    /// active one (the previous active group goes back to the heap) and
+    /// returns `None`. Popping first and looking at the new top costs no more
+    /// than EDF's own pop, which keeps exact ties (the common case) cheap.
+    fn pop_if_alone(&mut self, slab: &Slab<N>) -> Option<Slot> {
+        let p = self.pending.peek()?;
+        let g = self.group(slab, p);
+        self.pending.remove(slab, p);
+        match self.pending.peek() {
+            Some(q) if self.group(slab, q) == g => {
+                self.unload(slab);
+                self.active_group = g;
+                self.active.insert(slab, p);
+                self.active_len = 1;
+                while let Some(s) = self.pending.peek() {
+                    if self.group(slab, s) != g {
+                        break;
+                    }
+                    self.pending.remove(slab, s);
+                    self.active.insert(slab, s);
+                    self.active_len += 1;
+                }
+                None
+            }
+            _ => Some(p),
         }
     }
 }
@@ -141,7 +145,7 @@ impl<const N: usize> Scheduler for ScanEdf<N> {
         if let Some(p) = index.pending.peek() {
             let earlier = index.active_len == 0 || index.group(slab, p) < index.active_group;
             if earlier {
-                if index.earliest_pending_is_alone(slab) {
+                if let Some(p) = index.pop_if_alone(slab) {
                     // A group of one, served in elevator order: the arm turns
                     // round if the request lies behind it, as elevator_pick
                     // would decide for that group.
@@ -153,10 +157,9 @@ impl<const N: usize> Scheduler for ScanEdf<N> {
                     if behind {
                         self.direction = self.direction.reversed();
                     }
-                    return Some(Dispatch::direct(self.queue.take(p)));
+                    // Already out of the heap: only the slab still holds it.
+                    return Some(Dispatch::direct(slab.remove(p)));
                 }
-                index.unload(slab);
-                index.load_earliest(slab);
             }
         }
         let (s, direction) = elevator_pick(&index.active, slab, head.cylinder, self.direction)?;

@@ -70,13 +70,6 @@ impl<const N: usize> DeadlineHeap<N> {
         (self.len > 0).then(|| slot_of(self.heap[0]))
     }
 
-    /// The second entry in deadline order: the best child of the root.
-    #[inline]
-    pub(crate) fn peek_second<const M: usize>(&self, slab: &Slab<M>) -> Option<Slot> {
-        let end = (ARITY + 1).min(self.len);
-        (end > 1).then(|| slot_of(self.best_child(slab, 1, end).1))
-    }
-
     #[inline]
     fn place(&mut self, i: usize, e: u64) {
         self.heap[i] = e;
