@@ -207,6 +207,14 @@ impl<const N: usize, const D: usize> Book<N, D> {
         self.request(s)
     }
 
+    /// Withdraws a request: closes it, and frees it at once unless a copy is
+    /// still in service (that copy's completion will be ignored).
+    pub(crate) fn withdraw_open(&mut self, s: Slot) -> Request {
+        let req = self.close(s);
+        self.retire_if_idle(s);
+        req
+    }
+
     /// Frees a closed request once none of its operations is queued or in service.
     pub(crate) fn retire_if_idle(&mut self, s: Slot) {
         let i = s as usize;

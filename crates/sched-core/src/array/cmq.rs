@@ -135,9 +135,7 @@ impl<C: Scheduler, A: Scheduler, const N: usize, const D: usize> ArrayPolicy<D>
         } else if self.book.is_update(s) {
             return Err(Book::<N, D>::update_in_progress(id));
         }
-        let req = self.book.close(s);
-        self.book.retire_if_idle(s);
-        Ok(req)
+        Ok(self.book.withdraw_open(s))
     }
 
     fn in_system(&self) -> usize {

@@ -212,9 +212,7 @@ impl<Q: Scheduler, R: ReadRouting<D>, const N: usize, const D: usize> ArrayPolic
             return Err(Book::<N, D>::update_in_progress(id));
         }
         self.unqueue(s, id);
-        let req = self.book.close(s);
-        self.book.retire_if_idle(s);
-        Ok(req)
+        Ok(self.book.withdraw_open(s))
     }
 
     fn in_system(&self) -> usize {

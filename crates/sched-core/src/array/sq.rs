@@ -151,9 +151,7 @@ impl<R: StartRule<D>, const N: usize, const D: usize> ArrayPolicy<D> for SingleQ
             self.waiting.remove(s);
             self.waiting_len -= 1;
         }
-        let req = self.book.close(s);
-        self.book.retire_if_idle(s);
-        Ok(req)
+        Ok(self.book.withdraw_open(s))
     }
 
     fn in_system(&self) -> usize {
