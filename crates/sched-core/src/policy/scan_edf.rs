@@ -144,22 +144,20 @@ impl<const N: usize> Scheduler for ScanEdf<N> {
         let Queue { slab, index } = &mut self.queue;
         if let Some(p) = index.pending.peek() {
             let earlier = index.active_len == 0 || index.group(slab, p) < index.active_group;
-            if earlier {
-                if let Some(p) = index.pop_if_alone(slab) {
-                    // A group of one, served in elevator order: the arm turns
-                    // round if the request lies behind it, as elevator_pick
-                    // would decide for that group.
-                    let c = slab.cylinder(p);
-                    let behind = match self.direction {
-                        Direction::Up => c < head.cylinder,
-                        Direction::Down => c > head.cylinder,
-                    };
-                    if behind {
-                        self.direction = self.direction.reversed();
-                    }
-                    // Already out of the heap: only the slab still holds it.
-                    return Some(Dispatch::direct(slab.remove(p)));
+            if earlier && let Some(p) = index.pop_if_alone(slab) {
+                // A group of one, served in elevator order: the arm turns
+                // round if the request lies behind it, as elevator_pick
+                // would decide for that group.
+                let c = slab.cylinder(p);
+                let behind = match self.direction {
+                    Direction::Up => c < head.cylinder,
+                    Direction::Down => c > head.cylinder,
+                };
+                if behind {
+                    self.direction = self.direction.reversed();
                 }
+                // Already out of the heap: only the slab still holds it.
+                return Some(Dispatch::direct(slab.remove(p)));
             }
         }
         let (s, direction) = elevator_pick(&index.active, slab, head.cylinder, self.direction)?;
