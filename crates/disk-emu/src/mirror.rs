@@ -19,11 +19,11 @@ use serde::{Deserialize, Serialize};
 use crate::disk::{DiskModel, DiskSpec, ServiceBreakdown};
 use crate::engine::EventQueue;
 use crate::random::{Purpose, Stream};
-use crate::sim::{RunError, parallel};
+use crate::sim::{RunError, check_requests, parallel};
 use crate::stats::{
     Distribution, DistributionReport, MetricTable, Moments, MomentsReport, TimeWeighted,
 };
-use crate::workload::{Arrivals, Generator, RequestMix};
+use crate::workload::{ArrivalProcess, Arrivals, Generator, RequestMix};
 
 /// Logical requests the array holds at most (queued or in service).
 pub const ARRAY_CAPACITY: usize = 2048;
@@ -348,13 +348,7 @@ impl MirrorExperiment {
     /// # Errors
     /// [`RunError`] for bad parameters or a queue overflow under overload.
     pub fn run(&self, replication: u64) -> Result<MirrorReport, RunError> {
-        self.arrivals.validate()?;
-        if self.requests == 0 {
-            return Err(RunError::Invalid {
-                field: "requests",
-                expected: "at least one measured request",
-            });
-        }
+        check_requests(self.requests)?;
         let mut models = [
             DiskModel::from_spec(&self.disks[0])?,
             DiskModel::from_spec(&self.disks[1])?,
@@ -371,31 +365,17 @@ impl MirrorExperiment {
             capacity,
             Stream::new(self.seed, replication, Purpose::Addresses),
         )?;
-        let mut arrivals = Stream::new(self.seed, replication, Purpose::Arrivals);
+        let mut arrivals = ArrivalProcess::new(
+            self.arrivals,
+            Stream::new(self.seed, replication, Purpose::Arrivals),
+        )?;
         let mut service = [
             Stream::new(self.seed, replication, Purpose::Service),
             Stream::new(self.seed, replication, Purpose::Other(1)),
         ];
         let mut events = EventQueue::new();
-        let (gap, think, clients) = match self.arrivals {
-            Arrivals::Poisson { rate } => (Arrivals::mean_gap(rate), 0, 0),
-            Arrivals::Closed { clients, think_ms } => {
-                if clients > u32::from(u16::MAX) {
-                    return Err(RunError::Invalid {
-                        field: "clients",
-                        expected: "at most 65535 clients",
-                    });
-                }
-                (0, (think_ms * 1e6).round() as Nanos, clients as u16)
-            }
-        };
-        let open = matches!(self.arrivals, Arrivals::Poisson { .. });
-        if open {
-            events.schedule(arrivals.exponential(gap), Event::Arrival(0));
-        } else {
-            for c in 0..clients {
-                events.schedule(arrivals.exponential(think), Event::Arrival(c));
-            }
+        for (t, client) in arrivals.first() {
+            events.schedule(t, Event::Arrival(client));
         }
         let mut rec = Recorder::new(0);
         let mut busy: [Option<Op>; D] = [None; D];
@@ -428,8 +408,8 @@ impl MirrorExperiment {
                     policy
                         .submit(req, placement, &heads, now)
                         .map_err(|e| RunError::refused(e, now))?;
-                    if open {
-                        events.schedule(now + arrivals.exponential(gap), Event::Arrival(0));
+                    if let Some(t) = arrivals.after_arrival(now) {
+                        events.schedule(t, Event::Arrival(0));
                     }
                 }
                 Event::Done(disk, number) => {
@@ -467,11 +447,8 @@ impl MirrorExperiment {
                             rec.queues(now, &policy.queue_lengths());
                             return Ok(rec.finish(now));
                         }
-                        if !open {
-                            events.schedule(
-                                now + arrivals.exponential(think),
-                                Event::Arrival(r.class),
-                            );
+                        if let Some(t) = arrivals.after_completion(now) {
+                            events.schedule(t, Event::Arrival(r.class));
                         }
                     }
                 }

@@ -96,11 +96,6 @@ impl Stream {
         }
         lo + self.rng.random_range(0..=hi - lo)
     }
-
-    /// Direct access for `rand_distr` distributions.
-    pub fn rng(&mut self) -> &mut Pcg64 {
-        &mut self.rng
-    }
 }
 
 #[cfg(test)]

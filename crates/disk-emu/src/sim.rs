@@ -16,7 +16,7 @@ use crate::disk::{DiskError, DiskModel, DiskSpec, ServiceBreakdown};
 use crate::engine::EventQueue;
 use crate::random::{Purpose, Stream};
 use crate::stats::{Completion, DiskReport, DiskStats, MetricTable, StatsError, WarmUp};
-use crate::workload::{Arrivals, Generator, RequestMix, WorkloadError};
+use crate::workload::{ArrivalProcess, Arrivals, Generator, RequestMix, WorkloadError};
 
 /// Depth of every emulated disk's queue. A workload that piles up more
 /// requests than this is overloading the disk: the run stops with
@@ -77,6 +77,17 @@ impl RunError {
     }
 }
 
+/// Refuses a run that would measure nothing.
+pub(crate) fn check_requests(requests: u64) -> Result<(), RunError> {
+    if requests == 0 {
+        return Err(RunError::Invalid {
+            field: "requests",
+            expected: "at least one measured request",
+        });
+    }
+    Ok(())
+}
+
 /// A request being served and what its service consists of.
 #[derive(Clone, Copy, Debug)]
 struct InService {
@@ -118,16 +129,6 @@ impl Unit {
             ),
             service,
         })
-    }
-
-    /// The disk's mechanics.
-    pub fn model(&self) -> &DiskModel {
-        &self.model
-    }
-
-    /// Whether the disk is serving a request.
-    pub fn is_busy(&self) -> bool {
-        self.in_service.is_some()
     }
 
     /// A request for `block..block + blocks` arrives at `now`. Returns the
@@ -194,11 +195,6 @@ impl Unit {
     /// Statistics over the measured window ending at `end`.
     pub fn report(&mut self, end: Nanos) -> DiskReport {
         self.stats.finish(end)
-    }
-
-    /// The live statistics (for merging distributions across units).
-    pub fn stats(&self) -> &DiskStats {
-        &self.stats
     }
 }
 
@@ -278,20 +274,17 @@ impl Experiment {
     /// # Errors
     /// Any [`RunError`]: bad parameters, or a queue overflow under overload.
     pub fn run(&self, replication: u64) -> Result<DiskReport, RunError> {
-        self.arrivals.validate()?;
-        if self.requests == 0 {
-            return Err(RunError::Invalid {
-                field: "requests",
-                expected: "at least one measured request",
-            });
-        }
+        check_requests(self.requests)?;
         let model = DiskModel::from_spec(&self.disk)?;
         let mut generator = Generator::new(
             self.mix,
             model.capacity_blocks(),
             Stream::new(self.seed, replication, Purpose::Addresses),
         )?;
-        let mut arrivals = Stream::new(self.seed, replication, Purpose::Arrivals);
+        let mut arrivals = ArrivalProcess::new(
+            self.arrivals,
+            Stream::new(self.seed, replication, Purpose::Arrivals),
+        )?;
         let warm_up = if self.warmup > 0 {
             WarmUp::Completions(self.warmup)
         } else {
@@ -304,29 +297,9 @@ impl Experiment {
             Stream::new(self.seed, replication, Purpose::Service),
         )?;
         let mut events = EventQueue::new();
-        let (gap, think) = match self.arrivals {
-            Arrivals::Poisson { rate } => (Arrivals::mean_gap(rate), 0),
-            Arrivals::Closed { clients, think_ms } => {
-                if clients > u16::MAX as u32 {
-                    return Err(RunError::Invalid {
-                        field: "clients",
-                        expected: "at most 65535 clients",
-                    });
-                }
-                (0, (think_ms * 1e6).round() as Nanos)
-            }
-        };
-        match self.arrivals {
-            Arrivals::Poisson { .. } => {
-                events.schedule(arrivals.exponential(gap), Event::Arrival(0))
-            }
-            Arrivals::Closed { clients, .. } => {
-                for c in 0..clients as u16 {
-                    events.schedule(arrivals.exponential(think), Event::Arrival(c));
-                }
-            }
+        for (t, client) in arrivals.first() {
+            events.schedule(t, Event::Arrival(client));
         }
-        let open = matches!(self.arrivals, Arrivals::Poisson { .. });
         let target = self.warmup + self.requests;
         let mut next_id = 0u64;
         let mut completed = 0u64;
@@ -342,8 +315,8 @@ impl Experiment {
                     if let Some(t) = unit.arrive(req, now)? {
                         events.schedule(t, Event::Done);
                     }
-                    if open {
-                        events.schedule(now + arrivals.exponential(gap), Event::Arrival(0));
+                    if let Some(t) = arrivals.after_arrival(now) {
+                        events.schedule(t, Event::Arrival(0));
                     }
                 }
                 Event::Done => {
@@ -355,9 +328,8 @@ impl Experiment {
                     if completed >= target {
                         return Ok(unit.report(now));
                     }
-                    if !open {
-                        events
-                            .schedule(now + arrivals.exponential(think), Event::Arrival(req.class));
+                    if let Some(t) = arrivals.after_completion(now) {
+                        events.schedule(t, Event::Arrival(req.class));
                     }
                 }
             }

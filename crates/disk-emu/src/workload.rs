@@ -169,6 +169,70 @@ impl Arrivals {
     }
 }
 
+/// The arrival process of a run: an open Poisson stream, or closed clients
+/// that each come back a think time after their request completes. Arrivals
+/// carry the number of the client they belong to (0 for an open stream).
+#[derive(Clone, Debug)]
+pub struct ArrivalProcess {
+    stream: Stream,
+    kind: ArrivalKind,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum ArrivalKind {
+    Open { gap: Nanos },
+    Closed { clients: u16, think: Nanos },
+}
+
+impl ArrivalProcess {
+    /// The process `arrivals` describes, drawing its times from `stream`.
+    ///
+    /// # Errors
+    /// [`WorkloadError::Invalid`] for a bad rate or think time, no clients,
+    /// or more than 65,535 clients (client numbers are request classes).
+    pub fn new(arrivals: Arrivals, stream: Stream) -> Result<Self, WorkloadError> {
+        arrivals.validate()?;
+        let kind = match arrivals {
+            Arrivals::Poisson { rate } => ArrivalKind::Open {
+                gap: Arrivals::mean_gap(rate),
+            },
+            Arrivals::Closed { clients, think_ms } => ArrivalKind::Closed {
+                clients: u16::try_from(clients)
+                    .map_err(|_| invalid("clients", "at most 65535 clients", clients))?,
+                think: (think_ms * 1e6).round() as Nanos,
+            },
+        };
+        Ok(ArrivalProcess { stream, kind })
+    }
+
+    /// The first arrivals, as (time, client): one for an open stream, one per
+    /// client for a closed population.
+    pub fn first(&mut self) -> Vec<(Nanos, u16)> {
+        match self.kind {
+            ArrivalKind::Open { gap } => vec![(self.stream.exponential(gap), 0)],
+            ArrivalKind::Closed { clients, think } => (0..clients)
+                .map(|c| (self.stream.exponential(think), c))
+                .collect(),
+        }
+    }
+
+    /// After an arrival at `now`: the open stream's next arrival.
+    pub fn after_arrival(&mut self, now: Nanos) -> Option<Nanos> {
+        match self.kind {
+            ArrivalKind::Open { gap } => Some(now + self.stream.exponential(gap)),
+            ArrivalKind::Closed { .. } => None,
+        }
+    }
+
+    /// After a request completes at `now`: its closed client's next arrival.
+    pub fn after_completion(&mut self, now: Nanos) -> Option<Nanos> {
+        match self.kind {
+            ArrivalKind::Open { .. } => None,
+            ArrivalKind::Closed { think, .. } => Some(now + self.stream.exponential(think)),
+        }
+    }
+}
+
 /// A request's content before the device places it: everything but the cylinder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Draw {
