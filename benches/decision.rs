@@ -1,5 +1,8 @@
 //! Decision cost of every sched-core policy: one enqueue plus one dispatch at a
-//! constant queue depth, next to naive linear-scan SSTF and EDF.
+//! constant queue depth, on heap and inline storage, next to naive
+//! linear-scan SSTF and EDF and to the idiomatic std-collections versions a
+//! Rust user would write instead (SSTF and LOOK over a `BTreeMap` keyed by
+//! cylinder, EDF over a `BinaryHeap`, each with a `HashMap` for cancel).
 //!
 //! Each policy gets a queue whose capacity is the depth. It is prefilled with
 //! `depth` random requests; every iteration then dispatches one request (the
@@ -21,17 +24,23 @@
 //! Their cost per logical request sits next to the single-disk policy they
 //! wrap, in the same run (`array4096/...` against `depth4096/...`).
 //!
+//! In `depthN/NAME` the policy runs on [`Heap`] storage (the emulator's);
+//! `depth4096/NAME-inline` is the same policy on [`Inline`] storage, and
+//! `std-sstf`, `std-look`, `std-edf` are the std-collections references.
+//!
 //! Run with `cargo bench --bench decision`; add a filter such as `depth4096`
 //! or `array4096` to run one group.
 
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use sched_core::array::{AnyArray, ArrayPolicy, ArraySpec};
+use sched_core::array::{AnyArray, ArrayPolicy, ArraySpec, ArrayView, Copies, Location};
 use sched_core::{
-    AnyScheduler, ExpiredRule, Head, Kind, Nanos, PolicySpec, Request, RequestId, Scheduler,
-    ServiceEstimator,
+    AnyScheduler, CancelError, Cylinder, Direction, Dispatch, EnqueueError, ExpiredRule, Head,
+    Heap, Inline, Kind, Nanos, PolicySpec, Request, RequestId, Scheduler, ServiceEstimator,
 };
 
 /// HP 97560 cylinder count (Ruemmler & Wilkes; the WRR-SCAN paper's disk).
@@ -81,6 +90,9 @@ impl ServiceEstimator for CheapEstimator {
 
     fn service_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos {
         self.positioning_time(head, req, now) + req.blocks as Nanos * 200_000
+    }
+    fn expected_service_time(&self, req: &Request) -> Nanos {
+        REVOLUTION + req.blocks as Nanos * 200_000
     }
 }
 
@@ -173,16 +185,11 @@ struct Naive {
 }
 
 impl Scheduler for Naive {
-    fn enqueue(&mut self, req: Request, _now: Nanos) -> Result<(), sched_core::SchedError> {
+    fn enqueue(&mut self, req: Request, _now: Nanos) -> Result<(), EnqueueError> {
         self.queue.push(req);
         Ok(())
     }
-    fn next(
-        &mut self,
-        head: Head,
-        _now: Nanos,
-        _est: &dyn ServiceEstimator,
-    ) -> Option<sched_core::Dispatch> {
+    fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {
         let i = if self.edf {
             (0..self.queue.len()).min_by_key(|&i| {
                 let r = &self.queue[i];
@@ -194,14 +201,14 @@ impl Scheduler for Naive {
                 (r.cylinder.abs_diff(head.cylinder), r.arrival, r.id)
             })?
         };
-        Some(sched_core::Dispatch::direct(self.queue.swap_remove(i)))
+        Some(Dispatch::direct(self.queue.swap_remove(i)))
     }
-    fn cancel(&mut self, id: RequestId) -> Result<Request, sched_core::SchedError> {
+    fn cancel(&mut self, id: RequestId) -> Result<Request, CancelError> {
         let i = self
             .queue
             .iter()
             .position(|r| r.id == id)
-            .ok_or(sched_core::SchedError::UnknownId(id))?;
+            .ok_or(CancelError::UnknownId(id))?;
         Ok(self.queue.swap_remove(i))
     }
     fn len(&self) -> usize {
@@ -215,6 +222,145 @@ impl Scheduler for Naive {
     }
     fn pop_any(&mut self) -> Option<Request> {
         self.queue.pop()
+    }
+}
+
+/// Sort key of the std-collections cylinder queues: cylinder, arrival, id.
+type CylinderKey = (Cylinder, Nanos, u64);
+
+/// The std-collections SSTF and LOOK a Rust user would write: a `BTreeMap`
+/// ordered by cylinder, and a `HashMap` from id to key for cancel.
+struct StdCylinders {
+    by_cylinder: BTreeMap<CylinderKey, Request>,
+    keys: HashMap<RequestId, CylinderKey>,
+    /// `None` for SSTF; the sweep direction for LOOK.
+    sweep: Option<Direction>,
+}
+
+impl StdCylinders {
+    fn new(sweep: Option<Direction>) -> Self {
+        StdCylinders {
+            by_cylinder: BTreeMap::new(),
+            keys: HashMap::new(),
+            sweep,
+        }
+    }
+
+    fn above(&self, h: Cylinder) -> Option<CylinderKey> {
+        self.by_cylinder.range((h, 0, 0)..).next().map(|(k, _)| *k)
+    }
+
+    fn below(&self, h: Cylinder) -> Option<CylinderKey> {
+        self.by_cylinder
+            .range(..(h, 0, 0))
+            .next_back()
+            .map(|(k, _)| *k)
+    }
+}
+
+impl Scheduler for StdCylinders {
+    fn enqueue(&mut self, req: Request, _now: Nanos) -> Result<(), EnqueueError> {
+        let key = (req.cylinder, req.arrival, req.id.0);
+        if self.keys.insert(req.id, key).is_some() {
+            return Err(EnqueueError::DuplicateId(req.id));
+        }
+        self.by_cylinder.insert(key, req);
+        Ok(())
+    }
+    fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {
+        let h = head.cylinder;
+        let key = match self.sweep {
+            None => match (self.above(h), self.below(h)) {
+                (Some(u), Some(d)) => {
+                    if u.0 - h <= h - d.0 {
+                        u
+                    } else {
+                        d
+                    }
+                }
+                (u, d) => u.or(d)?,
+            },
+            Some(direction) => {
+                let (ahead, behind) = match direction {
+                    Direction::Up => (self.above(h), self.below(h)),
+                    Direction::Down => (self.below(h), self.above(h)),
+                };
+                match ahead {
+                    Some(k) => k,
+                    None => {
+                        self.sweep = Some(direction.reversed());
+                        behind?
+                    }
+                }
+            }
+        };
+        let req = self.by_cylinder.remove(&key)?;
+        self.keys.remove(&req.id);
+        Some(Dispatch::direct(req))
+    }
+    fn cancel(&mut self, id: RequestId) -> Result<Request, CancelError> {
+        let key = self.keys.remove(&id).ok_or(CancelError::UnknownId(id))?;
+        self.by_cylinder
+            .remove(&key)
+            .ok_or(CancelError::UnknownId(id))
+    }
+    fn len(&self) -> usize {
+        self.keys.len()
+    }
+    fn capacity(&self) -> usize {
+        usize::MAX
+    }
+    fn contains(&self, id: RequestId) -> bool {
+        self.keys.contains_key(&id)
+    }
+    fn pop_any(&mut self) -> Option<Request> {
+        let (_, req) = self.by_cylinder.pop_first()?;
+        self.keys.remove(&req.id);
+        Some(req)
+    }
+}
+
+/// The std-collections EDF a Rust user would write: a `BinaryHeap` of
+/// (deadline, arrival, id), requests in a `HashMap`; a cancelled request
+/// stays in the heap and is skipped when it surfaces.
+#[derive(Default)]
+struct StdEdf {
+    heap: BinaryHeap<Reverse<(Nanos, Nanos, u64)>>,
+    queued: HashMap<RequestId, Request>,
+}
+
+impl Scheduler for StdEdf {
+    fn enqueue(&mut self, req: Request, _now: Nanos) -> Result<(), EnqueueError> {
+        if self.queued.insert(req.id, req).is_some() {
+            return Err(EnqueueError::DuplicateId(req.id));
+        }
+        self.heap
+            .push(Reverse((req.deadline_key(), req.arrival, req.id.0)));
+        Ok(())
+    }
+    fn next(&mut self, _head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {
+        while let Some(Reverse((_, _, id))) = self.heap.pop() {
+            if let Some(req) = self.queued.remove(&RequestId(id)) {
+                return Some(Dispatch::direct(req));
+            }
+        }
+        None
+    }
+    fn cancel(&mut self, id: RequestId) -> Result<Request, CancelError> {
+        self.queued.remove(&id).ok_or(CancelError::UnknownId(id))
+    }
+    fn len(&self) -> usize {
+        self.queued.len()
+    }
+    fn capacity(&self) -> usize {
+        usize::MAX
+    }
+    fn contains(&self, id: RequestId) -> bool {
+        self.queued.contains_key(&id)
+    }
+    fn pop_any(&mut self) -> Option<Request> {
+        let id = *self.queued.keys().next()?;
+        self.queued.remove(&id)
     }
 }
 
@@ -241,27 +387,48 @@ fn specs() -> Vec<(String, PolicySpec)> {
     v
 }
 
-fn bench_depth<const N: usize>(c: &mut Criterion) {
+fn measure<S: Scheduler>(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    queue: &mut S,
+    depth: usize,
+) {
+    let mut w = prefill(queue, depth);
+    group.bench_function(BenchmarkId::from_parameter(name), |b| {
+        b.iter_custom(|n| per_request(queue, &mut w, n))
+    });
+}
+
+/// Every policy at `depth` on heap storage, the references beside it, and
+/// (`inline`) every policy on inline storage of the same depth.
+fn bench_depth<const N: usize>(c: &mut Criterion, inline: bool) {
     let mut group = c.benchmark_group(format!("depth{N}"));
+    let heap = Heap::new(N).expect("a valid depth");
     for (name, spec) in specs() {
-        // The queue is large (up to ~256 KiB at depth 4096): keep it on the heap.
-        let mut queue: Box<AnyScheduler<N>> =
-            Box::new(spec.build::<N>(CYLINDERS).expect("valid spec"));
-        let mut w = prefill(queue.as_mut(), N);
-        group.bench_function(BenchmarkId::from_parameter(&name), |b| {
-            b.iter_custom(|n| per_request(queue.as_mut(), &mut w, n))
-        });
+        let mut queue = spec.build(heap, CYLINDERS).expect("valid spec");
+        measure(&mut group, &name, &mut queue, N);
+        if inline {
+            // Built in its box: a 4096-deep inline queue is ~250 KB.
+            let mut queue: Box<AnyScheduler<Inline<N>>> =
+                Box::new(spec.build(Inline::new(), CYLINDERS).expect("valid spec"));
+            measure(&mut group, &format!("{name}-inline"), queue.as_mut(), N);
+        }
     }
     for (name, edf) in [("naive-sstf", false), ("naive-edf", true)] {
         let mut queue = Naive {
             queue: Vec::with_capacity(N + 1),
             edf,
         };
-        let mut w = prefill(&mut queue, N);
-        group.bench_function(BenchmarkId::from_parameter(name), |b| {
-            b.iter_custom(|n| per_request(&mut queue, &mut w, n))
-        });
+        measure(&mut group, name, &mut queue, N);
     }
+    measure(&mut group, "std-sstf", &mut StdCylinders::new(None), N);
+    measure(
+        &mut group,
+        "std-look",
+        &mut StdCylinders::new(Some(Direction::Up)),
+        N,
+    );
+    measure(&mut group, "std-edf", &mut StdEdf::default(), N);
     group.finish();
 }
 
@@ -270,7 +437,7 @@ const ARRAY_DEPTH: usize = 4096;
 
 /// A mirrored pair under a steady backlog of logical requests.
 struct ArrayRun {
-    policy: Box<AnyArray<ARRAY_DEPTH, 2>>,
+    policy: AnyArray<Heap>,
     w: Workload,
     heads: [Head; 2],
     /// When each disk's operation in service ends (`Nanos::MAX`: idle).
@@ -279,21 +446,8 @@ struct ArrayRun {
 
 impl ArrayRun {
     fn new(spec: &ArraySpec) -> Self {
-        // A CMQ of depth 4096 holds three 4096-deep queues (~0.8 MB) and is
-        // moved through several frames while it is built: build it on a
-        // thread with room for that, as the emulator's workers do.
-        let spec = *spec;
-        let policy = std::thread::Builder::new()
-            .stack_size(64 << 20)
-            .spawn(move || {
-                Box::new(
-                    spec.build::<ARRAY_DEPTH, 2>(CYLINDERS, 1)
-                        .expect("valid spec"),
-                )
-            })
-            .expect("a builder thread")
-            .join()
-            .expect("building the policy");
+        let heap = Heap::new(ARRAY_DEPTH).expect("a valid depth");
+        let policy = spec.build(heap, 2, CYLINDERS, 1).expect("valid spec");
         let mut run = ArrayRun {
             policy,
             w: Workload::new(ARRAY_DEPTH),
@@ -314,15 +468,35 @@ impl ArrayRun {
         if self.w.rng.below(4) == 0 {
             r.kind = Kind::Write;
         }
-        let placement = [r.cylinder; 2];
+        let copies = Copies::everywhere(
+            2,
+            Location {
+                block: r.block,
+                cylinder: r.cylinder,
+            },
+        );
+        let est: [&dyn ServiceEstimator; 2] = [&CheapEstimator; 2];
+        let view = ArrayView {
+            now: self.w.now,
+            heads: &self.heads,
+            estimators: &est,
+        };
         self.policy
-            .submit(r, placement, &self.heads, self.w.now)
+            .submit(r, &copies, &view)
             .expect("the backlog stays below capacity");
     }
 
     fn start(&mut self) {
         let est: [&dyn ServiceEstimator; 2] = [&CheapEstimator; 2];
-        while let Some(s) = self.policy.poll_start(&self.heads, self.w.now, &est) {
+        loop {
+            let view = ArrayView {
+                now: self.w.now,
+                heads: &self.heads,
+                estimators: &est,
+            };
+            let Some(s) = self.policy.poll_start(&view).expect("known operations") else {
+                break;
+            };
             self.heads[s.disk] = Head::at(black_box(s.dispatch.request.cylinder));
             self.busy_until[s.disk] = self.w.now + SERVICE;
         }
@@ -380,10 +554,10 @@ fn bench_arrays(c: &mut Criterion) {
 }
 
 fn decision(c: &mut Criterion) {
-    bench_depth::<8>(c);
-    bench_depth::<64>(c);
-    bench_depth::<512>(c);
-    bench_depth::<4096>(c);
+    bench_depth::<8>(c, false);
+    bench_depth::<64>(c, false);
+    bench_depth::<512>(c, false);
+    bench_depth::<4096>(c, true);
     bench_arrays(c);
 }
 

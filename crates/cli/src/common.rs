@@ -6,6 +6,7 @@ use disk_emu::disk::{self, DiskSpec};
 use disk_emu::stats::MetricTable;
 use indicatif::{ProgressBar, ProgressStyle};
 use sched_core::PolicySpec;
+use sched_core::registry::{self, PolicyKind};
 
 use crate::output::{Cell, Format, Table};
 
@@ -36,35 +37,38 @@ pub fn print_presets(format: Format) {
     print!("{}", t.render(format));
 }
 
-/// `spindle policies`.
+/// `spindle policies`: every single-disk and array policy of sched-core's registry.
 pub fn print_policies(format: Format) {
-    let described = [
-        "first come, first served",
-        "shortest seek (cylinder distance) first",
-        "elevator to the disk edge (Denning 1967)",
-        "elevator reversing at the last request",
-        "circular SCAN: upward sweeps, return seek to cylinder 0",
-        "circular LOOK: upward sweeps, jump to the lowest request",
-        "V(R): SSTF with reversal penalty R x cylinders (Geist & Daniel 1987)",
-        "earliest deadline first",
-        "shortest seek and earliest deadline by ordering, window m, weights beta^(i-1) (Chen & Towsley 1991)",
-        "shortest seek and earliest deadline by value, alpha*d + (1-alpha)*slack/unit (Chen et al. 1991)",
-        "EDF; deadlines within a granularity served in elevator order (Reddy & Wyllie 1993)",
-        "sweep toward the earliest feasible deadline (Abbott & Garcia-Molina 1990)",
-        "shortest positioning time first (seek + rotation from the disk model)",
-        "SPTF minus weight x waiting time (DiskSim's aged SPTF)",
-    ];
     let mut t = Table::new(
-        "Single-disk policies (use with --policy NAME[:key=value,...])",
-        &["policy", "defaults", "what it does"],
+        "Policies: NAME[:key=value,...] (single-disk ones with --policy)",
+        &[
+            "policy",
+            "kind",
+            "parameters (defaults)",
+            "what it does",
+            "paper",
+        ],
     );
-    for (spec, what) in PolicySpec::DEFAULTS.iter().zip(described) {
+    for info in registry::POLICIES {
+        let parameters = info
+            .parameters
+            .iter()
+            .map(|p| format!("{}={}", p.name, p.default))
+            .collect::<Vec<_>>()
+            .join(",");
+        let kind = match info.kind {
+            PolicyKind::Disk => "disk",
+            PolicyKind::Array => "array",
+        };
         t.row(vec![
-            Cell::text(spec.name()),
-            Cell::text(spec.to_string()),
-            Cell::text(what),
+            Cell::text(info.name),
+            Cell::text(kind),
+            Cell::text(parameters),
+            Cell::text(info.summary),
+            Cell::text(info.paper),
         ]);
     }
+    t.note("A nested discipline is written in parentheses: dmq-sq:queue=ssedo(m=5,beta=1.5)");
     print!("{}", t.render(format));
 }
 

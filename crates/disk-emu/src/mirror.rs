@@ -12,8 +12,8 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use sched_core::array::{AnyArray, ArrayPolicy, ArraySpec, QueueLengths};
-use sched_core::{Kind, Nanos, Request, RequestId, ServiceEstimator};
+use sched_core::array::{AnyArray, ArrayPolicy, ArraySpec, ArrayView, Copies, Location};
+use sched_core::{Heap, Kind, Nanos, Request, RequestId, ServiceEstimator};
 use serde::{Deserialize, Serialize};
 
 use crate::disk::{DiskModel, DiskSpec, ServiceBreakdown};
@@ -27,6 +27,14 @@ use crate::workload::{ArrivalProcess, Arrivals, Generator, RequestMix};
 
 /// Logical requests the array holds at most (queued or in service).
 pub const ARRAY_CAPACITY: usize = 2048;
+
+/// Heap storage of [`ARRAY_CAPACITY`] slots.
+fn array_storage() -> Heap {
+    match Heap::new(ARRAY_CAPACITY) {
+        Ok(heap) => heap,
+        Err(_) => unreachable!("ARRAY_CAPACITY is within sched-core's limits"),
+    }
+}
 
 const D: usize = 2;
 
@@ -299,13 +307,20 @@ impl Recorder {
         self.window_start = now;
     }
 
-    fn queues(&mut self, now: Nanos, q: &QueueLengths<D>) {
-        let lens = [q.common, q.disk[0], q.disk[1], q.aux[0], q.aux[1]];
+    fn queues(&mut self, now: Nanos, q: &dyn ArrayPolicy) {
+        let aux = [q.aux_len(0), q.aux_len(1)];
+        let lens = [
+            q.common_len(),
+            q.disk_queue_len(0),
+            q.disk_queue_len(1),
+            aux[0],
+            aux[1],
+        ];
         for (acc, len) in self.queues.iter_mut().zip(lens) {
             acc.set(now, len as u64);
         }
         self.aux_over_one
-            .set(now, u64::from(q.aux.iter().any(|&a| a > 1)));
+            .set(now, u64::from(aux.iter().any(|&a| a > 1)));
     }
 
     fn finish(&mut self, now: Nanos) -> MirrorReport {
@@ -355,11 +370,12 @@ impl MirrorExperiment {
         ];
         let capacity = models[0].capacity_blocks().min(models[1].capacity_blocks());
         let cylinders = models[0].cylinders().max(models[1].cylinders());
-        let mut policy: Box<AnyArray<ARRAY_CAPACITY, D>> =
-            Box::new(self.policy.build::<ARRAY_CAPACITY, D>(
-                cylinders,
-                self.seed ^ replication.wrapping_mul(0x9E37_79B9),
-            )?);
+        let mut policy: AnyArray<Heap> = self.policy.build(
+            array_storage(),
+            D,
+            cylinders,
+            self.seed ^ replication.wrapping_mul(0x9E37_79B9),
+        )?;
         let mut generator = Generator::new(
             self.mix,
             capacity,
@@ -389,24 +405,36 @@ impl MirrorExperiment {
                 Event::Arrival(client) => {
                     let d = generator.draw(now);
                     let second = self.placement.second_copy(d.block, d.blocks, capacity);
-                    let placement = [
-                        models[0].check_extent(d.block, d.blocks)?,
-                        models[1].check_extent(second, d.blocks)?,
-                    ];
-                    let mut req = Request::new(
-                        RequestId(next_id),
-                        d.kind,
-                        d.block,
-                        d.blocks,
-                        placement[0],
-                        now,
-                    )
-                    .with_class(client);
+                    let copies = Copies::new()
+                        .with(
+                            0,
+                            Location {
+                                block: d.block,
+                                cylinder: models[0].check_extent(d.block, d.blocks)?,
+                            },
+                        )
+                        .with(
+                            1,
+                            Location {
+                                block: second,
+                                cylinder: models[1].check_extent(second, d.blocks)?,
+                            },
+                        );
+                    let cylinder = models[0].check_extent(d.block, d.blocks)?;
+                    let mut req =
+                        Request::new(RequestId(next_id), d.kind, d.block, d.blocks, cylinder, now)
+                            .with_class(client);
                     req.deadline = d.deadline;
                     next_id += 1;
                     let heads = [models[0].head(), models[1].head()];
+                    let est: [&dyn ServiceEstimator; D] = [&models[0], &models[1]];
+                    let view = ArrayView {
+                        now,
+                        heads: &heads,
+                        estimators: &est,
+                    };
                     policy
-                        .submit(req, placement, &heads, now)
+                        .submit(req, &copies, &view)
                         .map_err(|e| RunError::refused(e, now))?;
                     if let Some(t) = arrivals.after_arrival(now) {
                         events.schedule(t, Event::Arrival(0));
@@ -444,7 +472,7 @@ impl MirrorExperiment {
                             rec.reset(now);
                         }
                         if completed >= target {
-                            rec.queues(now, &policy.queue_lengths());
+                            rec.queues(now, &policy);
                             return Ok(rec.finish(now));
                         }
                         if let Some(t) = arrivals.after_completion(now) {
@@ -458,7 +486,12 @@ impl MirrorExperiment {
                 let heads = [models[0].head(), models[1].head()];
                 let start = {
                     let est: [&dyn ServiceEstimator; D] = [&models[0], &models[1]];
-                    policy.poll_start(&heads, now, &est)
+                    let view = ArrayView {
+                        now,
+                        heads: &heads,
+                        estimators: &est,
+                    };
+                    policy.poll_start(&view)?
                 };
                 let Some(s) = start else { break };
                 let breakdown = models[s.disk].serve(
@@ -480,7 +513,7 @@ impl MirrorExperiment {
                     Event::Done(s.disk, started[s.disk]),
                 );
             }
-            rec.queues(now, &policy.queue_lengths());
+            rec.queues(now, &policy);
         }
         unreachable!("an open stream or a closed client always has a next event")
     }

@@ -20,7 +20,7 @@ use serde::Serialize;
 use crate::disk::{DiskError, DiskModel, DiskSpec};
 use crate::engine::EventQueue;
 use crate::random::{Purpose, Stream};
-use crate::sim::{RunError, Unit};
+use crate::sim::{Next, RunError, Unit};
 use crate::stats::{DiskReport, DiskStats, Histogram};
 use crate::trace::{self, TraceError, TraceFormat, TraceOptions, TraceRecord};
 
@@ -123,6 +123,16 @@ enum Event {
     Next,
     /// Unit `usize` finishes its request.
     Done(usize),
+    /// Unit `usize`'s policy releases work it held back.
+    Wake(usize),
+}
+
+/// The event of unit `unit` that `next` asks for.
+fn unit_event(unit: usize, next: Next) -> (Nanos, Event) {
+    match next {
+        Next::Finish(t) => (t, Event::Done(unit)),
+        Next::Wake(t) => (t, Event::Wake(unit)),
+    }
 }
 
 /// The emulated devices, created as the trace first names them.
@@ -224,8 +234,8 @@ pub fn replay(
                         },
                         e => fail(e),
                     })?;
-                if let Some(t) = started {
-                    events.schedule(t, Event::Done(unit));
+                if let Some((t, e)) = started.map(|n| unit_event(unit, n)) {
+                    events.schedule(t, e);
                 }
                 pending = reader.next().transpose()?;
                 if closed_loop {
@@ -234,10 +244,15 @@ pub fn replay(
                     events.schedule(arrival_of(next).max(now), Event::Next);
                 }
             }
+            Event::Wake(unit) => {
+                if let Some((t, e)) = devices.units[unit].1.wake(now).map(|n| unit_event(unit, n)) {
+                    events.schedule(t, e);
+                }
+            }
             Event::Done(unit) => {
                 let (_, next) = devices.units[unit].1.complete(now);
-                if let Some(t) = next {
-                    events.schedule(t, Event::Done(unit));
+                if let Some((t, e)) = next.map(|n| unit_event(unit, n)) {
+                    events.schedule(t, e);
                 }
                 if let Some((record, start)) = outstanding.take() {
                     let real = record.measured.map_or(0, |m| m.access);

@@ -8,7 +8,8 @@
 //! [`crate::replay`] drives one unit per device of a trace.
 
 use sched_core::{
-    AnyScheduler, Kind, Nanos, PolicySpec, Request, RequestId, SchedError, Scheduler,
+    AnyScheduler, BuildError, CompleteError, EnqueueError, Heap, Kind, Nanos, PolicySpec,
+    PollError, Request, RequestId, Scheduler,
 };
 use serde::Serialize;
 
@@ -23,6 +24,14 @@ use crate::workload::{ArrivalProcess, Arrivals, Generator, RequestMix, WorkloadE
 /// [`RunError::QueueOverflow`] rather than dropping anything.
 pub const QUEUE_CAPACITY: usize = 4096;
 
+/// Heap storage of [`QUEUE_CAPACITY`] slots.
+pub(crate) fn queue_storage() -> Heap {
+    match Heap::new(QUEUE_CAPACITY) {
+        Ok(heap) => heap,
+        Err(_) => unreachable!("QUEUE_CAPACITY is within sched-core's limits"),
+    }
+}
+
 /// Stats class of reads and writes.
 const READ: u16 = 0;
 const WRITE: u16 = 1;
@@ -36,9 +45,18 @@ pub enum RunError {
     /// The workload description is unusable.
     #[error(transparent)]
     Workload(#[from] WorkloadError),
-    /// The policy refused its parameters or a request.
+    /// The policy refused its parameters.
     #[error("policy: {0}")]
-    Policy(#[from] SchedError),
+    Build(#[from] BuildError),
+    /// The policy refused a request.
+    #[error("policy: {0}")]
+    Refused(#[from] EnqueueError),
+    /// An array policy refused a completion.
+    #[error("array policy: {0}")]
+    Complete(#[from] CompleteError),
+    /// An array policy's queue discipline misbehaved.
+    #[error("array policy: {0}")]
+    Poll(#[from] PollError),
     /// More requests waited than the queue can hold: the offered load exceeds
     /// what the disk serves under this policy.
     #[error(
@@ -66,13 +84,13 @@ pub enum RunError {
 impl RunError {
     /// A policy's refusal of a request at `now`: a full queue means the
     /// offered load exceeds what the device serves.
-    pub(crate) fn refused(e: SchedError, now: Nanos) -> RunError {
+    pub(crate) fn refused(e: EnqueueError, now: Nanos) -> RunError {
         match e {
-            SchedError::QueueFull { capacity } => RunError::QueueOverflow {
+            EnqueueError::QueueFull { capacity } => RunError::QueueOverflow {
                 at_ms: now as f64 / 1e6,
                 capacity,
             },
-            e => RunError::Policy(e),
+            e => RunError::Refused(e),
         }
     }
 }
@@ -96,10 +114,19 @@ struct InService {
     breakdown: ServiceBreakdown,
 }
 
+/// When a [`Unit`] next needs its driver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// The request it started finishes then: call [`Unit::complete`].
+    Finish(Nanos),
+    /// Its policy holds queued work back until then: call [`Unit::wake`].
+    Wake(Nanos),
+}
+
 /// One emulated disk driven by a policy.
 pub struct Unit {
     model: DiskModel,
-    queue: Box<AnyScheduler<QUEUE_CAPACITY>>,
+    queue: AnyScheduler<Heap>,
     in_service: Option<InService>,
     stats: Box<DiskStats>,
     service: Stream,
@@ -110,14 +137,14 @@ impl Unit {
     /// `stats`, drawing random service components from `service`.
     ///
     /// # Errors
-    /// The policy's [`SchedError`] for invalid parameters.
+    /// The policy's [`BuildError`] for invalid parameters.
     pub fn new(
         model: DiskModel,
         policy: &PolicySpec,
         stats: DiskStats,
         service: Stream,
     ) -> Result<Self, RunError> {
-        let queue = Box::new(policy.build::<QUEUE_CAPACITY>(model.cylinders())?);
+        let queue = policy.build(queue_storage(), model.cylinders())?;
         Ok(Unit {
             model,
             queue,
@@ -131,13 +158,14 @@ impl Unit {
         })
     }
 
-    /// A request for `block..block + blocks` arrives at `now`. Returns the
-    /// time the disk will finish a request if this arrival started one.
+    /// A request for `block..block + blocks` arrives at `now`. Returns when
+    /// the unit next needs the driver: when it finishes a request this
+    /// arrival started, or when its policy will release held work.
     ///
     /// # Errors
     /// [`RunError::Disk`] for blocks beyond the disk, [`RunError::QueueOverflow`]
     /// when the queue is full, or the policy's refusal.
-    pub fn arrive(&mut self, mut req: Request, now: Nanos) -> Result<Option<Nanos>, RunError> {
+    pub fn arrive(&mut self, mut req: Request, now: Nanos) -> Result<Option<Next>, RunError> {
         req.cylinder = self.model.check_extent(req.block, req.blocks)?;
         self.queue
             .enqueue(req, now)
@@ -150,12 +178,12 @@ impl Unit {
         })
     }
 
-    /// The request in service finishes at `now`. Returns it, and the time the
-    /// disk will finish the next one if it started another.
+    /// The request in service finishes at `now`. Returns it, and when the
+    /// unit next needs the driver (see [`Unit::arrive`]).
     ///
     /// # Panics
     /// If the disk is idle: the caller schedules completions only for started requests.
-    pub fn complete(&mut self, now: Nanos) -> (Request, Option<Nanos>) {
+    pub fn complete(&mut self, now: Nanos) -> (Request, Option<Next>) {
         let done = self
             .in_service
             .take()
@@ -174,12 +202,24 @@ impl Unit {
         (done.req, self.dispatch(now))
     }
 
-    /// Starts the policy's next request, if any; returns its finish time.
-    fn dispatch(&mut self, now: Nanos) -> Option<Nanos> {
+    /// The wake-up time a policy holding work back asked for has come: start
+    /// what it releases, if the disk is free.
+    pub fn wake(&mut self, now: Nanos) -> Option<Next> {
+        if self.in_service.is_some() {
+            return None;
+        }
+        self.dispatch(now)
+    }
+
+    /// Starts the policy's next request, if any, and says when it finishes;
+    /// or, when the policy holds its queued work back, when to ask again.
+    fn dispatch(&mut self, now: Nanos) -> Option<Next> {
         while self.queue.take_expired(now).is_some() {
             self.stats.withdraw(now);
         }
-        let d = self.queue.next(self.model.head(), now, &self.model)?;
+        let Some(d) = self.queue.next(self.model.head(), now, &self.model) else {
+            return self.queue.next_eligible_at(now).map(Next::Wake);
+        };
         let breakdown = self
             .model
             .serve(&d.request, d.travel, now, &mut self.service);
@@ -189,7 +229,7 @@ impl Unit {
             start: now,
             breakdown,
         });
-        Some(now + breakdown.total())
+        Some(Next::Finish(now + breakdown.total()))
     }
 
     /// Statistics over the measured window ending at `end`.
@@ -235,6 +275,17 @@ enum Event {
     Arrival(u16),
     /// The disk finishes its request.
     Done,
+    /// The policy releases work it held back.
+    Wake,
+}
+
+impl Next {
+    fn event(self) -> (Nanos, Event) {
+        match self {
+            Next::Finish(t) => (t, Event::Done),
+            Next::Wake(t) => (t, Event::Wake),
+        }
+    }
 }
 
 impl Experiment {
@@ -312,17 +363,22 @@ impl Experiment {
                             .with_class(client);
                     req.deadline = d.deadline;
                     next_id += 1;
-                    if let Some(t) = unit.arrive(req, now)? {
-                        events.schedule(t, Event::Done);
+                    if let Some((t, e)) = unit.arrive(req, now)?.map(Next::event) {
+                        events.schedule(t, e);
                     }
                     if let Some(t) = arrivals.after_arrival(now) {
                         events.schedule(t, Event::Arrival(0));
                     }
                 }
+                Event::Wake => {
+                    if let Some((t, e)) = unit.wake(now).map(Next::event) {
+                        events.schedule(t, e);
+                    }
+                }
                 Event::Done => {
                     let (req, next) = unit.complete(now);
-                    if let Some(t) = next {
-                        events.schedule(t, Event::Done);
+                    if let Some((t, e)) = next.map(Next::event) {
+                        events.schedule(t, e);
                     }
                     completed += 1;
                     if completed >= target {
@@ -359,8 +415,6 @@ pub fn parallel<T: Send, E: Send>(
     use rayon::prelude::*;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
-        // A run holds fixed-capacity policy queues of a few hundred KB.
-        .stack_size(32 << 20)
         .build()
         .expect("a thread pool of the requested size");
     pool.install(|| (0..n).into_par_iter().map(&f).collect::<Vec<_>>())

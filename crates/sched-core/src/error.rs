@@ -1,31 +1,18 @@
-//! Typed errors: every way a scheduler can refuse what it is asked.
+//! Typed errors, one type per operation: building a policy, enqueueing (or
+//! submitting to an array), cancelling, completing, and polling an array.
+//!
+//! Nothing is lost when one is returned: requests are `Copy`, so the caller
+//! still holds whatever was refused. Every enum is `#[non_exhaustive]`, so new
+//! refusals can be added without breaking a driver's `match`.
 
 use core::fmt;
 
 use crate::request::{Cylinder, RequestId};
 
-/// Why a scheduler refused an operation. Nothing is lost when one is returned:
-/// requests are `Copy`, so the caller still holds whatever was refused.
+/// Why a policy could not be built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SchedError {
-    /// The queue already holds `capacity` requests.
-    QueueFull {
-        /// The fixed capacity of the queue.
-        capacity: usize,
-    },
-    /// A request with this id is already queued.
-    DuplicateId(RequestId),
-    /// No queued request has this id.
-    UnknownId(RequestId),
-    /// The request addresses a cylinder beyond the disk the scheduler was built for.
-    CylinderOutOfRange {
-        /// The offending request.
-        id: RequestId,
-        /// Its cylinder.
-        cylinder: Cylinder,
-        /// Number of cylinders the scheduler was built for.
-        cylinders: u32,
-    },
+#[non_exhaustive]
+pub enum BuildError {
     /// A constructor parameter is outside its domain.
     InvalidParameter {
         /// The parameter's name as the paper writes it (`m`, `beta`, `alpha`, ...).
@@ -33,30 +20,73 @@ pub enum SchedError {
         /// What the parameter must satisfy.
         expected: &'static str,
     },
-    /// An array was told a disk finished, but the disk was serving nothing.
-    IdleDisk {
-        /// The disk.
-        disk: usize,
-    },
-    /// The request does not fit the array it was submitted to (wrong disk count,
-    /// a read routed to a disk that holds no copy, ...).
-    InvalidRequest {
-        /// The offending request.
-        id: RequestId,
-        /// What is wrong with it.
-        reason: &'static str,
-    },
 }
 
-impl fmt::Display for SchedError {
+impl BuildError {
+    pub(crate) const fn invalid(name: &'static str, expected: &'static str) -> Self {
+        BuildError::InvalidParameter { name, expected }
+    }
+}
+
+impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SchedError::QueueFull { capacity } => {
+            BuildError::InvalidParameter { name, expected } => {
+                write!(f, "invalid parameter {name}: expected {expected}")
+            }
+        }
+    }
+}
+
+impl core::error::Error for BuildError {}
+
+/// Why a request was not queued (by a [`Scheduler`](crate::Scheduler)) or not
+/// accepted (by an [`ArrayPolicy`](crate::array::ArrayPolicy)). The queue or
+/// array is unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EnqueueError {
+    /// The queue already holds `capacity` requests.
+    QueueFull {
+        /// The fixed capacity of the queue.
+        capacity: usize,
+    },
+    /// A request with this id is already queued (in an array: still has an
+    /// operation queued or in service).
+    DuplicateId(RequestId),
+    /// The request addresses a cylinder beyond the disk the queue was built for.
+    CylinderOutOfRange {
+        /// The offending request.
+        id: RequestId,
+        /// Its cylinder.
+        cylinder: Cylinder,
+        /// Number of cylinders the queue was built for.
+        cylinders: u32,
+    },
+    /// The copies handed to an array do not fit it: no holder, a disk beyond
+    /// the array, more copies than an array request may have, or a location
+    /// list of the wrong length.
+    InvalidCopies {
+        /// The offending request.
+        id: RequestId,
+        /// What is wrong with them.
+        reason: &'static str,
+    },
+    /// No disk can serve the request: every holder of a read is failed or
+    /// stale, or every holder of a write is failed.
+    NoEligibleDisk(RequestId),
+    /// The array's read or write routing chose no eligible disk.
+    NoRoute(RequestId),
+}
+
+impl fmt::Display for EnqueueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EnqueueError::QueueFull { capacity } => {
                 write!(f, "queue full: capacity {capacity} reached")
             }
-            SchedError::DuplicateId(id) => write!(f, "request {id} is already queued"),
-            SchedError::UnknownId(id) => write!(f, "no queued request has id {id}"),
-            SchedError::CylinderOutOfRange {
+            EnqueueError::DuplicateId(id) => write!(f, "request {id} is already queued"),
+            EnqueueError::CylinderOutOfRange {
                 id,
                 cylinder,
                 cylinders,
@@ -64,43 +94,112 @@ impl fmt::Display for SchedError {
                 f,
                 "request {id} addresses cylinder {cylinder}, but the disk has {cylinders} cylinders"
             ),
-            SchedError::InvalidParameter { name, expected } => {
-                write!(f, "invalid parameter {name}: expected {expected}")
+            EnqueueError::InvalidCopies { id, reason } => {
+                write!(f, "request {id}: invalid copies: {reason}")
             }
-            SchedError::IdleDisk { disk } => {
-                write!(
-                    f,
-                    "disk {disk} reported a completion but was serving nothing"
-                )
+            EnqueueError::NoEligibleDisk(id) => {
+                write!(f, "request {id}: no online, up-to-date disk holds a copy")
             }
-            SchedError::InvalidRequest { id, reason } => {
-                write!(f, "invalid request {id}: {reason}")
+            EnqueueError::NoRoute(id) => write!(f, "request {id}: the routing chose no disk"),
+        }
+    }
+}
+
+impl core::error::Error for EnqueueError {}
+
+/// Why a request could not be withdrawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CancelError {
+    /// No queued (or, in an array, open) request has this id.
+    UnknownId(RequestId),
+    /// Part of the request is already being served: a write that some disk
+    /// has started cannot be withdrawn without leaving the copies inconsistent.
+    InService(RequestId),
+}
+
+impl fmt::Display for CancelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CancelError::UnknownId(id) => write!(f, "no queued request has id {id}"),
+            CancelError::InService(id) => {
+                write!(f, "request {id} is in service and cannot be withdrawn")
             }
         }
     }
 }
 
-impl core::error::Error for SchedError {}
+impl core::error::Error for CancelError {}
 
-/// Checks a capacity: at least one slot, and few enough for 16-bit slot links.
-pub(crate) const fn check_capacity(n: usize) -> Result<(), SchedError> {
-    if n == 0 || n > crate::MAX_CAPACITY {
-        Err(SchedError::InvalidParameter {
-            name: "capacity",
-            expected: "1 ..= 65535 requests",
-        })
-    } else {
-        Ok(())
+/// Why a reported completion (or a disk-state change) was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CompleteError {
+    /// The disk was serving nothing.
+    IdleDisk {
+        /// The disk.
+        disk: usize,
+    },
+    /// The disk is not part of the array.
+    NoSuchDisk {
+        /// The disk.
+        disk: usize,
+        /// Disks in the array.
+        disks: usize,
+    },
+}
+
+impl fmt::Display for CompleteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CompleteError::IdleDisk { disk } => {
+                write!(
+                    f,
+                    "disk {disk} reported a completion but was serving nothing"
+                )
+            }
+            CompleteError::NoSuchDisk { disk, disks } => {
+                write!(f, "disk {disk} is not in the array of {disks} disks")
+            }
+        }
     }
 }
 
+impl core::error::Error for CompleteError {}
+
+/// Why an array could not say what to start next: one of its queue
+/// disciplines misbehaved (a user-written [`Scheduler`](crate::Scheduler)
+/// handed back a request it was never given). The operation is dropped from
+/// that queue and nothing else changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PollError {
+    /// The queue of `disk` dispatched an id the array does not know.
+    UnknownOperation {
+        /// The disk whose queue dispatched it.
+        disk: usize,
+        /// The id it dispatched.
+        id: RequestId,
+    },
+}
+
+impl fmt::Display for PollError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PollError::UnknownOperation { disk, id } => write!(
+                f,
+                "the queue of disk {disk} dispatched request {id}, which the array never gave it"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for PollError {}
+
 /// Checks the cylinder count of a disk.
-pub(crate) const fn check_cylinders(cylinders: u32) -> Result<(), SchedError> {
+pub(crate) const fn check_cylinders(cylinders: u32) -> Result<(), BuildError> {
     if cylinders == 0 {
-        Err(SchedError::InvalidParameter {
-            name: "cylinders",
-            expected: "at least one cylinder",
-        })
+        Err(BuildError::invalid("cylinders", "at least one cylinder"))
     } else {
         Ok(())
     }

@@ -1,18 +1,25 @@
 //! Disk I/O scheduling policies as sans-IO state machines.
 //!
-//! `sched-core` is `#![no_std]` and never allocates. A policy owns no clock, no
-//! thread and no device: a driver (the disk emulator, the transaction
-//! simulator, a tokio block device) hands it requests and, whenever a disk is
-//! free, asks which request to serve. Capacity is a const generic; a full queue
-//! is a typed error, never a panic or a silent drop.
+//! `sched-core` is `#![no_std]` and, in its default build, never allocates. A
+//! policy owns no clock, no thread and no device: a driver (the disk
+//! emulator, the transaction simulator, a tokio block device) hands it
+//! requests and, whenever a disk is free, asks which request to serve.
+//!
+//! Where a policy's memory lives is the caller's choice (see [`Storage`]):
+//! [`Inline<N>`] keeps fixed arrays inside the policy value, for embedded
+//! users who allocate nothing; `Heap` (feature `alloc`) allocates them in
+//! place on the heap, so a 65,535-deep queue never crosses a stack frame. A
+//! full queue is a typed error, never a panic or a silent drop; each
+//! operation has its own error type ([`BuildError`], [`EnqueueError`],
+//! [`CancelError`], [`CompleteError`], [`PollError`]).
 //!
 //! The driver loop is the same everywhere:
 //!
 //! ```
-//! use sched_core::{Head, Kind, NullEstimator, Request, RequestId, Scheduler, policy::Sstf};
+//! use sched_core::{Head, Inline, Kind, NullEstimator, Request, RequestId, Scheduler, policy::Sstf};
 //!
-//! // A 64-deep SSTF queue for a 1962-cylinder disk.
-//! let mut queue = Sstf::<64>::new(1962).unwrap();
+//! // A 64-deep SSTF queue for a 1962-cylinder disk, stored inline.
+//! let mut queue = Sstf::new(Inline::<64>::new(), 1962).unwrap();
 //! let mut head = Head::at(1000);
 //! let mut now = 0;
 //! let arrivals = [(0, 1500), (0, 1010), (0, 980), (7_000_000, 1020)]; // (ns, cylinder)
@@ -45,18 +52,20 @@
 //! Single-disk policies implement [`Scheduler`] (see [`policy`]); the
 //! [`ServiceEstimator`] trait lets policies that need times (SPTF, FD-SCAN)
 //! ask the driver's disk model. [`AnyScheduler`] and [`PolicySpec`] choose a
-//! policy at run time without allocation.
+//! policy at run time without allocation; [`registry`] lists every policy,
+//! single-disk and array, with its parameters and paper.
 //!
 //! ## Extending
 //!
 //! Every policy is plain data (`Send`, no interior pointers), so a driver on
 //! any thread or runtime owns it outright; a tokio block device keeps one
-//! behind a mutex and calls the same three methods as the emulator. Array
-//! policies for D disks implement [`array::ArrayPolicy`], composing
+//! behind a mutex and calls the same methods as the emulator. Array
+//! policies for up to 64 disks implement [`array::ArrayPolicy`], composing
 //! single-disk [`Scheduler`]s as their per-queue disciplines. A rate-based
 //! policy such as WRR-SCAN fits the same trait: its tasks are told apart by
 //! [`Request::class`], its rounds advance with the `now` each call receives,
-//! and admission control is an inherent method of the policy returning a
+//! [`Scheduler::next_eligible_at`] tells the driver when a held job becomes
+//! eligible, and admission control is an inherent method of the policy returning a
 //! reservation or a typed refusal, since it is asked of one policy, not of
 //! every scheduler.
 
@@ -64,19 +73,29 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "alloc")]
+extern crate alloc;
+
 mod any;
 pub mod array;
 mod error;
 pub mod policy;
+pub mod registry;
 mod request;
 mod scheduler;
+mod spec;
+mod storage;
 mod store;
 
-pub use any::{AnyScheduler, PolicySpec, SpecError};
-pub use error::SchedError;
+pub use any::AnyScheduler;
+pub use error::{BuildError, CancelError, CompleteError, EnqueueError, PollError};
 pub use policy::ExpiredRule;
 pub use request::{Cylinder, Direction, Dispatch, Head, Kind, Nanos, Request, RequestId, Travel};
 pub use scheduler::{Drain, NullEstimator, Scheduler, ServiceEstimator, drain};
+pub use spec::{PolicySpec, SpecError};
+#[cfg(feature = "alloc")]
+pub use storage::Heap;
+pub use storage::{CapacityError, Inline, Storage};
 
 /// The largest capacity a queue can have: slots are linked by 16-bit indices.
 pub const MAX_CAPACITY: usize = 65_535;

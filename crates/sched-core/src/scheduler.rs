@@ -1,6 +1,6 @@
 //! The single-disk scheduler trait and the service-time estimator disk models implement.
 
-use crate::error::SchedError;
+use crate::error::{CancelError, EnqueueError};
 use crate::request::{Dispatch, Head, Nanos, Request, RequestId};
 
 /// Estimates how long a disk would take to serve a request.
@@ -16,6 +16,14 @@ pub trait ServiceEstimator {
     /// Time from dispatch to completion: positioning plus transfer plus
     /// controller overhead.
     fn service_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos;
+
+    /// Expected service time of `req` from an arm at a random position at a
+    /// random moment: mean seek plus half a revolution plus transfer and
+    /// overhead. Array policies sum it over a disk's queued operations to
+    /// estimate how long that disk needs to drain its queue (Ivy's copy
+    /// selection); it must depend on the request alone, so that the sum kept
+    /// as operations come and go stays exact.
+    fn expected_service_time(&self, req: &Request) -> Nanos;
 }
 
 /// An estimator that knows nothing: every request costs nothing to reach or serve.
@@ -32,37 +40,60 @@ impl ServiceEstimator for NullEstimator {
     fn service_time(&self, _head: Head, _req: &Request, _now: Nanos) -> Nanos {
         0
     }
+    fn expected_service_time(&self, _req: &Request) -> Nanos {
+        0
+    }
 }
 
 /// A queue discipline for one disk, as a sans-IO state machine.
 ///
-/// The driver owns the clock and the device. It enqueues requests as they arrive
-/// and, whenever the disk is free, asks [`Scheduler::next`] which request to
-/// serve. Implementations hold a fixed number of requests (their const generic
-/// capacity), never allocate, and break ties deterministically: by arrival time,
-/// then by id, unless a policy's documentation says otherwise.
+/// The driver owns the clock and the device. Implementations hold a fixed
+/// number of requests (the capacity of the [`Storage`](crate::Storage) they
+/// were built on), never allocate, and break ties deterministically: by
+/// arrival time, then by id, unless a policy's documentation says otherwise.
+///
+/// The methods fall in three groups:
+///
+/// - **Inputs**, which change the queue: [`enqueue`](Self::enqueue) a request
+///   that arrived, [`cancel`](Self::cancel) one that is no longer wanted.
+/// - **Outputs**, which the driver polls: [`next`](Self::next), the request to
+///   serve when the disk is free; [`take_expired`](Self::take_expired),
+///   requests a deadline policy drops; [`next_eligible_at`](Self::next_eligible_at),
+///   when a policy that holds work back will release it; [`pop_any`](Self::pop_any)
+///   for draining.
+/// - **Getters**: [`len`](Self::len), [`capacity`](Self::capacity),
+///   [`is_empty`](Self::is_empty), [`contains`](Self::contains).
+///
+/// A driver calls them in this order whenever its disk is free: enqueue every
+/// arrival up to now; collect `take_expired` until it returns `None`; ask
+/// `next`. When `next` returns `None` with requests queued, the policy is
+/// holding them back: wake up at `next_eligible_at(now)` (or at the next
+/// arrival, whichever is first) and ask again.
 ///
 /// The trait is object safe: drivers may hold `&mut dyn Scheduler`.
 pub trait Scheduler {
     /// Adds a request to the queue.
     ///
     /// # Errors
-    /// [`SchedError::QueueFull`] when the queue is at capacity,
-    /// [`SchedError::DuplicateId`] when a request with the same id is queued,
-    /// [`SchedError::CylinderOutOfRange`] when the policy orders by cylinder and
-    /// the request lies beyond the disk it was built for. The queue is unchanged.
-    fn enqueue(&mut self, req: Request, now: Nanos) -> Result<(), SchedError>;
+    /// [`EnqueueError::QueueFull`] when the queue is at capacity,
+    /// [`EnqueueError::DuplicateId`] when a request with the same id is queued,
+    /// [`EnqueueError::CylinderOutOfRange`] when the policy orders by cylinder
+    /// and the request lies beyond the disk it was built for. The queue is unchanged.
+    fn enqueue(&mut self, req: Request, now: Nanos) -> Result<(), EnqueueError>;
 
     /// Removes and returns the request the disk should serve next, or `None` when
     /// nothing is queued (or, for policies that drop expired requests, when only
-    /// expired requests remain: collect those with [`Scheduler::take_expired`]).
+    /// expired requests remain: collect those with [`Scheduler::take_expired`];
+    /// or, for policies that are not work-conserving, when the queued requests
+    /// may not start yet: see [`Scheduler::next_eligible_at`]).
+    #[must_use = "a dispatched request has left the queue: serve it"]
     fn next(&mut self, head: Head, now: Nanos, est: &dyn ServiceEstimator) -> Option<Dispatch>;
 
     /// Withdraws a queued request (a lost transaction withdrawing its I/O).
     ///
     /// # Errors
-    /// [`SchedError::UnknownId`] when no queued request has this id.
-    fn cancel(&mut self, id: RequestId) -> Result<Request, SchedError>;
+    /// [`CancelError::UnknownId`] when no queued request has this id.
+    fn cancel(&mut self, id: RequestId) -> Result<Request, CancelError>;
 
     /// Number of queued requests, expired ones awaiting collection included.
     fn len(&self) -> usize;
@@ -80,12 +111,24 @@ pub trait Scheduler {
 
     /// Removes some queued request regardless of policy order (the one in the
     /// lowest storage slot), for draining a queue on shutdown or failover.
+    #[must_use = "the request has left the queue"]
     fn pop_any(&mut self) -> Option<Request>;
 
     /// Removes one request whose deadline passed before `now`, if the policy
     /// drops expired requests (FD-SCAN in drop mode). Drivers call it until it
     /// returns `None` before each [`Scheduler::next`]; the default drops nothing.
+    #[must_use = "the expired request has left the queue: report it"]
     fn take_expired(&mut self, now: Nanos) -> Option<Request> {
+        let _ = now;
+        None
+    }
+
+    /// The wake-up hint of a policy that is not work-conserving (WRR-SCAN holds
+    /// jobs to round boundaries): when [`Scheduler::next`] returned `None` with
+    /// requests queued, the earliest time after `now` at which it may return
+    /// one without any new input. `None` (the default, right for every
+    /// work-conserving policy) means "not before the next enqueue".
+    fn next_eligible_at(&self, now: Nanos) -> Option<Nanos> {
         let _ = now;
         None
     }

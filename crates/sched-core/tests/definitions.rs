@@ -330,7 +330,7 @@ proptest! {
         now in 0u64..1_200,
     ) {
         use sched_core::{Kind, RequestId, Scheduler, policy::FdScan};
-        let mut q = FdScan::<64>::new(100, ExpiredRule::Drop).unwrap();
+        let mut q = FdScan::new(sched_core::Inline::<64>::new(), 100, ExpiredRule::Drop).unwrap();
         for (i, (cyl, deadline)) in reqs.iter().enumerate() {
             let mut r = Request::new(RequestId(i as u64), Kind::Read, 0, 1, *cyl, 0);
             r.deadline = *deadline;
@@ -347,7 +347,7 @@ proptest! {
         prop_assert_eq!(&expired, &expected);
         prop_assert_eq!(q.len(), reqs.len() - expected.len());
         // Keep mode sets nothing aside.
-        let mut keep = FdScan::<64>::new(100, ExpiredRule::Keep).unwrap();
+        let mut keep = FdScan::new(sched_core::Inline::<64>::new(), 100, ExpiredRule::Keep).unwrap();
         for (i, (cyl, deadline)) in reqs.iter().enumerate() {
             let mut r = Request::new(RequestId(i as u64), Kind::Read, 0, 1, *cyl, 0);
             r.deadline = *deadline;

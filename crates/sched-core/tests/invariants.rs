@@ -1,8 +1,10 @@
 //! Queue-keeping invariants every policy must hold, whatever its order:
 //! nothing is lost or duplicated, refusals are typed and change nothing, and
 //! the same inputs give the same outputs. Each property runs every policy
-//! (defaults and parameter variants) both as `AnyScheduler<N>` and as its
-//! concrete type, at a capacity small enough to fill up often.
+//! (defaults and parameter variants) both as `AnyScheduler<Inline<N>>` and as
+//! its concrete type, at a capacity small enough to fill up often, and (with
+//! feature `alloc`) on `Heap` storage, which must decide exactly as inline
+//! storage does.
 
 mod common;
 
@@ -31,6 +33,8 @@ proptest! {
             run_any::<8>(spec, &sc, &mut |_, _| {});
             run_concrete::<8>(spec, &sc, &mut |_, _| {});
             run_any::<60>(spec, &sc, &mut |_, _| {});
+            #[cfg(feature = "alloc")]
+            common::run_heap(8, spec, &sc, &mut |_, _| {});
         }
     }
 
@@ -44,6 +48,13 @@ proptest! {
             let c = run_concrete::<8>(spec, &sc, &mut |_, _| {});
             prop_assert_eq!(&a, &b, "{}: two runs differ", spec);
             prop_assert_eq!(&a, &c, "{}: AnyScheduler and the concrete type differ", spec);
+            #[cfg(feature = "alloc")]
+            {
+                let h = common::run_heap(8, spec, &sc, &mut |_, _| {});
+                let ch = common::run_concrete_heap(8, spec, &sc, &mut |_, _| {});
+                prop_assert_eq!(&a, &h, "{}: Heap and Inline storage differ", spec);
+                prop_assert_eq!(&a, &ch, "{}: concrete type on Heap and Inline differ", spec);
+            }
         }
     }
 }
@@ -52,9 +63,11 @@ proptest! {
 /// its length, and takes the refused request once a slot frees up.
 #[test]
 fn full_queue_refuses_and_loses_nothing() {
-    use sched_core::{Head, Kind, NullEstimator, Request, RequestId, SchedError, Scheduler};
+    use sched_core::{
+        CancelError, EnqueueError, Head, Inline, Kind, NullEstimator, Request, RequestId, Scheduler,
+    };
     for spec in all_specs() {
-        let mut q = spec.build::<4>(100).unwrap();
+        let mut q = spec.build(Inline::<4>::new(), 100).unwrap();
         for i in 0..4 {
             let r = Request::new(RequestId(i), Kind::Read, 0, 1, (i * 10) as u32, i)
                 .with_deadline(1_000 + i);
@@ -63,7 +76,7 @@ fn full_queue_refuses_and_loses_nothing() {
         let refused = Request::new(RequestId(99), Kind::Write, 5, 1, 50, 10).with_deadline(2_000);
         assert_eq!(
             q.enqueue(refused, 10),
-            Err(SchedError::QueueFull { capacity: 4 }),
+            Err(EnqueueError::QueueFull { capacity: 4 }),
             "{spec}"
         );
         assert_eq!(q.len(), 4);
@@ -72,11 +85,11 @@ fn full_queue_refuses_and_loses_nothing() {
         // cylinder the disk does not have, which is checked before anything is stored.
         assert_eq!(
             q.enqueue(Request::new(RequestId(2), Kind::Read, 0, 1, 1, 10), 10),
-            Err(SchedError::QueueFull { capacity: 4 })
+            Err(EnqueueError::QueueFull { capacity: 4 })
         );
         assert_eq!(
             q.cancel(RequestId(7)),
-            Err(SchedError::UnknownId(RequestId(7)))
+            Err(CancelError::UnknownId(RequestId(7)))
         );
         let served = q
             .next(Head::at(0), 20, &NullEstimator)
@@ -86,7 +99,7 @@ fn full_queue_refuses_and_loses_nothing() {
         // Full again: a duplicate is reported as the full queue it meets first...
         assert_eq!(
             q.enqueue(refused, 20),
-            Err(SchedError::QueueFull { capacity: 4 })
+            Err(EnqueueError::QueueFull { capacity: 4 })
         );
         let second = q
             .next(Head::at(0), 30, &NullEstimator)
@@ -95,14 +108,14 @@ fn full_queue_refuses_and_loses_nothing() {
         if second.request.id != RequestId(99) {
             assert_eq!(
                 q.enqueue(refused, 30),
-                Err(SchedError::DuplicateId(RequestId(99)))
+                Err(EnqueueError::DuplicateId(RequestId(99)))
             );
         }
         assert_eq!(q.enqueue(second.request, 30), Ok(()), "{spec}");
         // The served request's id may be reused.
         assert_eq!(
             q.cancel(served.request.id),
-            Err(SchedError::UnknownId(served.request.id))
+            Err(CancelError::UnknownId(served.request.id))
         );
         let mut ids: Vec<u64> = sched_core::drain(&mut q).map(|r| r.id.0).collect();
         ids.push(served.request.id.0);
@@ -115,15 +128,15 @@ fn full_queue_refuses_and_loses_nothing() {
 /// Cylinders beyond the disk are refused by every policy that orders by cylinder.
 #[test]
 fn out_of_range_cylinders_are_refused() {
-    use sched_core::{Kind, Request, RequestId, SchedError, Scheduler};
+    use sched_core::{EnqueueError, Inline, Kind, Request, RequestId, Scheduler};
     for spec in all_specs() {
-        let mut q = spec.build::<4>(100).unwrap();
+        let mut q = spec.build(Inline::<4>::new(), 100).unwrap();
         let r = Request::new(RequestId(1), Kind::Read, 0, 1, 100, 0);
         let res = q.enqueue(r, 0);
         if common::checks_cylinders(&spec) {
             assert_eq!(
                 res,
-                Err(SchedError::CylinderOutOfRange {
+                Err(EnqueueError::CylinderOutOfRange {
                     id: RequestId(1),
                     cylinder: 100,
                     cylinders: 100

@@ -3,8 +3,8 @@
 
 use sched_core::policy::{AgedSptf, CLook, Fcfs, FdScan, Look, ScanEdf, Sptf, Sstf};
 use sched_core::{
-    Direction, ExpiredRule, Head, Kind, Nanos, NullEstimator, PolicySpec, Request, RequestId,
-    Scheduler,
+    Direction, ExpiredRule, Head, Inline, Kind, Nanos, NullEstimator, PolicySpec, Request,
+    RequestId, Scheduler,
 };
 
 fn req(id: u64, cylinder: u32, arrival: Nanos) -> Request {
@@ -24,7 +24,7 @@ fn serve(q: &mut dyn Scheduler, head: u32, now: Nanos) -> u64 {
 #[test]
 fn a_deadline_of_nanos_max_comes_back_as_given() {
     for spec in PolicySpec::DEFAULTS {
-        let mut q = spec.build::<4>(100).unwrap();
+        let mut q = spec.build(Inline::<4>::new(), 100).unwrap();
         let r = req(1, 10, 0).with_deadline(Nanos::MAX);
         q.enqueue(r, 0).unwrap();
         q.enqueue(req(2, 20, 0), 0).unwrap();
@@ -44,7 +44,7 @@ fn a_deadline_of_nanos_max_comes_back_as_given() {
 /// served after younger ones.
 #[test]
 fn fcfs_orders_by_arrival_time_not_enqueue_order() {
-    let mut q = Fcfs::<8>::new().unwrap();
+    let mut q = Fcfs::new(Inline::<8>::new());
     q.enqueue(req(1, 0, 20), 30).unwrap();
     q.enqueue(req(2, 0, 10), 30).unwrap();
     q.enqueue(req(3, 0, 10), 30).unwrap();
@@ -57,9 +57,9 @@ fn fcfs_orders_by_arrival_time_not_enqueue_order() {
 /// C-LOOK broke ties against the documented arrival-then-id order.
 #[test]
 fn same_cylinder_ties_go_to_the_earlier_arrival() {
-    let mut sstf = Sstf::<8>::new(100).unwrap();
-    let mut look = Look::<8>::new(100).unwrap();
-    let mut clook = CLook::<8>::new(100).unwrap();
+    let mut sstf = Sstf::new(Inline::<8>::new(), 100).unwrap();
+    let mut look = Look::new(Inline::<8>::new(), 100).unwrap();
+    let mut clook = CLook::new(Inline::<8>::new(), 100).unwrap();
     for q in [&mut sstf as &mut dyn Scheduler, &mut look, &mut clook] {
         q.enqueue(req(1, 5, 20), 30).unwrap();
         q.enqueue(req(7, 5, 10), 30).unwrap();
@@ -74,11 +74,11 @@ fn same_cylinder_ties_go_to_the_earlier_arrival() {
 /// arm latest arrival first.
 #[test]
 fn sptf_window_takes_the_nearest_by_distance_then_arrival() {
-    let mut q = Sptf::<8>::new(100, Some(1)).unwrap();
+    let mut q = Sptf::new(Inline::<8>::new(), 100, Some(1)).unwrap();
     q.enqueue(req(1, 52, 0), 0).unwrap();
     q.enqueue(req(2, 48, 5), 5).unwrap();
     assert_eq!(serve(&mut q, 50, 10), 1);
-    let mut q = Sptf::<8>::new(100, Some(1)).unwrap();
+    let mut q = Sptf::new(Inline::<8>::new(), 100, Some(1)).unwrap();
     q.enqueue(req(3, 40, 10), 10).unwrap();
     q.enqueue(req(4, 40, 0), 10).unwrap();
     assert_eq!(serve(&mut q, 50, 20), 4);
@@ -88,7 +88,7 @@ fn sptf_window_takes_the_nearest_by_distance_then_arrival() {
 /// round, so the rest of the group was then swept in the wrong direction.
 #[test]
 fn scan_edf_turns_round_for_a_lone_urgent_request_behind() {
-    let mut q = ScanEdf::<8>::new(100, 1).unwrap();
+    let mut q = ScanEdf::new(Inline::<8>::new(), 100, 1).unwrap();
     for (id, cyl) in [(1, 5), (2, 60), (3, 70)] {
         q.enqueue(req(id, cyl, 0).with_deadline(200), 0).unwrap();
     }
@@ -105,7 +105,7 @@ fn scan_edf_turns_round_for_a_lone_urgent_request_behind() {
 /// wrong way.
 #[test]
 fn fd_scan_keeps_its_direction_for_a_target_under_the_arm() {
-    let mut q = FdScan::<8>::new(100, ExpiredRule::Keep).unwrap();
+    let mut q = FdScan::new(Inline::<8>::new(), 100, ExpiredRule::Keep).unwrap();
     q.enqueue(req(1, 30, 0).with_deadline(1_000), 0).unwrap();
     assert_eq!(serve(&mut q, 50, 0), 1);
     assert_eq!(q.direction(), Direction::Down);
@@ -121,7 +121,7 @@ fn fd_scan_keeps_its_direction_for_a_target_under_the_arm() {
 /// met a long wait.
 #[test]
 fn aged_sptf_with_a_huge_weight_does_not_overflow() {
-    let mut q = AgedSptf::<8>::new(100, 1e30, None).unwrap();
+    let mut q = AgedSptf::new(Inline::<8>::new(), 100, 1e30, None).unwrap();
     q.enqueue(req(1, 10, 5), 5).unwrap();
     q.enqueue(req(2, 50, 0), 5).unwrap();
     q.enqueue(req(3, 90, 9), 9).unwrap();

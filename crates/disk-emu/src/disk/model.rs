@@ -57,6 +57,8 @@ pub struct DiskModel {
     /// The on-board cache and its state, if the spec has one; boxed so that
     /// a disk without one stays small.
     cache: Option<Box<Cache>>,
+    /// Mean random seek plus mean rotational latency, for expected service times.
+    mean_positioning: Nanos,
 }
 
 /// Where the heads are: the arm's cylinder and the surface whose head is
@@ -188,7 +190,7 @@ impl DiskModel {
                 ));
             }
         };
-        Ok(DiskModel {
+        let mut model = DiskModel {
             name: spec.name.clone(),
             geometry,
             seek: Seek::new(&spec.seek)?,
@@ -200,7 +202,10 @@ impl DiskModel {
             cylinder: 0,
             surface: 0,
             cache,
-        })
+            mean_positioning: 0,
+        };
+        model.mean_positioning = model.mean_random_seek() + model.mean_rotational_latency();
+        Ok(model)
     }
 
     /// The spec's name.
@@ -644,6 +649,13 @@ impl ServiceEstimator for DiskModel {
         self.overhead
             + self.positioning_time(head, req, now)
             + self.transfer_time(req.block, req.blocks)
+    }
+
+    /// Overhead, the mean random seek and rotational latency, and the
+    /// transfer: the service of a request from a random arm at a random
+    /// moment, ignoring the cache.
+    fn expected_service_time(&self, req: &Request) -> Nanos {
+        self.overhead + self.mean_positioning + self.transfer_time(req.block, req.blocks)
     }
 }
 

@@ -137,7 +137,12 @@ pub(super) struct LineCtx<'a> {
 
 impl LineCtx<'_> {
     /// A field with text of the wrong form.
-    pub fn invalid(&self, field: &'static str, expected: &'static str, found: &str) -> TraceError {
+    pub(crate) fn invalid(
+        &self,
+        field: &'static str,
+        expected: &'static str,
+        found: &str,
+    ) -> TraceError {
         TraceError::InvalidField {
             file: self.file.clone(),
             line: self.line,
@@ -148,7 +153,7 @@ impl LineCtx<'_> {
     }
 
     /// A field too large to represent.
-    pub fn overflow(&self, field: &'static str, found: &str) -> TraceError {
+    pub(crate) fn overflow(&self, field: &'static str, found: &str) -> TraceError {
         TraceError::Overflow {
             file: self.file.clone(),
             line: self.line,
@@ -177,7 +182,7 @@ impl LineCtx<'_> {
     /// an overflow error should point at: a start block beyond 64 bits blames
     /// the start field; a length beyond 2³² − 1 blocks, or an end beyond
     /// 64 bits, blames the length field.
-    pub fn extent(
+    pub(crate) fn extent(
         &self,
         start_bytes: u128,
         len_bytes: u128,
@@ -203,12 +208,12 @@ pub(super) struct Fields<'c, 'a, I> {
 
 impl<'c, 'a, 't, I: Iterator<Item = &'t str>> Fields<'c, 'a, I> {
     /// Fields from already-split parts of a line.
-    pub fn new(parts: I, ctx: &'c LineCtx<'a>) -> Self {
+    pub(crate) fn new(parts: I, ctx: &'c LineCtx<'a>) -> Self {
         Fields { parts, ctx }
     }
 
     /// The next field's text.
-    pub fn text(&mut self, field: &'static str) -> Result<&'t str, TraceError> {
+    pub(crate) fn text(&mut self, field: &'static str) -> Result<&'t str, TraceError> {
         self.parts.next().ok_or_else(|| TraceError::MissingField {
             file: self.ctx.file.clone(),
             line: self.ctx.line,
@@ -218,7 +223,7 @@ impl<'c, 'a, 't, I: Iterator<Item = &'t str>> Fields<'c, 'a, I> {
 
     /// The next field as a non-negative integer; returns the text too, for
     /// errors raised later about the value.
-    pub fn u64(&mut self, field: &'static str) -> Result<(u64, &'t str), TraceError> {
+    pub(crate) fn u64(&mut self, field: &'static str) -> Result<(u64, &'t str), TraceError> {
         const EXPECTED: &str = "a non-negative integer";
         let text = self.text(field)?;
         let value = parse_u64(text).map_err(|e| self.ctx.number(e, field, EXPECTED, text))?;
@@ -226,13 +231,13 @@ impl<'c, 'a, 't, I: Iterator<Item = &'t str>> Fields<'c, 'a, I> {
     }
 
     /// The next field as a non-negative integer of at most 32 bits.
-    pub fn u32(&mut self, field: &'static str) -> Result<u32, TraceError> {
+    pub(crate) fn u32(&mut self, field: &'static str) -> Result<u32, TraceError> {
         let (value, text) = self.u64(field)?;
         u32::try_from(value).map_err(|_| self.ctx.overflow(field, text))
     }
 
     /// The next field as a positive integer (a size: zero is an error).
-    pub fn positive(&mut self, field: &'static str) -> Result<(u64, &'t str), TraceError> {
+    pub(crate) fn positive(&mut self, field: &'static str) -> Result<(u64, &'t str), TraceError> {
         const EXPECTED: &str = "a positive integer";
         let text = self.text(field)?;
         match parse_u64(text) {
@@ -243,14 +248,14 @@ impl<'c, 'a, 't, I: Iterator<Item = &'t str>> Fields<'c, 'a, I> {
     }
 
     /// The next field as hexadecimal flags.
-    pub fn hex_u32(&mut self, field: &'static str) -> Result<u32, TraceError> {
+    pub(crate) fn hex_u32(&mut self, field: &'static str) -> Result<u32, TraceError> {
         let text = self.text(field)?;
         parse_hex_u32(text).map_err(|e| self.ctx.number(e, field, "hexadecimal flags", text))
     }
 
     /// The next field as a non-negative decimal converted `shift` decimal
     /// places finer (see [`parse_decimal`]); `expected` names the unit.
-    pub fn decimal(
+    pub(crate) fn decimal(
         &mut self,
         field: &'static str,
         shift: u32,
@@ -261,7 +266,7 @@ impl<'c, 'a, 't, I: Iterator<Item = &'t str>> Fields<'c, 'a, I> {
     }
 
     /// Checks that no field is left, for formats with a fixed field count.
-    pub fn finish(mut self, fields: usize) -> Result<(), TraceError> {
+    pub(crate) fn finish(mut self, fields: usize) -> Result<(), TraceError> {
         match self.parts.next() {
             None => Ok(()),
             Some(extra) => Err(TraceError::ExtraField {

@@ -1,53 +1,269 @@
-//! The register of logical requests in an array: storage, per-disk placement,
-//! and which disks have each request's operation queued, in service or done.
+//! The register of logical requests in an array: what each request is, where
+//! its copies are, which disks have its operation queued, in service, done or
+//! skipped, when it counts as done, and the state of every disk.
+//!
+//! Every array policy keeps one; the policies differ only in their queues.
 
-use super::{Completion, DiskSet, check_disks};
-use crate::error::SchedError;
-use crate::request::{Cylinder, Kind, Request, RequestId};
-use crate::store::{Slab, Slot};
+use super::copies::{Copies, DiskSet, Location, MAX_COPIES, MAX_DISKS};
+use super::{Ack, ArrayView, Completion, DiskState, check_disks};
+use crate::error::{BuildError, CancelError, CompleteError, EnqueueError};
+use crate::request::{Cylinder, Kind, Nanos, Request, RequestId};
+use crate::storage::{Slots, Storage};
+use crate::store::{Fifo, NIL, Slab, Slot};
 
-const NONE: Slot = Slot::MAX;
+/// Where a request is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Submitted, not yet acknowledged.
+    Open,
+    /// Acknowledged (a write may still be settling its other copies).
+    Finished,
+    /// Withdrawn by the driver, or failed: later completions are ignored.
+    Closed,
+}
 
-pub(crate) struct Book<const N: usize, const D: usize> {
-    slab: Slab<N>,
-    placement: [[Cylinder; D]; N],
-    queued: [DiskSet; N],
-    serving: [DiskSet; N],
-    done: [DiskSet; N],
-    /// Completed or cancelled: later completions of its operations are ignored.
-    closed: [bool; N],
-    /// The slot each disk is serving.
-    on_disk: [Slot; D],
+/// What a pending event of a slot reports (bits of `report`).
+const REPORT_FINISHED: u8 = 1;
+const REPORT_SETTLED: u8 = 2;
+const REPORT_FAILED: u8 = 4;
+
+/// What losing an operation (to a disk failure) left a request needing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Loss {
+    /// Nothing: other operations carry on, or the request is accounted for.
+    Absorbed,
+    /// A read with no operation left anywhere: route it again.
+    Reroute,
+}
+
+pub(crate) struct Book<S: Storage> {
+    slab: Slab<S>,
+    holders: Slots<DiskSet, S>,
+    blocks: Slots<[u64; MAX_COPIES], S>,
+    cylinders: Slots<[Cylinder; MAX_COPIES], S>,
+    /// A write's disks: the holders it is sent to.
+    targets: Slots<DiskSet, S>,
+    queued: Slots<DiskSet, S>,
+    serving: Slots<DiskSet, S>,
+    done: Slots<DiskSet, S>,
+    /// A write's holders that did not (or will not) get it.
+    skipped: Slots<DiskSet, S>,
+    phase: Slots<Phase, S>,
+    /// Expected service time of one operation of the request.
+    expected: Slots<Nanos, S>,
+    /// Acknowledged writes with copies still to write, oldest first.
+    lagging: Fifo<S>,
+    in_lagging: Slots<bool, S>,
+    /// Slots with an event to report, oldest first, and what to report.
+    reports: Fifo<S>,
+    report: Slots<u8, S>,
+    disks: usize,
+    ack: Ack,
+    state: [DiskState; MAX_DISKS],
+    on_disk: [Slot; MAX_DISKS],
+    started_at: [Nanos; MAX_DISKS],
+    serving_expected: [Nanos; MAX_DISKS],
+    /// Operations queued for each disk, and their expected service time.
+    pending: [usize; MAX_DISKS],
+    backlog: [Nanos; MAX_DISKS],
     open: usize,
 }
 
-impl<const N: usize, const D: usize> Book<N, D> {
-    pub(crate) fn new() -> Result<Self, SchedError> {
-        check_disks(D)?;
+impl<S: Storage> Book<S> {
+    pub(crate) fn new(storage: &S, disks: usize) -> Result<Self, BuildError> {
+        check_disks(disks)?;
         Ok(Book {
-            slab: Slab::new()?,
-            placement: [[0; D]; N],
-            queued: [DiskSet::EMPTY; N],
-            serving: [DiskSet::EMPTY; N],
-            done: [DiskSet::EMPTY; N],
-            closed: [false; N],
-            on_disk: [NONE; D],
+            slab: Slab::new(storage),
+            holders: Slots::new(storage, DiskSet::EMPTY),
+            blocks: Slots::new(storage, [0; MAX_COPIES]),
+            cylinders: Slots::new(storage, [0; MAX_COPIES]),
+            targets: Slots::new(storage, DiskSet::EMPTY),
+            queued: Slots::new(storage, DiskSet::EMPTY),
+            serving: Slots::new(storage, DiskSet::EMPTY),
+            done: Slots::new(storage, DiskSet::EMPTY),
+            skipped: Slots::new(storage, DiskSet::EMPTY),
+            phase: Slots::new(storage, Phase::Closed),
+            expected: Slots::new(storage, 0),
+            lagging: Fifo::new(storage),
+            in_lagging: Slots::new(storage, false),
+            reports: Fifo::new(storage),
+            report: Slots::new(storage, 0),
+            disks,
+            ack: Ack::All,
+            state: [DiskState::Online; MAX_DISKS],
+            on_disk: [NIL; MAX_DISKS],
+            started_at: [0; MAX_DISKS],
+            serving_expected: [0; MAX_DISKS],
+            pending: [0; MAX_DISKS],
+            backlog: [0; MAX_DISKS],
             open: 0,
         })
     }
 
+    /// The request storage, for lists ordered by arrival.
+    pub(crate) fn slab(&self) -> &Slab<S> {
+        &self.slab
+    }
+
+    pub(crate) fn disks(&self) -> usize {
+        self.disks
+    }
+
+    pub(crate) fn all(&self) -> DiskSet {
+        DiskSet::all(self.disks)
+    }
+
+    pub(crate) fn set_ack(&mut self, ack: Ack) -> Result<(), BuildError> {
+        if ack == Ack::Quorum(0) {
+            return Err(BuildError::invalid("ack", "a quorum of at least one copy"));
+        }
+        self.ack = ack;
+        Ok(())
+    }
+
+    // ---- disks ----
+
+    pub(crate) fn state(&self, d: usize) -> DiskState {
+        self.state.get(d).copied().unwrap_or(DiskState::Failed)
+    }
+
+    pub(crate) fn check_disk(&self, d: usize) -> Result<(), CompleteError> {
+        if d < self.disks {
+            Ok(())
+        } else {
+            Err(CompleteError::NoSuchDisk {
+                disk: d,
+                disks: self.disks,
+            })
+        }
+    }
+
+    /// Disks that are not failed.
+    pub(crate) fn live(&self) -> DiskSet {
+        DiskSet::matching(self.disks, |d| self.state[d] != DiskState::Failed)
+    }
+
+    pub(crate) fn is_busy(&self, d: usize) -> bool {
+        self.on_disk.get(d).is_some_and(|&s| s != NIL)
+    }
+
+    /// Live disks serving nothing.
+    pub(crate) fn idle(&self) -> DiskSet {
+        self.live()
+            .intersection(DiskSet::matching(self.disks, |d| !self.is_busy(d)))
+    }
+
+    /// Operations queued for disk `d` plus the one it serves.
+    pub(crate) fn load(&self, d: usize) -> usize {
+        self.pending[d] + usize::from(self.is_busy(d))
+    }
+
+    /// Expected time for disk `d` to finish everything it has been given.
+    pub(crate) fn backlog(&self, d: usize, now: Nanos) -> Nanos {
+        let remaining = if self.is_busy(d) {
+            (self.started_at[d] + self.serving_expected[d]).saturating_sub(now)
+        } else {
+            0
+        };
+        self.backlog[d] + remaining
+    }
+
+    // ---- admission ----
+
+    /// Checks a request's copies against the array.
+    pub(crate) fn check_copies(&self, id: RequestId, copies: &Copies) -> Result<(), EnqueueError> {
+        let invalid = |reason| EnqueueError::InvalidCopies { id, reason };
+        if let Some(reason) = copies.invalid() {
+            return Err(invalid(reason));
+        }
+        if copies.holders().is_empty() {
+            return Err(invalid("no disk holds a copy"));
+        }
+        if !copies.holders().is_subset(self.all()) {
+            return Err(invalid("a copy on a disk beyond the array"));
+        }
+        Ok(())
+    }
+
+    /// The holders of `copies` whose copy of `req` is up to date: online, or
+    /// rebuilt past it, and not behind an acknowledged write still settling.
+    pub(crate) fn fresh(&self, req: &Request, copies: &Copies) -> DiskSet {
+        let mut fresh = DiskSet::EMPTY;
+        for (d, at) in copies.holders().iter().zip(copies.locations()) {
+            let ok = match self.state[d] {
+                DiskState::Online => true,
+                DiskState::Failed => false,
+                DiskState::Rebuilding { rebuilt_to } => {
+                    at.block.saturating_add(u64::from(req.blocks)) <= rebuilt_to
+                }
+            };
+            if ok {
+                fresh = fresh.with(d);
+            }
+        }
+        fresh.difference(self.behind_lagging_writes(req))
+    }
+
+    /// Disks still to write an acknowledged write overlapping `req`.
+    fn behind_lagging_writes(&self, req: &Request) -> DiskSet {
+        let mut stale = DiskSet::EMPTY;
+        let Some(first) = self.lagging.front() else {
+            return stale;
+        };
+        let (lo, hi) = (req.block, req.block.saturating_add(u64::from(req.blocks)));
+        let mut s = first;
+        loop {
+            let w = self.slab.get(s);
+            let (wlo, whi) = (w.block, w.block.saturating_add(u64::from(w.blocks)));
+            if wlo < hi && lo < whi {
+                let i = s as usize;
+                stale = stale.union(self.targets[i].difference(self.done[i]));
+            }
+            s = self.lagging.next(s);
+            if s == first {
+                return stale;
+            }
+        }
+    }
+
+    /// Stores a request with its copies. `targets` are the disks a write is
+    /// sent to (ignored for reads).
     pub(crate) fn admit(
         &mut self,
         req: &Request,
-        placement: [Cylinder; D],
-    ) -> Result<Slot, SchedError> {
+        copies: &Copies,
+        targets: DiskSet,
+        view: &ArrayView<'_>,
+    ) -> Result<Slot, EnqueueError> {
         let s = self.slab.insert(req)?;
         let i = s as usize;
-        self.placement[i] = placement;
+        let holders = copies.holders();
+        self.holders[i] = holders;
+        let mut blocks = [0; MAX_COPIES];
+        let mut cylinders = [0; MAX_COPIES];
+        for (k, at) in copies.locations().iter().enumerate() {
+            blocks[k] = at.block;
+            cylinders[k] = at.cylinder;
+        }
+        self.blocks[i] = blocks;
+        self.cylinders[i] = cylinders;
+        let is_write = req.kind == Kind::Write;
+        self.targets[i] = if is_write { targets } else { DiskSet::EMPTY };
+        self.skipped[i] = if is_write {
+            holders.difference(targets)
+        } else {
+            DiskSet::EMPTY
+        };
         self.queued[i] = DiskSet::EMPTY;
         self.serving[i] = DiskSet::EMPTY;
         self.done[i] = DiskSet::EMPTY;
-        self.closed[i] = false;
+        self.phase[i] = Phase::Open;
+        self.report[i] = 0;
+        self.in_lagging[i] = false;
+        // The estimate of the first disk that may serve it stands for every
+        // copy: the disks of an array share a model.
+        let d = holders.first().unwrap_or(0);
+        self.expected[i] = view.estimators[d].expected_service_time(&self.op(s, d));
         self.open += 1;
         Ok(s)
     }
@@ -55,6 +271,7 @@ impl<const N: usize, const D: usize> Book<N, D> {
     /// Forgets a request that never got an operation anywhere (a refused submit).
     pub(crate) fn withdraw(&mut self, s: Slot) {
         self.open -= 1;
+        self.phase[s as usize] = Phase::Closed;
         self.slab.remove(s);
     }
 
@@ -62,32 +279,61 @@ impl<const N: usize, const D: usize> Book<N, D> {
         self.slab.find(id)
     }
 
-    /// The request `id` if it is neither completed nor cancelled.
-    pub(crate) fn find_open(&self, id: RequestId) -> Result<Slot, SchedError> {
+    /// The request `id` if it is neither finished nor withdrawn.
+    pub(crate) fn find_open(&self, id: RequestId) -> Result<Slot, CancelError> {
         self.find(id)
-            .filter(|&s| !self.is_closed(s))
-            .ok_or(SchedError::UnknownId(id))
+            .filter(|&s| self.phase[s as usize] == Phase::Open)
+            .ok_or(CancelError::UnknownId(id))
     }
 
-    /// The logical request as submitted (cylinder of the copy on disk 0).
+    // ---- what a request is ----
+
+    /// The logical request as submitted.
     pub(crate) fn request(&self, s: Slot) -> Request {
-        let mut r = self.slab.get(s);
-        r.cylinder = self.placement[s as usize][0];
-        r
+        self.slab.get(s)
     }
 
-    /// The operation for disk `d`: the request with that disk's cylinder.
+    /// Where the copy of `s` on disk `d` lives (`None` if `d` holds none).
+    pub(crate) fn location(&self, s: Slot, d: usize) -> Option<Location> {
+        let i = s as usize;
+        let holders = self.holders[i];
+        if !holders.contains(d) {
+            return None;
+        }
+        let k = holders.iter().take_while(|&h| h < d).count();
+        Some(Location {
+            block: self.blocks[i][k],
+            cylinder: self.cylinders[i][k],
+        })
+    }
+
+    /// The copies of `s`.
+    pub(crate) fn copies(&self, s: Slot) -> Copies {
+        let i = s as usize;
+        let mut c = Copies::new();
+        for (k, d) in self.holders[i].iter().enumerate() {
+            c = c.with(
+                d,
+                Location {
+                    block: self.blocks[i][k],
+                    cylinder: self.cylinders[i][k],
+                },
+            );
+        }
+        c
+    }
+
+    /// The operation for disk `d`: the request at that disk's copy.
     pub(crate) fn op(&self, s: Slot, d: usize) -> Request {
         let mut r = self.slab.get(s);
-        r.cylinder = self.placement[s as usize][d];
+        if let Some(at) = self.location(s, d) {
+            r.block = at.block;
+            r.cylinder = at.cylinder;
+        }
         r
     }
 
-    pub(crate) fn placement(&self, s: Slot) -> &[Cylinder; D] {
-        &self.placement[s as usize]
-    }
-
-    pub(crate) fn is_update(&self, s: Slot) -> bool {
+    pub(crate) fn is_write(&self, s: Slot) -> bool {
         self.slab.get(s).kind == Kind::Write
     }
 
@@ -99,83 +345,69 @@ impl<const N: usize, const D: usize> Book<N, D> {
         self.serving[s as usize]
     }
 
-    pub(crate) fn is_closed(&self, s: Slot) -> bool {
-        self.closed[s as usize]
+    pub(crate) fn is_open(&self, s: Slot) -> bool {
+        self.phase[s as usize] == Phase::Open
     }
 
-    pub(crate) fn mark_queued(&mut self, s: Slot, d: usize) {
+    /// Disks that may serve `s` now: a read's up-to-date holders, a write's
+    /// targets not yet written.
+    pub(crate) fn servers(&self, s: Slot) -> DiskSet {
+        let i = s as usize;
+        if self.is_write(s) {
+            self.targets[i]
+                .difference(self.done[i])
+                .difference(self.skipped[i])
+        } else {
+            self.fresh(&self.slab.get(s), &self.copies(s))
+        }
+    }
+
+    // ---- operations ----
+
+    /// An operation of `s` joins the queue of disk `d`.
+    pub(crate) fn enqueued(&mut self, s: Slot, d: usize) {
         let i = s as usize;
         self.queued[i] = self.queued[i].with(d);
+        self.pending[d] += 1;
+        self.backlog[d] += self.expected[i];
     }
 
-    pub(crate) fn unmark_queued(&mut self, s: Slot, d: usize) {
+    /// The operation of `s` left the queue of disk `d` without being served.
+    pub(crate) fn dequeued(&mut self, s: Slot, d: usize) {
         let i = s as usize;
-        self.queued[i] = self.queued[i].without(d);
+        if self.queued[i].contains(d) {
+            self.queued[i] = self.queued[i].without(d);
+            self.pending[d] -= 1;
+            self.backlog[d] -= self.expected[i];
+        }
     }
 
-    pub(crate) fn is_busy(&self, d: usize) -> bool {
-        self.on_disk[d] != NONE
-    }
-
-    pub(crate) fn idle(&self) -> DiskSet {
-        (0..D)
-            .filter(|&d| !self.is_busy(d))
-            .fold(DiskSet::EMPTY, DiskSet::with)
-    }
-
-    /// The slot disk `d` is serving.
-    pub(crate) fn serving_slot(&self, d: usize) -> Option<Slot> {
-        let s = self.on_disk[d];
-        (s != NONE).then_some(s)
-    }
-
-    /// Whether disk `d` is writing an update.
+    /// Whether disk `d` is writing a write.
     pub(crate) fn writing_on(&self, d: usize) -> bool {
-        self.serving_slot(d).is_some_and(|s| self.is_update(s))
+        let s = self.on_disk[d];
+        s != NIL && self.is_write(s)
     }
 
     /// Disk `d` starts the operation of `s`.
-    pub(crate) fn start(&mut self, s: Slot, d: usize) {
+    pub(crate) fn start(&mut self, s: Slot, d: usize, now: Nanos) {
+        self.dequeued(s, d);
         let i = s as usize;
-        self.queued[i] = self.queued[i].without(d);
         self.serving[i] = self.serving[i].with(d);
         self.on_disk[d] = s;
+        self.started_at[d] = now;
+        self.serving_expected[d] = self.expected[i];
     }
 
-    /// Disk `d` finished its operation; returns the slot it served.
-    pub(crate) fn finish_op(&mut self, d: usize) -> Result<Slot, SchedError> {
-        let s = self.take_disk(d)?;
+    fn take_disk(&mut self, d: usize) -> Result<Slot, CompleteError> {
+        self.check_disk(d)?;
+        let s = self.on_disk[d];
+        if s == NIL {
+            return Err(CompleteError::IdleDisk { disk: d });
+        }
+        self.on_disk[d] = NIL;
         let i = s as usize;
-        self.done[i] = self.done[i].with(d);
+        self.serving[i] = self.serving[i].without(d);
         Ok(s)
-    }
-
-    /// Disk `disk` finished its operation. An update completes with its last
-    /// write, a read with its first copy; with `abort_siblings`, the other
-    /// copies of that read still in service are aborted and reported. The
-    /// caller retires the slot once it has withdrawn any queued copies.
-    pub(crate) fn complete_op(
-        &mut self,
-        disk: usize,
-        abort_siblings: bool,
-    ) -> Result<(Slot, Completion), SchedError> {
-        let s = self.finish_op(disk)?;
-        let mut done = Completion::default();
-        if self.is_closed(s) {
-            return Ok((s, done));
-        }
-        if !self.is_update(s) {
-            done.finished = Some(self.close(s));
-            if abort_siblings {
-                done.abort = self.serving(s);
-                for d in done.abort.iter() {
-                    self.abort_op(d);
-                }
-            }
-        } else if self.all_done(s) {
-            done.finished = Some(self.close(s));
-        }
-        Ok((s, done))
     }
 
     /// Disk `d`'s operation is aborted; the disk is idle again.
@@ -184,55 +416,236 @@ impl<const N: usize, const D: usize> Book<N, D> {
         let _ = self.take_disk(d);
     }
 
-    fn take_disk(&mut self, d: usize) -> Result<Slot, SchedError> {
-        let s = self.on_disk.get(d).copied().unwrap_or(NONE);
-        if s == NONE {
-            return Err(SchedError::IdleDisk { disk: d });
-        }
-        self.on_disk[d] = NONE;
+    /// Copies a write needs before it is acknowledged.
+    fn needed(&self, s: Slot) -> usize {
         let i = s as usize;
-        self.serving[i] = self.serving[i].without(d);
-        Ok(s)
+        let reachable = self.targets[i].difference(self.skipped[i]).len();
+        let wanted = match self.ack {
+            Ack::All => reachable,
+            Ack::First => 1,
+            Ack::Quorum(k) => usize::from(k),
+        };
+        wanted.min(reachable)
     }
 
-    /// Whether every disk has written this update.
-    pub(crate) fn all_done(&self, s: Slot) -> bool {
-        self.done[s as usize] == DiskSet::all(D)
+    /// Every target of a write is written or skipped.
+    fn settled(&self, s: Slot) -> bool {
+        let i = s as usize;
+        self.targets[i].is_subset(self.done[i].union(self.skipped[i]))
     }
 
-    /// Marks the request completed (or cancelled) and returns it.
-    pub(crate) fn close(&mut self, s: Slot) -> Request {
-        self.closed[s as usize] = true;
+    /// Disk `disk` finished its operation. A read completes with its first
+    /// copy; with `abort_siblings`, the other copies still in service are
+    /// aborted and reported. A write is acknowledged when the [`Ack`] rule is
+    /// met and settles when every target is written. The caller retires the
+    /// slot once it has withdrawn any queued copies.
+    pub(crate) fn complete_op(
+        &mut self,
+        disk: usize,
+        abort_siblings: bool,
+    ) -> Result<(Slot, Completion), CompleteError> {
+        let s = self.take_disk(disk)?;
+        let i = s as usize;
+        self.done[i] = self.done[i].with(disk);
+        let mut c = Completion::default();
+        if self.phase[i] == Phase::Closed {
+            return Ok((s, c));
+        }
+        if !self.is_write(s) {
+            if self.phase[i] == Phase::Open {
+                c.finished = Some(self.finish(s));
+                if abort_siblings {
+                    c.abort = self.serving[i];
+                    for d in c.abort.iter() {
+                        self.abort_op(d);
+                    }
+                }
+            }
+            return Ok((s, c));
+        }
+        self.account_write(s, &mut c);
+        Ok((s, c))
+    }
+
+    /// Acknowledges and settles a write as far as its copies allow.
+    fn account_write(&mut self, s: Slot, c: &mut Completion) {
+        let i = s as usize;
+        if self.phase[i] == Phase::Open {
+            if self.done[i].is_empty() && self.settled(s) {
+                // Every target was skipped: nothing was written anywhere.
+                c.failed = Some(self.close(s));
+                return;
+            }
+            if self.done[i].len() >= self.needed(s) {
+                c.finished = Some(self.finish(s));
+            }
+        }
+        if self.phase[i] == Phase::Finished && self.settled(s) {
+            c.settled = Some(self.request(s));
+            c.skipped = self.skipped[i];
+            if self.in_lagging[i] {
+                self.lagging.remove(s);
+                self.in_lagging[i] = false;
+            }
+        } else if self.phase[i] == Phase::Finished && !self.in_lagging[i] {
+            self.lagging.push_back(s);
+            self.in_lagging[i] = true;
+        }
+    }
+
+    fn finish(&mut self, s: Slot) -> Request {
+        self.phase[s as usize] = Phase::Finished;
         self.open -= 1;
         self.request(s)
     }
 
-    /// Withdraws a request: closes it, and frees it at once unless a copy is
-    /// still in service (that copy's completion will be ignored).
+    /// Closes an open request (withdrawn or failed) and returns it.
+    fn close(&mut self, s: Slot) -> Request {
+        self.phase[s as usize] = Phase::Closed;
+        self.open -= 1;
+        self.request(s)
+    }
+
+    /// The refusal, if any, to withdraw `s`: a write some disk has started.
+    pub(crate) fn check_cancel(&self, s: Slot) -> Result<(), CancelError> {
+        let i = s as usize;
+        if self.is_write(s) && !(self.serving[i].is_empty() && self.done[i].is_empty()) {
+            Err(CancelError::InService(self.slab.get(s).id))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Withdraws a request whose queued operations the caller has removed:
+    /// closes it, and frees it at once unless a copy is still in service
+    /// (that copy's completion will be ignored).
     pub(crate) fn withdraw_open(&mut self, s: Slot) -> Request {
         let req = self.close(s);
         self.retire_if_idle(s);
         req
     }
 
-    /// Frees a closed request once none of its operations is queued or in service.
+    /// Frees a request that is done with once none of its operations is
+    /// queued or in service and nothing about it remains to report.
     pub(crate) fn retire_if_idle(&mut self, s: Slot) {
         let i = s as usize;
-        if self.closed[i] && self.queued[i].is_empty() && self.serving[i].is_empty() {
+        if self.phase[i] != Phase::Open
+            && self.queued[i].is_empty()
+            && self.serving[i].is_empty()
+            && !self.in_lagging[i]
+            && self.report[i] == 0
+        {
             self.slab.remove(s);
         }
     }
 
-    /// The refusal to withdraw an update that some disk has started writing:
-    /// withdrawing it would leave the copies inconsistent.
-    pub(crate) fn update_in_progress(id: RequestId) -> SchedError {
-        SchedError::InvalidRequest {
-            id,
-            reason: "an update some disk has started writing cannot be withdrawn",
+    // ---- failures ----
+
+    /// Marks disk `d` failed and takes back the operation it was serving.
+    pub(crate) fn fail_disk(&mut self, d: usize) -> Option<Slot> {
+        self.state[d] = DiskState::Failed;
+        self.take_disk(d).ok()
+    }
+
+    pub(crate) fn set_state(&mut self, d: usize, state: DiskState) {
+        self.state[d] = state;
+    }
+
+    /// `s` lost its operation on the failed disk `d`. A write skips `d` (and
+    /// may be acknowledged, settle or fail for it); a read with no operation
+    /// left anywhere must be routed again.
+    pub(crate) fn lose(&mut self, s: Slot, d: usize) -> Loss {
+        let i = s as usize;
+        if self.is_write(s) {
+            self.skipped[i] = self.skipped[i].with(d);
+            let mut c = Completion::default();
+            self.account_write(s, &mut c);
+            self.note(s, &c);
+            Loss::Absorbed
+        } else if self.phase[i] == Phase::Open
+            && self.queued[i].is_empty()
+            && self.serving[i].is_empty()
+        {
+            Loss::Reroute
+        } else {
+            self.retire_if_idle(s);
+            Loss::Absorbed
         }
     }
 
-    /// Logical requests neither completed nor cancelled.
+    /// Skips the targets of a write still waiting in a common queue whose
+    /// disks failed after it was submitted: having no operation there, the
+    /// failure could not take one back. The write fails if no target is left.
+    pub(crate) fn skip_failed_targets(&mut self, s: Slot) {
+        if !self.is_write(s) {
+            return;
+        }
+        let i = s as usize;
+        let gone = self.targets[i]
+            .difference(self.done[i])
+            .difference(self.skipped[i])
+            .difference(self.live());
+        for d in gone.iter() {
+            let _ = self.lose(s, d);
+        }
+    }
+
+    /// `s` cannot be served any more: report it failed.
+    pub(crate) fn fail(&mut self, s: Slot) {
+        let req = self.close(s);
+        let c = Completion {
+            failed: Some(req),
+            ..Completion::default()
+        };
+        self.note(s, &c);
+    }
+
+    /// Queues an event for [`Book::poll_event`].
+    fn note(&mut self, s: Slot, c: &Completion) {
+        let i = s as usize;
+        let bits = if c.finished.is_some() {
+            REPORT_FINISHED
+        } else {
+            0
+        } | if c.settled.is_some() {
+            REPORT_SETTLED
+        } else {
+            0
+        } | if c.failed.is_some() { REPORT_FAILED } else { 0 };
+        if bits == 0 {
+            self.retire_if_idle(s);
+            return;
+        }
+        if self.report[i] == 0 {
+            self.reports.push_back(s);
+        }
+        self.report[i] |= bits;
+    }
+
+    /// The oldest event caused by a failure.
+    pub(crate) fn poll_event(&mut self) -> Option<Completion> {
+        let s = self.reports.front()?;
+        self.reports.remove(s);
+        let i = s as usize;
+        let bits = core::mem::take(&mut self.report[i]);
+        let req = self.request(s);
+        let settled = bits & REPORT_SETTLED != 0;
+        let c = Completion {
+            finished: (bits & REPORT_FINISHED != 0).then_some(req),
+            settled: settled.then_some(req),
+            skipped: if settled {
+                self.skipped[i]
+            } else {
+                DiskSet::EMPTY
+            },
+            failed: (bits & REPORT_FAILED != 0).then_some(req),
+            abort: DiskSet::EMPTY,
+        };
+        self.retire_if_idle(s);
+        Some(c)
+    }
+
+    /// Logical requests neither finished nor withdrawn.
     pub(crate) fn open(&self) -> usize {
         self.open
     }

@@ -12,9 +12,9 @@ use super::{DiskSet, SingleQueue, SqView, StartRule, nearest};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CrEsqRule;
 
-impl<const D: usize> StartRule<D> for CrEsqRule {
-    fn read_disks(&self, v: &SqView<'_, D>) -> DiskSet {
-        match nearest(v.idle, v.placement, v.heads) {
+impl StartRule for CrEsqRule {
+    fn read_disks(&self, v: &SqView<'_>) -> DiskSet {
+        match nearest(v.idle.intersection(v.eligible), v.copies, v.heads) {
             Some(d) if !v.writing => DiskSet::only(d),
             _ => DiskSet::EMPTY,
         }
@@ -22,4 +22,4 @@ impl<const D: usize> StartRule<D> for CrEsqRule {
 }
 
 /// Concurrent-read equitable single queue.
-pub type CrEsq<const N: usize, const D: usize> = SingleQueue<CrEsqRule, N, D>;
+pub type CrEsq<S> = SingleQueue<CrEsqRule, S>;

@@ -11,11 +11,12 @@ use super::{DiskSet, SingleQueue, SqView, StartRule, nearest};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CruEsqRule;
 
-impl<const D: usize> StartRule<D> for CruEsqRule {
-    fn read_disks(&self, v: &SqView<'_, D>) -> DiskSet {
-        nearest(v.idle, v.placement, v.heads).map_or(DiskSet::EMPTY, DiskSet::only)
+impl StartRule for CruEsqRule {
+    fn read_disks(&self, v: &SqView<'_>) -> DiskSet {
+        nearest(v.idle.intersection(v.eligible), v.copies, v.heads)
+            .map_or(DiskSet::EMPTY, DiskSet::only)
     }
 }
 
 /// Concurrent read/update equitable single queue.
-pub type CruEsq<const N: usize, const D: usize> = SingleQueue<CruEsqRule, N, D>;
+pub type CruEsq<S> = SingleQueue<CruEsqRule, S>;

@@ -14,21 +14,18 @@ use super::dmq::{ReadRouting, RouteView};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Md;
 
-impl<const D: usize> ReadRouting<D> for Md {
-    fn route(&mut self, v: &RouteView<'_, D>) -> DiskSet {
-        if let Some(d) = (0..D).find(|&d| v.next_sequential[d] == v.block) {
+impl ReadRouting for Md {
+    fn route(&mut self, v: &RouteView<'_>) -> DiskSet {
+        let sequential = v
+            .eligible
+            .iter()
+            .find(|&d| v.copies.location(d).map(|l| l.block) == Some(v.next_sequential[d]));
+        if let Some(d) = sequential {
             return DiskSet::only(d);
         }
-        let d = (0..D)
-            .min_by_key(|&d| {
-                (
-                    !v.idle.contains(d),
-                    v.load[d],
-                    v.heads[d].cylinder.abs_diff(v.placement[d]),
-                    d,
-                )
-            })
-            .unwrap_or(0);
-        DiskSet::only(d)
+        v.eligible
+            .iter()
+            .min_by_key(|&d| (!v.idle.contains(d), v.load[d], v.distance(d), d))
+            .map_or(DiskSet::EMPTY, DiskSet::only)
     }
 }

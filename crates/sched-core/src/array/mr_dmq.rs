@@ -1,18 +1,17 @@
-//! MR-DMQ: each read joins every queue and completes with the first copy.
+//! MR-DMQ: each read joins every queue holding an up-to-date copy.
 //!
-//! Towsley, Chen & Yu (1991, §2.2): the other copies are not withdrawn; they
-//! are served in turn and their completions ignored (the price of the faster
-//! first copy).
+//! Towsley, Chen & Yu (1991, §2.2): minimum-read routing; every copy is
+//! served and the read completes with the first (no copy is withdrawn).
 
 use super::DiskSet;
 use super::dmq::{ReadRouting, RouteView};
 
-/// Minimum-read routing without abort: a read joins every disk's queue.
+/// Minimum-read routing without abort.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BothCopies;
 
-impl<const D: usize> ReadRouting<D> for BothCopies {
-    fn route(&mut self, _view: &RouteView<'_, D>) -> DiskSet {
-        DiskSet::all(D)
+impl ReadRouting for BothCopies {
+    fn route(&mut self, view: &RouteView<'_>) -> DiskSet {
+        view.eligible
     }
 }

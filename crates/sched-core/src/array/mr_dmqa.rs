@@ -8,7 +8,7 @@
 
 use super::DiskSet;
 use super::dmq::{Abort, ReadRouting, RouteView};
-use crate::error::SchedError;
+use crate::error::BuildError;
 
 /// Minimum-read routing with abort.
 #[derive(Clone, Copy, Debug)]
@@ -20,22 +20,19 @@ impl BothCopiesAbort {
     /// Withdraws the other copies at the given moment.
     ///
     /// # Errors
-    /// [`SchedError::InvalidParameter`] for [`Abort::Never`] (that is MR-DMQ:
+    /// [`BuildError::InvalidParameter`] for [`Abort::Never`] (that is MR-DMQ:
     /// use [`BothCopies`](super::BothCopies)).
-    pub fn new(when: Abort) -> Result<Self, SchedError> {
+    pub fn new(when: Abort) -> Result<Self, BuildError> {
         if when == Abort::Never {
-            return Err(SchedError::InvalidParameter {
-                name: "abort",
-                expected: "at start or at completion",
-            });
+            return Err(BuildError::invalid("abort", "at start or at completion"));
         }
         Ok(BothCopiesAbort { when })
     }
 }
 
-impl<const D: usize> ReadRouting<D> for BothCopiesAbort {
-    fn route(&mut self, _view: &RouteView<'_, D>) -> DiskSet {
-        DiskSet::all(D)
+impl ReadRouting for BothCopiesAbort {
+    fn route(&mut self, view: &RouteView<'_>) -> DiskSet {
+        view.eligible
     }
 
     fn abort(&self) -> Abort {

@@ -10,12 +10,15 @@ use super::{DiskSet, SingleQueue, SqView, StartRule};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MrEsqRule;
 
-impl<const D: usize> StartRule<D> for MrEsqRule {
-    fn read_disks(&self, v: &SqView<'_, D>) -> DiskSet {
-        let all = DiskSet::all(D);
-        if v.idle == all { all } else { DiskSet::EMPTY }
+impl StartRule for MrEsqRule {
+    fn read_disks(&self, v: &SqView<'_>) -> DiskSet {
+        if v.all_idle() {
+            v.eligible
+        } else {
+            DiskSet::EMPTY
+        }
     }
 }
 
 /// Minimum-read equitable single queue.
-pub type MrEsq<const N: usize, const D: usize> = SingleQueue<MrEsqRule, N, D>;
+pub type MrEsq<S> = SingleQueue<MrEsqRule, S>;

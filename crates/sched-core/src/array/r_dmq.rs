@@ -4,72 +4,81 @@
 //! αᵢ (the paper studies α₁ = α₂ = ½); DMQ-RD in Chen & Towsley (1991). The
 //! choice uses a seeded SplitMix64 generator compared against integer
 //! thresholds, so the same seed gives the same routing on every platform.
+//! When the disk drawn holds no up-to-date copy (it failed, or the copy is
+//! stale), the read goes to the next disk after it, in cyclic order, that
+//! does: one draw per read whatever the array's health.
 
 use super::DiskSet;
+use super::copies::MAX_DISKS;
 use super::dmq::{ReadRouting, RouteView};
-use crate::error::SchedError;
+use crate::error::BuildError;
 
 /// Random read routing with fixed probabilities.
 #[derive(Clone, Debug)]
-pub struct RandomRead<const D: usize> {
+pub struct RandomRead {
     /// Cumulative probabilities as fractions of 2⁶⁴ (the last is implicit).
-    thresholds: [u64; D],
+    thresholds: [u64; MAX_DISKS],
+    disks: usize,
     state: u64,
 }
 
-impl<const D: usize> RandomRead<D> {
+impl RandomRead {
     /// Disk d chosen with probability `alpha[d] / Σ alpha`.
     ///
     /// # Errors
-    /// [`SchedError::InvalidParameter`] when a weight is negative or not
-    /// finite, or all are zero.
-    pub fn new(alpha: [f64; D], seed: u64) -> Result<Self, SchedError> {
-        let bad = SchedError::InvalidParameter {
-            name: "alpha",
-            expected: "finite non-negative routing weights, not all zero",
-        };
-        if alpha.iter().any(|a| !(a.is_finite() && *a >= 0.0)) {
+    /// [`BuildError::InvalidParameter`] when a weight is negative or not
+    /// finite, all are zero, or there are none or more than [`MAX_DISKS`].
+    pub fn new(alpha: &[f64], seed: u64) -> Result<Self, BuildError> {
+        let bad = BuildError::invalid(
+            "alpha",
+            "1 ..= 64 finite non-negative routing weights, not all zero",
+        );
+        if alpha.is_empty()
+            || alpha.len() > MAX_DISKS
+            || alpha.iter().any(|a| !(a.is_finite() && *a >= 0.0))
+        {
             return Err(bad);
         }
         let total: f64 = alpha.iter().sum();
         if total <= 0.0 {
             return Err(bad);
         }
-        let mut thresholds = [u64::MAX; D];
+        let mut thresholds = [u64::MAX; MAX_DISKS];
         let mut cumulative = 0.0;
         for (t, a) in thresholds.iter_mut().zip(alpha) {
             cumulative += a / total;
             // `as` saturates, so the last threshold reaches u64::MAX.
             *t = (cumulative * 18_446_744_073_709_551_616.0) as u64;
         }
-        thresholds[D - 1] = u64::MAX;
+        thresholds[alpha.len() - 1] = u64::MAX;
         Ok(RandomRead {
             thresholds,
+            disks: alpha.len(),
             state: seed,
         })
     }
 
-    /// Disk 0 with probability `alpha`, the other disks sharing the rest
-    /// evenly (for a mirror: α₁ = α, α₂ = 1 − α).
+    /// Disk 0 with probability `alpha`, the other `disks − 1` sharing the
+    /// rest evenly (for a mirror: α₁ = α, α₂ = 1 − α).
     ///
     /// # Errors
-    /// [`SchedError::InvalidParameter`] when `alpha` is outside [0, 1].
-    pub fn with_alpha(alpha: f64, seed: u64) -> Result<Self, SchedError> {
-        if !(0.0..=1.0).contains(&alpha) || (D == 1 && alpha < 1.0) {
-            return Err(SchedError::InvalidParameter {
-                name: "alpha",
-                expected: "a probability in [0, 1]",
-            });
+    /// [`BuildError::InvalidParameter`] when `alpha` is outside [0, 1] (or
+    /// below 1 for a single disk), or `disks` is 0 or above [`MAX_DISKS`].
+    pub fn with_alpha(disks: usize, alpha: f64, seed: u64) -> Result<Self, BuildError> {
+        if !(0.0..=1.0).contains(&alpha) || (disks == 1 && alpha < 1.0) {
+            return Err(BuildError::invalid("alpha", "a probability in [0, 1]"));
         }
-        let rest = if D > 1 {
-            (1.0 - alpha) / (D - 1) as f64
+        if disks == 0 || disks > MAX_DISKS {
+            return Err(BuildError::invalid("disks", "1 ..= 64 disks"));
+        }
+        let rest = if disks > 1 {
+            (1.0 - alpha) / (disks - 1) as f64
         } else {
             0.0
         };
-        Self::new(
-            core::array::from_fn(|d| if d == 0 { alpha } else { rest }),
-            seed,
-        )
+        let mut weights = [rest; MAX_DISKS];
+        weights[0] = alpha;
+        Self::new(&weights[..disks], seed)
     }
 
     fn draw(&mut self) -> u64 {
@@ -81,10 +90,17 @@ impl<const D: usize> RandomRead<D> {
     }
 }
 
-impl<const D: usize> ReadRouting<D> for RandomRead<D> {
-    fn route(&mut self, _view: &RouteView<'_, D>) -> DiskSet {
+impl ReadRouting for RandomRead {
+    fn route(&mut self, view: &RouteView<'_>) -> DiskSet {
         let x = self.draw();
-        let d = self.thresholds.iter().position(|&t| x < t).unwrap_or(D - 1);
-        DiskSet::only(d)
+        let n = self.disks;
+        let drawn = self.thresholds[..n]
+            .iter()
+            .position(|&t| x < t)
+            .unwrap_or(n - 1);
+        (0..n)
+            .map(|k| (drawn + k) % n)
+            .find(|&d| view.eligible.contains(d))
+            .map_or(DiskSet::EMPTY, DiskSet::only)
     }
 }

@@ -1,9 +1,8 @@
 //! SQ-DMQ: each read joins the shortest queue.
 //!
-//! Towsley, Chen & Yu (1991, §2.2); DMQ-SQ in Chen & Towsley (1991), their
-//! default DMQ. Queue length counts the operations queued at a disk plus the
-//! one it is serving; ties go to the disk whose arm is nearest the read's copy,
-//! then to the lower disk.
+//! Towsley, Chen & Yu (1991, §2.2): a read joins the queue of the disk with
+//! the fewest operations queued or in service (DMQ-SQ in Chen & Towsley
+//! 1991); ties go to the arm nearest the read's copy, then the lower disk.
 
 use super::DiskSet;
 use super::dmq::{ReadRouting, RouteView};
@@ -12,11 +11,11 @@ use super::dmq::{ReadRouting, RouteView};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ShortestQueue;
 
-impl<const D: usize> ReadRouting<D> for ShortestQueue {
-    fn route(&mut self, v: &RouteView<'_, D>) -> DiskSet {
-        let d = (0..D)
-            .min_by_key(|&d| (v.load[d], v.heads[d].cylinder.abs_diff(v.placement[d]), d))
-            .unwrap_or(0);
-        DiskSet::only(d)
+impl ReadRouting for ShortestQueue {
+    fn route(&mut self, v: &RouteView<'_>) -> DiskSet {
+        v.eligible
+            .iter()
+            .min_by_key(|&d| (v.load[d], v.distance(d), d))
+            .map_or(DiskSet::EMPTY, DiskSet::only)
     }
 }

@@ -5,44 +5,50 @@
 //! `weight × waiting time` from each candidate's positioning time lets old
 //! requests win eventually. Weight 0 is SPTF. Same candidate window as SPTF.
 
-use crate::error::SchedError;
+use crate::error::BuildError;
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::storage::Storage;
 use crate::store::{CylinderIndex, Queue, delegate_to_queue};
 
 use super::sptf::{best_positioned, check_window};
 
 /// SPTF with aging.
-pub struct AgedSptf<const N: usize> {
-    queue: Queue<N, CylinderIndex<N>>,
+pub struct AgedSptf<S: Storage> {
+    queue: Queue<S, CylinderIndex<S>>,
     window: usize,
     /// Weight in units of 2⁻¹⁶ (nanoseconds of positioning per nanosecond waited).
     weight: i128,
 }
 
-impl<const N: usize> AgedSptf<N> {
+impl<S: Storage> AgedSptf<S> {
     /// An empty queue for a disk of `cylinders` cylinders; `weight` is the
     /// positioning time forgiven per unit of waiting time (≥ 0).
     ///
     /// # Errors
-    /// [`SchedError::InvalidParameter`] for a negative or non-finite weight, a
-    /// window of 0, or an invalid capacity or cylinder count.
-    pub fn new(cylinders: u32, weight: f64, window: Option<usize>) -> Result<Self, SchedError> {
+    /// [`BuildError::InvalidParameter`] for a negative or non-finite weight, a
+    /// window of 0, or a disk without cylinders.
+    pub fn new(
+        storage: S,
+        cylinders: u32,
+        weight: f64,
+        window: Option<usize>,
+    ) -> Result<Self, BuildError> {
         if !(weight >= 0.0 && weight.is_finite()) {
-            return Err(SchedError::InvalidParameter {
+            return Err(BuildError::InvalidParameter {
                 name: "weight",
                 expected: "a finite weight of at least 0",
             });
         }
         Ok(AgedSptf {
-            queue: Queue::new(CylinderIndex::new(cylinders)?)?,
+            queue: Queue::new(&storage, CylinderIndex::new(&storage, cylinders)?),
             window: check_window(window)?,
             weight: (weight * 65_536.0 + 0.5) as i128,
         })
     }
 }
 
-impl<const N: usize> Scheduler for AgedSptf<N> {
+impl<S: Storage> Scheduler for AgedSptf<S> {
     delegate_to_queue!();
 
     fn next(&mut self, head: Head, now: Nanos, est: &dyn ServiceEstimator) -> Option<Dispatch> {

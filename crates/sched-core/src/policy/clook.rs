@@ -3,30 +3,30 @@
 //! The circular variant of LOOK: service only ever happens on the upward sweep,
 //! which evens out the waiting time of edge and middle cylinders.
 
-use crate::error::SchedError;
+use crate::error::BuildError;
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::storage::Storage;
 use crate::store::{CylinderIndex, Queue, delegate_to_queue};
 
 /// Circular LOOK: upward sweeps only, returning directly to the lowest request.
-pub struct CLook<const N: usize> {
-    queue: Queue<N, CylinderIndex<N>>,
+pub struct CLook<S: Storage> {
+    queue: Queue<S, CylinderIndex<S>>,
 }
 
-impl<const N: usize> CLook<N> {
+impl<S: Storage> CLook<S> {
     /// An empty queue for a disk with `cylinders` cylinders.
     ///
     /// # Errors
-    /// [`SchedError::InvalidParameter`] for a capacity of 0 (or above
-    /// [`crate::MAX_CAPACITY`]) or a disk without cylinders.
-    pub fn new(cylinders: u32) -> Result<Self, SchedError> {
+    /// [`BuildError::InvalidParameter`] for a disk without cylinders.
+    pub fn new(storage: S, cylinders: u32) -> Result<Self, BuildError> {
         Ok(CLook {
-            queue: Queue::new(CylinderIndex::new(cylinders)?)?,
+            queue: Queue::new(&storage, CylinderIndex::new(&storage, cylinders)?),
         })
     }
 }
 
-impl<const N: usize> Scheduler for CLook<N> {
+impl<S: Storage> Scheduler for CLook<S> {
     delegate_to_queue!();
 
     fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {

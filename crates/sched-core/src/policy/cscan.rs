@@ -4,30 +4,30 @@
 //! starts a new sweep carries [`Travel::Wrap`] so the driver charges the trip
 //! to the last cylinder and the return seek to cylinder 0.
 
-use crate::error::SchedError;
+use crate::error::BuildError;
 use crate::request::{Dispatch, Head, Nanos, Travel};
 use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::storage::Storage;
 use crate::store::{CylinderIndex, Queue, delegate_to_queue};
 
 /// Circular SCAN: upward sweeps to the edge, with a return seek to cylinder 0.
-pub struct CScan<const N: usize> {
-    queue: Queue<N, CylinderIndex<N>>,
+pub struct CScan<S: Storage> {
+    queue: Queue<S, CylinderIndex<S>>,
 }
 
-impl<const N: usize> CScan<N> {
+impl<S: Storage> CScan<S> {
     /// An empty queue for a disk with `cylinders` cylinders.
     ///
     /// # Errors
-    /// [`SchedError::InvalidParameter`] for a capacity of 0 (or above
-    /// [`crate::MAX_CAPACITY`]) or a disk without cylinders.
-    pub fn new(cylinders: u32) -> Result<Self, SchedError> {
+    /// [`BuildError::InvalidParameter`] for a disk without cylinders.
+    pub fn new(storage: S, cylinders: u32) -> Result<Self, BuildError> {
         Ok(CScan {
-            queue: Queue::new(CylinderIndex::new(cylinders)?)?,
+            queue: Queue::new(&storage, CylinderIndex::new(&storage, cylinders)?),
         })
     }
 }
 
-impl<const N: usize> Scheduler for CScan<N> {
+impl<S: Storage> Scheduler for CScan<S> {
     delegate_to_queue!();
 
     fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {

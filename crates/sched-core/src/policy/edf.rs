@@ -4,29 +4,26 @@
 //! (Chen & Towsley 1991, §3.2). Requests without a deadline come after all
 //! that have one, in arrival order.
 
-use crate::error::SchedError;
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::storage::Storage;
 use crate::store::{DeadlineHeap, Queue, delegate_to_queue};
 
 /// Earliest deadline first; ties by arrival, then id.
-pub struct Edf<const N: usize> {
-    queue: Queue<N, DeadlineHeap<N>>,
+pub struct Edf<S: Storage> {
+    queue: Queue<S, DeadlineHeap<S>>,
 }
 
-impl<const N: usize> Edf<N> {
-    /// An empty queue of capacity `N`.
-    ///
-    /// # Errors
-    /// [`SchedError::InvalidParameter`] when `N` is 0 or above [`crate::MAX_CAPACITY`].
-    pub fn new() -> Result<Self, SchedError> {
-        Ok(Edf {
-            queue: Queue::new(DeadlineHeap::new())?,
-        })
+impl<S: Storage> Edf<S> {
+    /// An empty queue holding up to `storage.capacity()` requests.
+    pub fn new(storage: S) -> Self {
+        Edf {
+            queue: Queue::new(&storage, DeadlineHeap::new(&storage)),
+        }
     }
 }
 
-impl<const N: usize> Scheduler for Edf<N> {
+impl<S: Storage> Scheduler for Edf<S> {
     delegate_to_queue!();
 
     fn next(&mut self, _head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {

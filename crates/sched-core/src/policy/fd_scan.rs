@@ -18,9 +18,10 @@
 //! first feasible deadline, so it only visits requests that are not expired
 //! yet cannot be reached in time.
 
-use crate::error::SchedError;
+use crate::error::BuildError;
 use crate::request::{Direction, Dispatch, Head, Nanos, Request};
 use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::storage::Storage;
 use crate::store::{
     CylinderIndex, DeadlineHeap, InOrder, Index, NIL, Queue, Slab, Slot, Step, delegate_to_queue,
 };
@@ -42,23 +43,23 @@ pub enum ExpiredRule {
 /// cylinder index; a slot outside the heap is in the cylinder index (keep) or
 /// in the expired list (drop). The expired list borrows the cylinder index's
 /// links, idle for a slot outside that index, so it costs no memory per slot.
-struct FdIndex<const N: usize> {
-    heap: DeadlineHeap<N>,
-    cylinders: CylinderIndex<N>,
+struct FdIndex<S: Storage> {
+    heap: DeadlineHeap<S>,
+    cylinders: CylinderIndex<S>,
     /// First slot of the expired list (drop mode), `NIL` when empty.
     expired: Slot,
     rule: ExpiredRule,
 }
 
-impl<const N: usize> Index<N> for FdIndex<N> {
-    fn check(&self, req: &Request) -> Result<(), SchedError> {
+impl<S: Storage> Index<S> for FdIndex<S> {
+    fn check(&self, req: &Request) -> Result<(), crate::error::EnqueueError> {
         self.cylinders.check(req)
     }
-    fn insert(&mut self, slab: &Slab<N>, s: Slot) {
+    fn insert(&mut self, slab: &Slab<S>, s: Slot) {
         self.heap.push(slab, s);
         self.cylinders.insert(slab, s);
     }
-    fn remove(&mut self, slab: &Slab<N>, s: Slot) {
+    fn remove(&mut self, slab: &Slab<S>, s: Slot) {
         if self.heap.contains(s) {
             self.heap.remove(slab, s);
             self.cylinders.remove(slab, s);
@@ -70,9 +71,9 @@ impl<const N: usize> Index<N> for FdIndex<N> {
     }
 }
 
-impl<const N: usize> FdIndex<N> {
+impl<S: Storage> FdIndex<S> {
     /// Takes every request whose deadline is before `now` out of the deadline order.
-    fn retire_expired(&mut self, slab: &Slab<N>, now: Nanos) {
+    fn retire_expired(&mut self, slab: &Slab<S>, now: Nanos) {
         while let Some(s) = self.heap.peek() {
             if slab.deadline(s) >= now {
                 break;
@@ -87,24 +88,27 @@ impl<const N: usize> FdIndex<N> {
 }
 
 /// Feasible-deadline SCAN.
-pub struct FdScan<const N: usize> {
-    queue: Queue<N, FdIndex<N>>,
+pub struct FdScan<S: Storage> {
+    queue: Queue<S, FdIndex<S>>,
     direction: Direction,
 }
 
-impl<const N: usize> FdScan<N> {
+impl<S: Storage> FdScan<S> {
     /// An empty queue for a disk of `cylinders` cylinders.
     ///
     /// # Errors
-    /// [`SchedError::InvalidParameter`] for an invalid capacity or cylinder count.
-    pub fn new(cylinders: u32, rule: ExpiredRule) -> Result<Self, SchedError> {
+    /// [`BuildError::InvalidParameter`] for a disk without cylinders.
+    pub fn new(storage: S, cylinders: u32, rule: ExpiredRule) -> Result<Self, BuildError> {
         Ok(FdScan {
-            queue: Queue::new(FdIndex {
-                heap: DeadlineHeap::new(),
-                cylinders: CylinderIndex::new(cylinders)?,
-                expired: NIL,
-                rule,
-            })?,
+            queue: Queue::new(
+                &storage,
+                FdIndex {
+                    heap: DeadlineHeap::new(&storage),
+                    cylinders: CylinderIndex::new(&storage, cylinders)?,
+                    expired: NIL,
+                    rule,
+                },
+            ),
             direction: Direction::Up,
         })
     }
@@ -141,7 +145,7 @@ impl<const N: usize> FdScan<N> {
     }
 }
 
-impl<const N: usize> Scheduler for FdScan<N> {
+impl<S: Storage> Scheduler for FdScan<S> {
     delegate_to_queue!();
 
     fn next(&mut self, head: Head, now: Nanos, est: &dyn ServiceEstimator) -> Option<Dispatch> {

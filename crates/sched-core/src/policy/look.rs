@@ -4,9 +4,10 @@
 //! around as soon as nothing lies ahead (Merten 1970; the textbook refinement of
 //! Denning's SCAN, 1967).
 
-use crate::error::SchedError;
+use crate::error::BuildError;
 use crate::request::{Direction, Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::storage::Storage;
 use crate::store::{CylinderIndex, Queue, delegate_to_queue};
 
 use super::sweep::elevator_pick;
@@ -15,20 +16,19 @@ use super::sweep::elevator_pick;
 ///
 /// A request on the arm's own cylinder counts as ahead in either direction;
 /// requests on one cylinder are served in arrival order.
-pub struct Look<const N: usize> {
-    queue: Queue<N, CylinderIndex<N>>,
+pub struct Look<S: Storage> {
+    queue: Queue<S, CylinderIndex<S>>,
     direction: Direction,
 }
 
-impl<const N: usize> Look<N> {
+impl<S: Storage> Look<S> {
     /// An empty queue for a disk with `cylinders` cylinders, sweeping up first.
     ///
     /// # Errors
-    /// [`SchedError::InvalidParameter`] for a capacity of 0 (or above
-    /// [`crate::MAX_CAPACITY`]) or a disk without cylinders.
-    pub fn new(cylinders: u32) -> Result<Self, SchedError> {
+    /// [`BuildError::InvalidParameter`] for a disk without cylinders.
+    pub fn new(storage: S, cylinders: u32) -> Result<Self, BuildError> {
         Ok(Look {
-            queue: Queue::new(CylinderIndex::new(cylinders)?)?,
+            queue: Queue::new(&storage, CylinderIndex::new(&storage, cylinders)?),
             direction: Direction::Up,
         })
     }
@@ -39,7 +39,7 @@ impl<const N: usize> Look<N> {
     }
 }
 
-impl<const N: usize> Scheduler for Look<N> {
+impl<S: Storage> Scheduler for Look<S> {
     delegate_to_queue!();
 
     fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {

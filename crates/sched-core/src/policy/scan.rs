@@ -5,28 +5,28 @@
 //! cylinder, and the dispatch says so with [`Travel::ViaEdge`] so that the
 //! driver charges the extra seek.
 
-use crate::error::SchedError;
+use crate::error::BuildError;
 use crate::request::{Direction, Dispatch, Head, Nanos, Travel};
 use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::storage::Storage;
 use crate::store::{CylinderIndex, Queue, delegate_to_queue};
 
 use super::sweep::elevator_pick;
 
 /// Elevator order with full sweeps to the disk edges.
-pub struct Scan<const N: usize> {
-    queue: Queue<N, CylinderIndex<N>>,
+pub struct Scan<S: Storage> {
+    queue: Queue<S, CylinderIndex<S>>,
     direction: Direction,
 }
 
-impl<const N: usize> Scan<N> {
+impl<S: Storage> Scan<S> {
     /// An empty queue for a disk with `cylinders` cylinders, sweeping up first.
     ///
     /// # Errors
-    /// [`SchedError::InvalidParameter`] for a capacity of 0 (or above
-    /// [`crate::MAX_CAPACITY`]) or a disk without cylinders.
-    pub fn new(cylinders: u32) -> Result<Self, SchedError> {
+    /// [`BuildError::InvalidParameter`] for a disk without cylinders.
+    pub fn new(storage: S, cylinders: u32) -> Result<Self, BuildError> {
         Ok(Scan {
-            queue: Queue::new(CylinderIndex::new(cylinders)?)?,
+            queue: Queue::new(&storage, CylinderIndex::new(&storage, cylinders)?),
             direction: Direction::Up,
         })
     }
@@ -37,7 +37,7 @@ impl<const N: usize> Scan<N> {
     }
 }
 
-impl<const N: usize> Scheduler for Scan<N> {
+impl<S: Storage> Scheduler for Scan<S> {
     delegate_to_queue!();
 
     fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {

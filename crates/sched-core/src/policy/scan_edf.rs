@@ -14,26 +14,27 @@
 //! larger one sends the current group back to the heap (a cost proportional
 //! to that group, paid only when deadlines arrive out of order).
 
-use crate::error::SchedError;
+use crate::error::BuildError;
 use crate::request::{Direction, Dispatch, Head, Nanos, Request};
 use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::storage::Storage;
 use crate::store::{CylinderIndex, DeadlineHeap, Index, Queue, Slab, Slot, delegate_to_queue};
 
 use super::sweep::elevator_pick;
 
 /// Every slot is either in `pending` (deadline order) or in `active` (the
 /// earliest group, in cylinder order), never both.
-struct GroupIndex<const N: usize> {
-    pending: DeadlineHeap<N>,
-    active: CylinderIndex<N>,
+struct GroupIndex<S: Storage> {
+    pending: DeadlineHeap<S>,
+    active: CylinderIndex<S>,
     active_group: u64,
     active_len: usize,
     granularity: u64,
 }
 
-impl<const N: usize> GroupIndex<N> {
+impl<S: Storage> GroupIndex<S> {
     #[inline]
-    fn group(&self, slab: &Slab<N>, s: Slot) -> u64 {
+    fn group(&self, slab: &Slab<S>, s: Slot) -> u64 {
         // Exact ties (the default) need no 64-bit division.
         let d = slab.deadline(s);
         if self.granularity == 1 {
@@ -44,7 +45,7 @@ impl<const N: usize> GroupIndex<N> {
     }
 
     /// Sends the active group back to the heap.
-    fn unload(&mut self, slab: &Slab<N>) {
+    fn unload(&mut self, slab: &Slab<S>) {
         while let Some(s) = self.active.lowest() {
             self.active.remove(slab, s);
             self.pending.push(slab, s);
@@ -57,7 +58,7 @@ impl<const N: usize> GroupIndex<N> {
     /// active one (the previous active group goes back to the heap) and
     /// returns `None`. Popping first and looking at the new top costs no more
     /// than EDF's own pop, which keeps exact ties (the common case) cheap.
-    fn pop_if_alone(&mut self, slab: &Slab<N>) -> Option<Slot> {
+    fn pop_if_alone(&mut self, slab: &Slab<S>) -> Option<Slot> {
         let p = self.pending.peek()?;
         let g = self.group(slab, p);
         self.pending.remove(slab, p);
@@ -82,11 +83,11 @@ impl<const N: usize> GroupIndex<N> {
     }
 }
 
-impl<const N: usize> Index<N> for GroupIndex<N> {
-    fn check(&self, req: &Request) -> Result<(), SchedError> {
+impl<S: Storage> Index<S> for GroupIndex<S> {
+    fn check(&self, req: &Request) -> Result<(), crate::error::EnqueueError> {
         self.active.check(req)
     }
-    fn insert(&mut self, slab: &Slab<N>, s: Slot) {
+    fn insert(&mut self, slab: &Slab<S>, s: Slot) {
         if self.active_len > 0 && self.group(slab, s) == self.active_group {
             self.active.insert(slab, s);
             self.active_len += 1;
@@ -94,7 +95,7 @@ impl<const N: usize> Index<N> for GroupIndex<N> {
             self.pending.push(slab, s);
         }
     }
-    fn remove(&mut self, slab: &Slab<N>, s: Slot) {
+    fn remove(&mut self, slab: &Slab<S>, s: Slot) {
         if self.pending.contains(s) {
             self.pending.remove(slab, s);
         } else {
@@ -105,39 +106,42 @@ impl<const N: usize> Index<N> for GroupIndex<N> {
 }
 
 /// Earliest deadline first, ties (within the granularity) in elevator order.
-pub struct ScanEdf<const N: usize> {
-    queue: Queue<N, GroupIndex<N>>,
+pub struct ScanEdf<S: Storage> {
+    queue: Queue<S, GroupIndex<S>>,
     direction: Direction,
 }
 
-impl<const N: usize> ScanEdf<N> {
+impl<S: Storage> ScanEdf<S> {
     /// An empty queue for a disk of `cylinders` cylinders; deadlines within the
     /// same multiple of `granularity` ns are treated as equal.
     ///
     /// # Errors
-    /// [`SchedError::InvalidParameter`] when `granularity` is 0 or the capacity
-    /// or cylinder count is invalid.
-    pub fn new(cylinders: u32, granularity: Nanos) -> Result<Self, SchedError> {
+    /// [`BuildError::InvalidParameter`] when `granularity` is 0 or the disk
+    /// has no cylinders.
+    pub fn new(storage: S, cylinders: u32, granularity: Nanos) -> Result<Self, BuildError> {
         if granularity == 0 {
-            return Err(SchedError::InvalidParameter {
+            return Err(BuildError::InvalidParameter {
                 name: "granularity",
                 expected: "at least 1 ns",
             });
         }
         Ok(ScanEdf {
-            queue: Queue::new(GroupIndex {
-                pending: DeadlineHeap::new(),
-                active: CylinderIndex::new(cylinders)?,
-                active_group: 0,
-                active_len: 0,
-                granularity,
-            })?,
+            queue: Queue::new(
+                &storage,
+                GroupIndex {
+                    pending: DeadlineHeap::new(&storage),
+                    active: CylinderIndex::new(&storage, cylinders)?,
+                    active_group: 0,
+                    active_len: 0,
+                    granularity,
+                },
+            ),
             direction: Direction::Up,
         })
     }
 }
 
-impl<const N: usize> Scheduler for ScanEdf<N> {
+impl<S: Storage> Scheduler for ScanEdf<S> {
     delegate_to_queue!();
 
     fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {

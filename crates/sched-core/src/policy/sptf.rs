@@ -7,35 +7,36 @@
 //! bounds the candidates to the `k` requests nearest the arm by cylinder
 //! (distance, then earlier arrival, then lower id).
 
-use crate::error::SchedError;
+use crate::error::BuildError;
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::storage::Storage;
 use crate::store::{CylinderIndex, Outward, Queue, Slot, delegate_to_queue};
 
 /// Shortest positioning time first, optionally over a window of candidates.
-pub struct Sptf<const N: usize> {
-    queue: Queue<N, CylinderIndex<N>>,
+pub struct Sptf<S: Storage> {
+    queue: Queue<S, CylinderIndex<S>>,
     window: usize,
 }
 
-impl<const N: usize> Sptf<N> {
+impl<S: Storage> Sptf<S> {
     /// An empty queue for a disk of `cylinders` cylinders, considering the
     /// `window` requests nearest the arm (`None`: every request).
     ///
     /// # Errors
-    /// [`SchedError::InvalidParameter`] for a window of 0 or an invalid
-    /// capacity or cylinder count.
-    pub fn new(cylinders: u32, window: Option<usize>) -> Result<Self, SchedError> {
+    /// [`BuildError::InvalidParameter`] for a window of 0 or a
+    /// disk without cylinders.
+    pub fn new(storage: S, cylinders: u32, window: Option<usize>) -> Result<Self, BuildError> {
         Ok(Sptf {
-            queue: Queue::new(CylinderIndex::new(cylinders)?)?,
+            queue: Queue::new(&storage, CylinderIndex::new(&storage, cylinders)?),
             window: check_window(window)?,
         })
     }
 }
 
-pub(crate) fn check_window(window: Option<usize>) -> Result<usize, SchedError> {
+pub(crate) fn check_window(window: Option<usize>) -> Result<usize, BuildError> {
     match window {
-        Some(0) => Err(SchedError::InvalidParameter {
+        Some(0) => Err(BuildError::InvalidParameter {
             name: "window",
             expected: "at least one candidate",
         }),
@@ -47,8 +48,8 @@ pub(crate) fn check_window(window: Option<usize>) -> Result<usize, SchedError> {
 /// Among the `window` requests nearest the arm, the one with the least
 /// `positioning time − age_weight · waiting time` (age weight in units of
 /// 2⁻¹⁶); ties go to the earlier arrival.
-pub(crate) fn best_positioned<const N: usize>(
-    queue: &Queue<N, CylinderIndex<N>>,
+pub(crate) fn best_positioned<S: Storage>(
+    queue: &Queue<S, CylinderIndex<S>>,
     window: usize,
     age_weight: i128,
     head: Head,
@@ -79,7 +80,7 @@ pub(crate) fn best_positioned<const N: usize>(
     best.map(|(_, s)| s)
 }
 
-impl<const N: usize> Scheduler for Sptf<N> {
+impl<S: Storage> Scheduler for Sptf<S> {
     delegate_to_queue!();
 
     fn next(&mut self, head: Head, now: Nanos, est: &dyn ServiceEstimator) -> Option<Dispatch> {

@@ -7,9 +7,10 @@
 //! deadline. β = 1 is SSTF inside the window, β → ∞ is EDF. The paper uses
 //! m = 3, β = 2.
 
-use crate::error::SchedError;
+use crate::error::BuildError;
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::storage::Storage;
 use crate::store::{DeadlineHeap, FirstFew, InOrder, Queue, Slot, Step, delegate_to_queue};
 
 /// The largest window SSEDO accepts.
@@ -26,28 +27,28 @@ const SMALL_WINDOW: usize = 8;
 const ONE: f64 = 4_294_967_296.0;
 
 /// Shortest seek and earliest deadline by ordering, window `m`, weight base β.
-pub struct Ssedo<const N: usize> {
-    queue: Queue<N, DeadlineHeap<N>>,
+pub struct Ssedo<S: Storage> {
+    queue: Queue<S, DeadlineHeap<S>>,
     window: usize,
     weights: [u64; MAX_WINDOW],
 }
 
-impl<const N: usize> Ssedo<N> {
+impl<S: Storage> Ssedo<S> {
     /// An empty queue with window `m` and weight base `beta`.
     ///
     /// # Errors
-    /// [`SchedError::InvalidParameter`] when `m` is 0 or above [`MAX_WINDOW`],
-    /// `beta` is below 1 or NaN, or the capacity is invalid.
-    pub fn new(m: usize, beta: f64) -> Result<Self, SchedError> {
+    /// [`BuildError::InvalidParameter`] when `m` is 0 or above [`MAX_WINDOW`],
+    /// or `beta` is below 1 or NaN.
+    pub fn new(storage: S, m: usize, beta: f64) -> Result<Self, BuildError> {
         if m == 0 || m > MAX_WINDOW {
-            return Err(SchedError::InvalidParameter {
+            return Err(BuildError::InvalidParameter {
                 name: "m",
                 expected: "a window of 1 ..= 64 requests",
             });
         }
         // NaN compares as `None` and is rejected with everything below 1.
         if beta.partial_cmp(&1.0).is_none_or(|o| o.is_lt()) {
-            return Err(SchedError::InvalidParameter {
+            return Err(BuildError::InvalidParameter {
                 name: "beta",
                 expected: "a weight base of at least 1",
             });
@@ -59,7 +60,7 @@ impl<const N: usize> Ssedo<N> {
             w *= beta;
         }
         Ok(Ssedo {
-            queue: Queue::new(DeadlineHeap::new())?,
+            queue: Queue::new(&storage, DeadlineHeap::new(&storage)),
             window: m,
             weights,
         })
@@ -71,7 +72,7 @@ impl<const N: usize> Ssedo<N> {
     }
 }
 
-impl<const N: usize> Scheduler for Ssedo<N> {
+impl<S: Storage> Scheduler for Ssedo<S> {
     delegate_to_queue!();
 
     fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {

@@ -24,9 +24,10 @@
 //! request could win; when slack dominated the value (α = 0.5 with 1 ms units
 //! on a deep queue) it visited nearly the whole queue.
 
-use crate::error::SchedError;
+use crate::error::BuildError;
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::storage::Storage;
 use crate::store::{CylinderIndex, LinearMin, Queue, delegate_to_queue};
 
 /// α is kept in units of 2⁻¹⁶.
@@ -36,21 +37,26 @@ const ONE: u64 = 1 << 16;
 pub const MAX_TIME_UNIT: Nanos = 1 << 48;
 
 /// Shortest seek and earliest deadline by value.
-pub struct Ssedv<const N: usize> {
-    queue: Queue<N, (CylinderIndex<N>, LinearMin<N>)>,
+pub struct Ssedv<S: Storage> {
+    queue: Queue<S, (CylinderIndex<S>, LinearMin<S>)>,
 }
 
-impl<const N: usize> Ssedv<N> {
+impl<S: Storage> Ssedv<S> {
     /// An empty queue for a disk of `cylinders` cylinders, weighing distance by
     /// `alpha` and slack (in units of `time_unit` ns) by `1 − alpha`.
     ///
     /// # Errors
-    /// [`SchedError::InvalidParameter`] when `alpha` is outside [0, 1],
-    /// `time_unit` is 0 or above [`MAX_TIME_UNIT`], or the capacity or
-    /// cylinder count is invalid.
-    pub fn new(cylinders: u32, alpha: f64, time_unit: Nanos) -> Result<Self, SchedError> {
+    /// [`BuildError::InvalidParameter`] when `alpha` is outside [0, 1],
+    /// `time_unit` is 0 or above [`MAX_TIME_UNIT`], or the disk has
+    /// no cylinders.
+    pub fn new(
+        storage: S,
+        cylinders: u32,
+        alpha: f64,
+        time_unit: Nanos,
+    ) -> Result<Self, BuildError> {
         if !(0.0..=1.0).contains(&alpha) {
-            return Err(SchedError::InvalidParameter {
+            return Err(BuildError::InvalidParameter {
                 name: "alpha",
                 expected: "a weight in [0, 1]",
             });
@@ -58,21 +64,21 @@ impl<const N: usize> Ssedv<N> {
         // Bounded so that α·2¹⁶·u fits in 64 bits: the index's products then
         // take one machine multiplication each.
         if !(1..=MAX_TIME_UNIT).contains(&time_unit) {
-            return Err(SchedError::InvalidParameter {
+            return Err(BuildError::InvalidParameter {
                 name: "time_unit",
                 expected: "1 ns ..= 2^48 ns (about 3.3 days)",
             });
         }
         let alpha = (alpha * ONE as f64 + 0.5) as u64;
         // Scaled by 2¹⁶·u, α·d + (1 − α)·l/u becomes (α·2¹⁶·u)·d + ((1 − α)·2¹⁶)·l.
-        let keys = LinearMin::new(alpha * time_unit, ONE - alpha);
+        let keys = LinearMin::new(&storage, alpha * time_unit, ONE - alpha);
         Ok(Ssedv {
-            queue: Queue::new((CylinderIndex::new(cylinders)?, keys))?,
+            queue: Queue::new(&storage, (CylinderIndex::new(&storage, cylinders)?, keys)),
         })
     }
 }
 
-impl<const N: usize> Scheduler for Ssedv<N> {
+impl<S: Storage> Scheduler for Ssedv<S> {
     delegate_to_queue!();
 
     fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {

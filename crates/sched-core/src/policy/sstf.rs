@@ -3,33 +3,33 @@
 //! Shortest seek time first, the seek-greedy classic; the modified DMQ and CMQ
 //! policies of Chen & Towsley (1991, §3.1) run it on every queue.
 
-use crate::error::SchedError;
+use crate::error::BuildError;
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::storage::Storage;
 use crate::store::{CylinderIndex, Queue, delegate_to_queue};
 
 /// Shortest seek (cylinder distance) first.
 ///
 /// Of two requests at the same distance on either side of the arm, the one that
 /// arrived first is served (then the lower id); on one cylinder, arrival order.
-pub struct Sstf<const N: usize> {
-    queue: Queue<N, CylinderIndex<N>>,
+pub struct Sstf<S: Storage> {
+    queue: Queue<S, CylinderIndex<S>>,
 }
 
-impl<const N: usize> Sstf<N> {
+impl<S: Storage> Sstf<S> {
     /// An empty queue for a disk with `cylinders` cylinders.
     ///
     /// # Errors
-    /// [`SchedError::InvalidParameter`] for a capacity of 0 (or above
-    /// [`crate::MAX_CAPACITY`]) or a disk without cylinders.
-    pub fn new(cylinders: u32) -> Result<Self, SchedError> {
+    /// [`BuildError::InvalidParameter`] for a disk without cylinders.
+    pub fn new(storage: S, cylinders: u32) -> Result<Self, BuildError> {
         Ok(Sstf {
-            queue: Queue::new(CylinderIndex::new(cylinders)?)?,
+            queue: Queue::new(&storage, CylinderIndex::new(&storage, cylinders)?),
         })
     }
 }
 
-impl<const N: usize> Scheduler for Sstf<N> {
+impl<S: Storage> Scheduler for Sstf<S> {
     delegate_to_queue!();
 
     fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {

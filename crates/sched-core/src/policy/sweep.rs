@@ -1,14 +1,15 @@
 //! The elevator rule LOOK, SCAN, SCAN-EDF and FD-SCAN's fallback share.
 
 use crate::request::{Cylinder, Direction};
+use crate::storage::Storage;
 use crate::store::{CylinderIndex, Slab, Slot};
 
 /// The next request in `direction` from cylinder `h` (the arm's own cylinder
 /// counts as ahead), or, when nothing lies ahead, the nearest one behind; with
 /// the direction the arm moves in to reach it.
-pub(crate) fn elevator_pick<const N: usize>(
-    index: &CylinderIndex<N>,
-    slab: &Slab<N>,
+pub(crate) fn elevator_pick<S: Storage>(
+    index: &CylinderIndex<S>,
+    slab: &Slab<S>,
     h: Cylinder,
     direction: Direction,
 ) -> Option<(Slot, Direction)> {

@@ -7,34 +7,35 @@
 //! anything ahead, so the arm sweeps and reverses at the last request (LOOK
 //! order). Geist & Daniel found R ≈ 0.2 best.
 
-use crate::error::SchedError;
+use crate::error::BuildError;
 use crate::request::{Direction, Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::storage::Storage;
 use crate::store::{CylinderIndex, Queue, delegate_to_queue};
 
 /// V(R): SSTF with a reversal penalty of R times the cylinder count.
-pub struct VScan<const N: usize> {
-    queue: Queue<N, CylinderIndex<N>>,
+pub struct VScan<S: Storage> {
+    queue: Queue<S, CylinderIndex<S>>,
     direction: Direction,
     /// Penalty for reversing, in cylinders × 2¹⁶.
     penalty: u64,
 }
 
-impl<const N: usize> VScan<N> {
+impl<S: Storage> VScan<S> {
     /// An empty queue for a disk of `cylinders` cylinders with bias `r`.
     ///
     /// # Errors
-    /// [`SchedError::InvalidParameter`] when `r` is outside [0, 1] or the
-    /// capacity or cylinder count is invalid.
-    pub fn new(cylinders: u32, r: f64) -> Result<Self, SchedError> {
+    /// [`BuildError::InvalidParameter`] when `r` is outside [0, 1] or the
+    /// disk has no cylinders.
+    pub fn new(storage: S, cylinders: u32, r: f64) -> Result<Self, BuildError> {
         if !(0.0..=1.0).contains(&r) {
-            return Err(SchedError::InvalidParameter {
+            return Err(BuildError::InvalidParameter {
                 name: "R",
                 expected: "a bias in [0, 1]",
             });
         }
         Ok(VScan {
-            queue: Queue::new(CylinderIndex::new(cylinders)?)?,
+            queue: Queue::new(&storage, CylinderIndex::new(&storage, cylinders)?),
             direction: Direction::Up,
             penalty: (r * cylinders as f64 * 65_536.0 + 0.5) as u64,
         })
@@ -46,7 +47,7 @@ impl<const N: usize> VScan<N> {
     }
 }
 
-impl<const N: usize> Scheduler for VScan<N> {
+impl<S: Storage> Scheduler for VScan<S> {
     delegate_to_queue!();
 
     fn next(&mut self, head: Head, _now: Nanos, _est: &dyn ServiceEstimator) -> Option<Dispatch> {

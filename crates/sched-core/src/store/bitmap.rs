@@ -1,43 +1,48 @@
 //! A three-level bitmap over up to 65 536 buckets with constant-time
 //! "next set bit at or after / at or before" queries.
 //!
-//! Stable Rust cannot size an array by `N / 64`, so the bottom level lives in an
-//! `[u8; N]` (of which only the first `⌈N/8⌉` bytes are used) and is read as
-//! little-endian 64-bit words; the two upper levels have a fixed size.
+//! A [`Storage`] makes arrays of one length, the capacity `N`, so the bottom
+//! level lives in `N` bytes (of which only the first `⌈N/8⌉` are used) and is
+//! read as little-endian 64-bit words; the two upper levels have a fixed size.
+
+use crate::storage::{Slots, Storage};
 
 const L1_WORDS: usize = 16; // 16 × 64 bottom words = 65 536 buckets
 
-pub(crate) struct Bitmap<const N: usize> {
+pub(crate) struct Bitmap<S: Storage> {
     /// Bit `b` of the bottom level says bucket `b` is non-empty.
-    bytes: [u8; N],
+    bytes: Slots<u8, S>,
     /// Bit `w` says bottom word `w` is non-zero.
     l1: [u64; L1_WORDS],
     /// Bit `v` says `l1[v]` is non-zero.
     l2: u64,
+    /// Number of buckets.
+    n: usize,
 }
 
-impl<const N: usize> Bitmap<N> {
-    const WORDS: usize = N.div_ceil(64);
-
-    pub(crate) const fn new() -> Self {
+impl<S: Storage> Bitmap<S> {
+    /// A bitmap of [`Storage::capacity`] buckets, all clear.
+    pub(crate) fn new(storage: &S) -> Self {
         Bitmap {
-            bytes: [0; N],
+            bytes: Slots::new(storage, 0),
             l1: [0; L1_WORDS],
             l2: 0,
+            n: storage.capacity(),
         }
     }
 
     #[inline]
     fn word(&self, w: usize) -> u64 {
         let start = w * 8;
-        if start + 8 <= N {
+        let n = self.n;
+        if start + 8 <= n {
             let mut b = [0u8; 8];
-            b.copy_from_slice(&self.bytes[start..start + 8]);
+            b.copy_from_slice(&self.bytes.as_slice()[start..start + 8]);
             u64::from_le_bytes(b)
         } else {
             let mut b = [0u8; 8];
-            let end = N.min(start + 8);
-            b[..end - start].copy_from_slice(&self.bytes[start..end]);
+            let end = n.min(start + 8);
+            b[..end - start].copy_from_slice(&self.bytes.as_slice()[start..end]);
             u64::from_le_bytes(b)
         }
     }
@@ -65,7 +70,7 @@ impl<const N: usize> Bitmap<N> {
     /// The first set bucket `>= b`.
     #[inline]
     pub(crate) fn next_at_or_after(&self, b: usize) -> Option<usize> {
-        if b >= N {
+        if b >= self.n {
             return None;
         }
         let w = b / 64;
@@ -75,7 +80,7 @@ impl<const N: usize> Bitmap<N> {
         }
         // Next non-zero bottom word after w.
         let w = w + 1;
-        if w >= Self::WORDS {
+        if w >= self.n.div_ceil(64) {
             return None;
         }
         let v = w / 64;
@@ -100,7 +105,7 @@ impl<const N: usize> Bitmap<N> {
     /// The last set bucket `<= b`.
     #[inline]
     pub(crate) fn prev_at_or_before(&self, b: usize) -> Option<usize> {
-        let b = b.min(N - 1);
+        let b = b.min(self.n - 1);
         let w = b / 64;
         let bits = self.word(w) & (!0u64 >> (63 - b % 64));
         if bits != 0 {
@@ -132,9 +137,10 @@ impl<const N: usize> Bitmap<N> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::storage::Inline;
 
     fn check<const N: usize>(seed: u64) {
-        let mut bm = Bitmap::<N>::new();
+        let mut bm = Bitmap::new(&Inline::<N>::new());
         let mut reference = [false; N];
         let mut x = seed;
         for _ in 0..4 * N {
@@ -169,7 +175,7 @@ mod tests {
 
     #[test]
     fn sparse_far_apart_bits() {
-        let mut bm = Bitmap::<65535>::new();
+        let mut bm = Bitmap::new(&Inline::<65535>::new());
         bm.set(3);
         bm.set(65_000);
         assert_eq!(bm.next_at_or_after(4), Some(65_000));

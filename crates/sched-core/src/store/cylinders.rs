@@ -12,27 +12,28 @@
 use super::bitmap::Bitmap;
 use super::links::Links;
 use super::slab::{NIL, Slab, Slot};
-use crate::error::{SchedError, check_cylinders};
+use crate::error::{BuildError, EnqueueError, check_cylinders};
 use crate::request::{Cylinder, Request};
+use crate::storage::{Slots, Storage};
 
-pub(crate) struct CylinderIndex<const N: usize> {
-    links: Links<N>,
-    firsts: [Slot; N],
-    occupied: Bitmap<N>,
+pub(crate) struct CylinderIndex<S: Storage> {
+    links: Links<S>,
+    firsts: Slots<Slot, S>,
+    occupied: Bitmap<S>,
     cylinders: u32,
     /// `bucket(c) = (c · scale) >> 32`, monotone and `< N` for `c < cylinders`.
     scale: u64,
 }
 
-impl<const N: usize> CylinderIndex<N> {
-    pub(crate) fn new(cylinders: u32) -> Result<Self, SchedError> {
+impl<S: Storage> CylinderIndex<S> {
+    pub(crate) fn new(storage: &S, cylinders: u32) -> Result<Self, BuildError> {
         check_cylinders(cylinders)?;
         Ok(CylinderIndex {
-            links: Links::new(),
-            firsts: [NIL; N],
-            occupied: Bitmap::new(),
+            links: Links::new(storage),
+            firsts: Slots::new(storage, NIL),
+            occupied: Bitmap::new(storage),
             cylinders,
-            scale: ((N as u64) << 32) / cylinders as u64,
+            scale: ((storage.capacity() as u64) << 32) / cylinders as u64,
         })
     }
 
@@ -42,11 +43,11 @@ impl<const N: usize> CylinderIndex<N> {
 
     /// Rejects a request beyond the disk before anything is stored.
     #[inline]
-    pub(crate) fn check(&self, req: &Request) -> Result<(), SchedError> {
+    pub(crate) fn check(&self, req: &Request) -> Result<(), EnqueueError> {
         if req.cylinder < self.cylinders {
             Ok(())
         } else {
-            Err(SchedError::CylinderOutOfRange {
+            Err(EnqueueError::CylinderOutOfRange {
                 id: req.id,
                 cylinder: req.cylinder,
                 cylinders: self.cylinders,
@@ -62,7 +63,7 @@ impl<const N: usize> CylinderIndex<N> {
     }
 
     #[inline]
-    pub(crate) fn insert<const M: usize>(&mut self, slab: &Slab<M>, s: Slot) {
+    pub(crate) fn insert(&mut self, slab: &Slab<S>, s: Slot) {
         let b = self.bucket(slab.cylinder(s));
         let first = self.firsts[b];
         if first == NIL {
@@ -92,7 +93,7 @@ impl<const N: usize> CylinderIndex<N> {
     }
 
     #[inline]
-    pub(crate) fn remove<const M: usize>(&mut self, slab: &Slab<M>, s: Slot) {
+    pub(crate) fn remove(&mut self, slab: &Slab<S>, s: Slot) {
         let b = self.bucket(slab.cylinder(s));
         self.links.unlink(&mut self.firsts[b], s);
         if self.firsts[b] == NIL {
@@ -102,7 +103,7 @@ impl<const N: usize> CylinderIndex<N> {
 
     /// The earliest request on the lowest cylinder `>= c`.
     #[inline]
-    pub(crate) fn at_or_above<const M: usize>(&self, slab: &Slab<M>, c: Cylinder) -> Option<Slot> {
+    pub(crate) fn at_or_above(&self, slab: &Slab<S>, c: Cylinder) -> Option<Slot> {
         let b = self.bucket(c);
         let first = self.firsts[b];
         if first != NIL {
@@ -123,7 +124,7 @@ impl<const N: usize> CylinderIndex<N> {
 
     /// The earliest request on the highest cylinder `<= c`.
     #[inline]
-    pub(crate) fn at_or_below<const M: usize>(&self, slab: &Slab<M>, c: Cylinder) -> Option<Slot> {
+    pub(crate) fn at_or_below(&self, slab: &Slab<S>, c: Cylinder) -> Option<Slot> {
         let b = self.bucket(c);
         if let Some(s) = self.last_at_or_below_in(slab, b, c) {
             return Some(s);
@@ -134,12 +135,7 @@ impl<const N: usize> CylinderIndex<N> {
 
     /// In bucket `b`, the earliest request on the highest cylinder `<= c`.
     #[inline]
-    fn last_at_or_below_in<const M: usize>(
-        &self,
-        slab: &Slab<M>,
-        b: usize,
-        c: Cylinder,
-    ) -> Option<Slot> {
+    fn last_at_or_below_in(&self, slab: &Slab<S>, b: usize, c: Cylinder) -> Option<Slot> {
         let first = self.firsts[b];
         if first == NIL {
             return None;
@@ -202,7 +198,7 @@ impl<const N: usize> CylinderIndex<N> {
 
     /// The request after `s` in (cylinder, arrival) order.
     #[inline]
-    pub(crate) fn successor<const M: usize>(&self, slab: &Slab<M>, s: Slot) -> Option<Slot> {
+    pub(crate) fn successor(&self, slab: &Slab<S>, s: Slot) -> Option<Slot> {
         let n = self.links.next(s);
         let b = self.bucket(slab.cylinder(s));
         if n != self.firsts[b] {
@@ -229,9 +225,9 @@ pub(crate) struct Outward {
 }
 
 impl Outward {
-    pub(crate) fn new<const N: usize, const M: usize>(
-        index: &CylinderIndex<N>,
-        slab: &Slab<M>,
+    pub(crate) fn new<S: Storage>(
+        index: &CylinderIndex<S>,
+        slab: &Slab<S>,
         from: Cylinder,
     ) -> Self {
         let up = index.at_or_above(slab, from);
@@ -244,10 +240,10 @@ impl Outward {
 
     /// The next request outward and its distance from the start cylinder.
     #[inline]
-    pub(crate) fn next<const N: usize, const M: usize>(
+    pub(crate) fn next<S: Storage>(
         &mut self,
-        index: &CylinderIndex<N>,
-        slab: &Slab<M>,
+        index: &CylinderIndex<S>,
+        slab: &Slab<S>,
     ) -> Option<(Slot, u32)> {
         let take_up = match (self.up, self.down) {
             (Some(u), Some(d)) => {

@@ -12,6 +12,7 @@
 //! Memory: 8 bytes of entry plus a 2-byte position per slot.
 
 use super::slab::{NIL, Slab, Slot};
+use crate::storage::{Slots, Storage};
 
 const ARITY: usize = 4;
 /// The low bits of an entry that hold the slot.
@@ -19,7 +20,7 @@ const SLOT_BITS: u32 = 16;
 
 /// A heap entry: the deadline key's high 48 bits above the slot.
 #[inline(always)]
-fn entry<const M: usize>(slab: &Slab<M>, s: Slot) -> u64 {
+fn entry<S: Storage>(slab: &Slab<S>, s: Slot) -> u64 {
     (slab.deadline(s) & !((1 << SLOT_BITS) - 1)) | s as u64
 }
 
@@ -30,7 +31,7 @@ fn slot_of(e: u64) -> Slot {
 
 /// Whether entry `a` comes before entry `b` in EDF order.
 #[inline(always)]
-fn before<const M: usize>(slab: &Slab<M>, a: u64, b: u64) -> bool {
+fn before<S: Storage>(slab: &Slab<S>, a: u64, b: u64) -> bool {
     let (ka, kb) = (a >> SLOT_BITS, b >> SLOT_BITS);
     if ka != kb {
         ka < kb
@@ -39,18 +40,18 @@ fn before<const M: usize>(slab: &Slab<M>, a: u64, b: u64) -> bool {
     }
 }
 
-pub(crate) struct DeadlineHeap<const N: usize> {
-    heap: [u64; N],
+pub(crate) struct DeadlineHeap<S: Storage> {
+    heap: Slots<u64, S>,
     /// Position of each slot in `heap`, `NIL` when the slot is not in the heap.
-    pos: [Slot; N],
+    pos: Slots<Slot, S>,
     len: usize,
 }
 
-impl<const N: usize> DeadlineHeap<N> {
-    pub(crate) const fn new() -> Self {
+impl<S: Storage> DeadlineHeap<S> {
+    pub(crate) fn new(storage: &S) -> Self {
         DeadlineHeap {
-            heap: [0; N],
-            pos: [NIL; N],
+            heap: Slots::new(storage, 0),
+            pos: Slots::new(storage, NIL),
             len: 0,
         }
     }
@@ -77,14 +78,14 @@ impl<const N: usize> DeadlineHeap<N> {
     }
 
     #[inline]
-    pub(crate) fn push<const M: usize>(&mut self, slab: &Slab<M>, s: Slot) {
+    pub(crate) fn push(&mut self, slab: &Slab<S>, s: Slot) {
         let i = self.len;
         self.len += 1;
         self.sift_up(slab, i, entry(slab, s));
     }
 
     #[cfg(test)]
-    pub(crate) fn pop<const M: usize>(&mut self, slab: &Slab<M>) -> Option<Slot> {
+    pub(crate) fn pop(&mut self, slab: &Slab<S>) -> Option<Slot> {
         let top = self.peek()?;
         self.remove(slab, top);
         Some(top)
@@ -92,7 +93,7 @@ impl<const N: usize> DeadlineHeap<N> {
 
     /// Removes `s` if it is in the heap.
     #[inline]
-    pub(crate) fn remove<const M: usize>(&mut self, slab: &Slab<M>, s: Slot) {
+    pub(crate) fn remove(&mut self, slab: &Slab<S>, s: Slot) {
         let i = self.pos[s as usize];
         if i == NIL {
             return;
@@ -121,7 +122,7 @@ impl<const N: usize> DeadlineHeap<N> {
     /// Moves the best child into the hole at `i` level by level until the hole
     /// reaches a leaf; returns the leaf position.
     #[inline]
-    fn sink_hole<const M: usize>(&mut self, slab: &Slab<M>, mut i: usize) -> usize {
+    fn sink_hole(&mut self, slab: &Slab<S>, mut i: usize) -> usize {
         let len = self.len;
         loop {
             let first = ARITY * i + 1;
@@ -136,7 +137,7 @@ impl<const N: usize> DeadlineHeap<N> {
     }
 
     #[inline]
-    fn sift_up<const M: usize>(&mut self, slab: &Slab<M>, mut i: usize, e: u64) {
+    fn sift_up(&mut self, slab: &Slab<S>, mut i: usize, e: u64) {
         while i > 0 {
             let parent = (i - 1) / ARITY;
             let p = self.heap[parent];
@@ -151,7 +152,7 @@ impl<const N: usize> DeadlineHeap<N> {
 
     /// The best of the children at `first..end` and its position.
     #[inline(always)]
-    fn best_child<const M: usize>(&self, slab: &Slab<M>, first: usize, end: usize) -> (usize, u64) {
+    fn best_child(&self, slab: &Slab<S>, first: usize, end: usize) -> (usize, u64) {
         if end - first == ARITY {
             // A full family: the least packed entry, found with selects rather
             // than branches (random deadlines make every branch a coin toss).
@@ -188,7 +189,7 @@ impl<const N: usize> DeadlineHeap<N> {
     }
 
     #[inline]
-    fn sift_down<const M: usize>(&mut self, slab: &Slab<M>, mut i: usize, e: u64) {
+    fn sift_down(&mut self, slab: &Slab<S>, mut i: usize, e: u64) {
         let len = self.len;
         loop {
             let first = ARITY * i + 1;
@@ -220,7 +221,7 @@ pub(crate) struct FirstFew<const F: usize> {
 }
 
 impl<const F: usize> FirstFew<F> {
-    pub(crate) fn new<const N: usize>(heap: &DeadlineHeap<N>) -> Self {
+    pub(crate) fn new<S: Storage>(heap: &DeadlineHeap<S>) -> Self {
         FirstFew {
             frontier: [0; F],
             len: usize::from(heap.len > 0),
@@ -230,10 +231,10 @@ impl<const F: usize> FirstFew<F> {
     /// The next entry in deadline order, `None` when the heap is exhausted or
     /// the frontier is full.
     #[inline]
-    pub(crate) fn next<const N: usize, const M: usize>(
+    pub(crate) fn next<S: Storage>(
         &mut self,
-        heap: &DeadlineHeap<N>,
-        slab: &Slab<M>,
+        heap: &DeadlineHeap<S>,
+        slab: &Slab<S>,
     ) -> Option<Slot> {
         if self.len == 0 {
             return None;
@@ -301,7 +302,7 @@ pub(crate) struct InOrder<const F: usize> {
 }
 
 impl<const F: usize> InOrder<F> {
-    pub(crate) fn new<const N: usize>(heap: &DeadlineHeap<N>) -> Self {
+    pub(crate) fn new<S: Storage>(heap: &DeadlineHeap<S>) -> Self {
         let mut walk = InOrder {
             frontier: [0; F],
             len: 0,
@@ -314,20 +315,11 @@ impl<const F: usize> InOrder<F> {
     }
 
     #[inline]
-    fn before<const N: usize, const M: usize>(
-        heap: &DeadlineHeap<N>,
-        slab: &Slab<M>,
-        a: Slot,
-        b: Slot,
-    ) -> bool {
+    fn before<S: Storage>(heap: &DeadlineHeap<S>, slab: &Slab<S>, a: Slot, b: Slot) -> bool {
         before(slab, heap.heap[a as usize], heap.heap[b as usize])
     }
 
-    pub(crate) fn next<const N: usize, const M: usize>(
-        &mut self,
-        heap: &DeadlineHeap<N>,
-        slab: &Slab<M>,
-    ) -> Step {
+    pub(crate) fn next<S: Storage>(&mut self, heap: &DeadlineHeap<S>, slab: &Slab<S>) -> Step {
         if self.len == 0 {
             return Step::Done;
         }
@@ -389,8 +381,9 @@ mod tests {
 
     #[test]
     fn pops_in_deadline_order_and_removes_anywhere() {
-        let mut slab = Slab::<256>::new().unwrap();
-        let mut heap = DeadlineHeap::<256>::new();
+        let storage = crate::storage::Inline::<256>::new();
+        let mut slab = Slab::new(&storage);
+        let mut heap = DeadlineHeap::new(&storage);
         let mut x = 7u64;
         let mut slots = [NIL; 256];
         for (i, slot) in slots.iter_mut().enumerate() {

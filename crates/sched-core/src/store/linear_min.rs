@@ -21,19 +21,22 @@
 use super::cylinders::CylinderIndex;
 use super::slab::{NIL, Slab, Slot};
 use crate::request::Cylinder;
+use crate::storage::{Slots, Storage};
 
-pub(crate) struct LinearMin<const N: usize> {
+pub(crate) struct LinearMin<S: Storage> {
     /// `A` in the keys ±A·c + B·D.
     a: u64,
     /// `B` in the keys ±A·c + B·D.
     b: u64,
     /// Per bucket, the slot with the least upward key (`NIL` if empty).
-    up_leaf: [Slot; N],
+    up_leaf: Slots<Slot, S>,
     /// Inner nodes 1..N of the upward tree; node `i` has children `2i` and
     /// `2i + 1`, where an index `≥ N` names leaf `index − N`.
-    up_inner: [Slot; N],
-    down_leaf: [Slot; N],
-    down_inner: [Slot; N],
+    up_inner: Slots<Slot, S>,
+    down_leaf: Slots<Slot, S>,
+    down_inner: Slots<Slot, S>,
+    /// Number of buckets (the capacity).
+    n: usize,
 }
 
 /// Which of the two keys.
@@ -46,22 +49,23 @@ enum Side {
     Down,
 }
 
-impl<const N: usize> LinearMin<N> {
+impl<S: Storage> LinearMin<S> {
     /// Keys `±a·c + b·D`. Each product is a single 64 × 64 → 128-bit
     /// multiplication, and every key fits in 97 bits.
-    pub(crate) const fn new(a: u64, b: u64) -> Self {
+    pub(crate) fn new(storage: &S, a: u64, b: u64) -> Self {
         LinearMin {
+            n: storage.capacity(),
             a,
             b,
-            up_leaf: [NIL; N],
-            up_inner: [NIL; N],
-            down_leaf: [NIL; N],
-            down_inner: [NIL; N],
+            up_leaf: Slots::new(storage, NIL),
+            up_inner: Slots::new(storage, NIL),
+            down_leaf: Slots::new(storage, NIL),
+            down_inner: Slots::new(storage, NIL),
         }
     }
 
     #[inline]
-    fn key<const M: usize>(&self, slab: &Slab<M>, side: Side, s: Slot) -> u128 {
+    fn key(&self, slab: &Slab<S>, side: Side, s: Slot) -> u128 {
         let c = match side {
             Side::Up => slab.cylinder(s),
             Side::Down => Cylinder::MAX - slab.cylinder(s),
@@ -72,7 +76,7 @@ impl<const N: usize> LinearMin<N> {
     /// Whether `x` (key `kx`) beats `y` (key `ky`): smaller key, then
     /// earlier deadline, arrival, id.
     #[inline]
-    fn beats<const M: usize>(slab: &Slab<M>, x: Slot, kx: u128, y: Slot, ky: u128) -> bool {
+    fn beats(slab: &Slab<S>, x: Slot, kx: u128, y: Slot, ky: u128) -> bool {
         kx < ky || (kx == ky && slab.due_before(x, y))
     }
 
@@ -83,13 +87,7 @@ impl<const N: usize> LinearMin<N> {
     /// (independent) loads of the slots' cylinders and deadlines. `NIL` gets
     /// the largest key; only an exact tie of two real keys branches.
     #[inline(always)]
-    fn better_keyed<const M: usize>(
-        &self,
-        slab: &Slab<M>,
-        side: Side,
-        x: (Slot, u128),
-        y: Slot,
-    ) -> (Slot, u128) {
+    fn better_keyed(&self, slab: &Slab<S>, side: Side, x: (Slot, u128), y: Slot) -> (Slot, u128) {
         let real = y != NIL;
         let ky = self.key(slab, side, if real { y } else { 0 });
         let ky = if real { ky } else { u128::MAX };
@@ -102,20 +100,20 @@ impl<const N: usize> LinearMin<N> {
 
     #[inline]
     fn node(&self, side: Side, i: usize) -> Slot {
-        match (side, i >= N) {
-            (Side::Up, true) => self.up_leaf[i - N],
+        match (side, i >= self.n) {
+            (Side::Up, true) => self.up_leaf[i - self.n],
             (Side::Up, false) => self.up_inner[i],
-            (Side::Down, true) => self.down_leaf[i - N],
+            (Side::Down, true) => self.down_leaf[i - self.n],
             (Side::Down, false) => self.down_inner[i],
         }
     }
 
     #[inline]
     fn set(&mut self, side: Side, i: usize, s: Slot) {
-        match (side, i >= N) {
-            (Side::Up, true) => self.up_leaf[i - N] = s,
+        match (side, i >= self.n) {
+            (Side::Up, true) => self.up_leaf[i - self.n] = s,
             (Side::Up, false) => self.up_inner[i] = s,
-            (Side::Down, true) => self.down_leaf[i - N] = s,
+            (Side::Down, true) => self.down_leaf[i - self.n] = s,
             (Side::Down, false) => self.down_inner[i] = s,
         }
     }
@@ -124,16 +122,11 @@ impl<const N: usize> LinearMin<N> {
     /// each node on its leaf's path for as long as it beats that winner. The
     /// new slot's key is computed once and carried up.
     #[inline]
-    pub(crate) fn insert<const M: usize>(
-        &mut self,
-        index: &CylinderIndex<N>,
-        slab: &Slab<M>,
-        s: Slot,
-    ) {
+    pub(crate) fn insert(&mut self, index: &CylinderIndex<S>, slab: &Slab<S>, s: Slot) {
         let b = index.bucket(slab.cylinder(s));
         for side in [Side::Up, Side::Down] {
             let ks = self.key(slab, side, s);
-            let mut i = b + N;
+            let mut i = b + self.n;
             while i >= 1 {
                 let w = self.node(side, i);
                 if w != NIL && !Self::beats(slab, s, ks, w, self.key(slab, side, w)) {
@@ -151,15 +144,10 @@ impl<const N: usize> LinearMin<N> {
     /// winner carried up and the sibling's winner, until a node that `s` did
     /// not win.
     #[inline]
-    pub(crate) fn remove<const M: usize>(
-        &mut self,
-        index: &CylinderIndex<N>,
-        slab: &Slab<M>,
-        s: Slot,
-    ) {
+    pub(crate) fn remove(&mut self, index: &CylinderIndex<S>, slab: &Slab<S>, s: Slot) {
         let b = index.bucket(slab.cylinder(s));
         for side in [Side::Up, Side::Down] {
-            let mut i = b + N;
+            let mut i = b + self.n;
             if self.node(side, i) != s {
                 continue; // s wins no node of this tree
             }
@@ -180,14 +168,8 @@ impl<const N: usize> LinearMin<N> {
 
     /// The least slot by one key over buckets `lo..hi`, with its key.
     #[inline]
-    fn range_min<const M: usize>(
-        &self,
-        slab: &Slab<M>,
-        side: Side,
-        lo: usize,
-        hi: usize,
-    ) -> (Slot, u128) {
-        let (mut l, mut r) = (lo + N, hi + N);
+    fn range_min(&self, slab: &Slab<S>, side: Side, lo: usize, hi: usize) -> (Slot, u128) {
+        let (mut l, mut r) = (lo + self.n, hi + self.n);
         let mut best = (NIL, u128::MAX);
         while l < r {
             if l & 1 == 1 {
@@ -217,15 +199,9 @@ impl<const N: usize> LinearMin<N> {
     /// best candidate and whether the walk reached `hb`'s leaf, whose bucket
     /// the caller must then scan (it may straddle the arm).
     #[inline]
-    fn descend<const M: usize>(
-        &self,
-        slab: &Slab<M>,
-        side: Side,
-        h: Cylinder,
-        hb: usize,
-    ) -> ((Slot, u128), bool) {
+    fn descend(&self, slab: &Slab<S>, side: Side, h: Cylinder, hb: usize) -> ((Slot, u128), bool) {
         let mut best = (NIL, u128::MAX);
-        let (mut v, mut lo, mut width) = (1, 0, N);
+        let (mut v, mut lo, mut width) = (1, 0, self.n);
         loop {
             let w = self.node(side, v);
             if w == NIL {
@@ -239,7 +215,7 @@ impl<const N: usize> LinearMin<N> {
             if wanted {
                 return (self.better_keyed(slab, side, best, w), false);
             }
-            if v >= N {
+            if v >= self.n {
                 return (best, true);
             }
             width /= 2;
@@ -264,17 +240,17 @@ impl<const N: usize> LinearMin<N> {
     /// The request with the least value α·|c − h|·u + (1 − α)·D over all of
     /// `index` (ties: earlier deadline, arrival, id).
     #[inline]
-    pub(crate) fn least<const M: usize>(
+    pub(crate) fn least(
         &self,
-        index: &CylinderIndex<N>,
-        slab: &Slab<M>,
+        index: &CylinderIndex<S>,
+        slab: &Slab<S>,
         h: Cylinder,
     ) -> Option<Slot> {
         // Every request's value is at least its upward key minus A·h (and at
         // least its downward key plus A·h), with equality on its own side. So
         // the overall upward winner, if it lies at or above the arm, beats
         // everything: no range query is needed. Likewise downward.
-        let (up_root, down_root) = if N > 1 {
+        let (up_root, down_root) = if self.n > 1 {
             (self.up_inner[1], self.down_inner[1])
         } else {
             (self.up_leaf[0], self.down_leaf[0])
@@ -289,14 +265,14 @@ impl<const N: usize> LinearMin<N> {
             return Some(down_root);
         }
         let hb = index.bucket(h);
-        let (mut up, mut down, scan) = if N.is_power_of_two() {
+        let (mut up, mut down, scan) = if self.n.is_power_of_two() {
             let (up, up_leaf) = self.descend(slab, Side::Up, h, hb);
             let (down, down_leaf) = self.descend(slab, Side::Down, h, hb);
             (up, down, up_leaf || down_leaf)
         } else {
             // Node ranges are not contiguous: combine the canonical nodes of
             // the buckets wholly above and wholly below the arm's bucket.
-            let up = self.range_min(slab, Side::Up, hb + 1, N);
+            let up = self.range_min(slab, Side::Up, hb + 1, self.n);
             let down = self.range_min(slab, Side::Down, 0, hb);
             (up, down, true)
         };

@@ -1,20 +1,21 @@
 //! Intrusive circular doubly linked lists threaded through storage slots.
 
 use super::slab::{NIL, Slab, Slot};
+use crate::storage::{Slots, Storage};
 
 /// `next`/`prev` links for every slot. A slot belongs to at most one list of a
 /// given `Links`; a list is named by its first slot (`NIL` when empty) and its
 /// last slot is `prev[first]`.
-pub(crate) struct Links<const N: usize> {
-    next: [Slot; N],
-    prev: [Slot; N],
+pub(crate) struct Links<S: Storage> {
+    next: Slots<Slot, S>,
+    prev: Slots<Slot, S>,
 }
 
-impl<const N: usize> Links<N> {
-    pub(crate) const fn new() -> Self {
+impl<S: Storage> Links<S> {
+    pub(crate) fn new(storage: &S) -> Self {
         Links {
-            next: [NIL; N],
-            prev: [NIL; N],
+            next: Slots::new(storage, NIL),
+            prev: Slots::new(storage, NIL),
         }
     }
 
@@ -68,15 +69,15 @@ impl<const N: usize> Links<N> {
 }
 
 /// A FIFO of slots: one list with its own first slot.
-pub(crate) struct Fifo<const N: usize> {
-    links: Links<N>,
+pub(crate) struct Fifo<S: Storage> {
+    links: Links<S>,
     first: Slot,
 }
 
-impl<const N: usize> Fifo<N> {
-    pub(crate) const fn new() -> Self {
+impl<S: Storage> Fifo<S> {
+    pub(crate) fn new(storage: &S) -> Self {
         Fifo {
-            links: Links::new(),
+            links: Links::new(storage),
             first: NIL,
         }
     }
@@ -91,7 +92,7 @@ impl<const N: usize> Fifo<N> {
     /// request stops at once; only a request enqueued with an older arrival
     /// time than some queued one walks further.
     #[inline]
-    pub(crate) fn insert_by_arrival<const M: usize>(&mut self, slab: &Slab<M>, s: Slot) {
+    pub(crate) fn insert_by_arrival(&mut self, slab: &Slab<S>, s: Slot) {
         if self.first == NIL {
             self.links.push_back(&mut self.first, s);
             return;
@@ -110,6 +111,12 @@ impl<const N: usize> Fifo<N> {
             }
             at = self.links.prev(at);
         }
+    }
+
+    /// The slot after `s` in the (circular) list.
+    #[inline]
+    pub(crate) fn next(&self, s: Slot) -> Slot {
+        self.links.next(s)
     }
 
     #[inline]

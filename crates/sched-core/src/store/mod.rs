@@ -1,8 +1,8 @@
 //! Fixed-capacity storage and the index structures policies are built from.
 //!
 //! A policy is a [`Queue`] — the request slab plus one [`Index`] ordering the
-//! slots the way the policy needs — and a `next` rule. Everything here is sized
-//! by the const generic capacity and lives inline: nothing allocates.
+//! slots the way the policy needs — and a `next` rule. Every per-slot array
+//! comes from the caller's [`Storage`]: inline or on the heap, never chosen here.
 //!
 //! Memory per slot (the budget is 64 bytes; `tests/parameters.rs` checks it):
 //!
@@ -31,83 +31,84 @@ pub(crate) use linear_min::LinearMin;
 pub(crate) use links::Fifo;
 pub(crate) use slab::{NIL, Slab, Slot};
 
-use crate::error::SchedError;
+use crate::error::{CancelError, EnqueueError};
 use crate::request::{Request, RequestId};
+use crate::storage::Storage;
 
 /// An ordering of the queued slots, kept in step with the slab by [`Queue`].
-pub(crate) trait Index<const N: usize> {
+pub(crate) trait Index<S: Storage> {
     /// Refuses a request the index cannot hold, before it is stored.
-    fn check(&self, _req: &Request) -> Result<(), SchedError> {
+    fn check(&self, _req: &Request) -> Result<(), EnqueueError> {
         Ok(())
     }
     /// Adds a freshly stored slot.
-    fn insert(&mut self, slab: &Slab<N>, s: Slot);
+    fn insert(&mut self, slab: &Slab<S>, s: Slot);
     /// Removes a slot that is about to be freed, wherever the index keeps it.
-    fn remove(&mut self, slab: &Slab<N>, s: Slot);
+    fn remove(&mut self, slab: &Slab<S>, s: Slot);
 }
 
 /// FCFS order: arrival time, then id (see [`Fifo::insert_by_arrival`]).
-impl<const N: usize> Index<N> for Fifo<N> {
-    fn insert(&mut self, slab: &Slab<N>, s: Slot) {
+impl<S: Storage> Index<S> for Fifo<S> {
+    fn insert(&mut self, slab: &Slab<S>, s: Slot) {
         self.insert_by_arrival(slab, s);
     }
-    fn remove(&mut self, _slab: &Slab<N>, s: Slot) {
+    fn remove(&mut self, _slab: &Slab<S>, s: Slot) {
         Fifo::remove(self, s);
     }
 }
 
-impl<const N: usize> Index<N> for CylinderIndex<N> {
-    fn check(&self, req: &Request) -> Result<(), SchedError> {
+impl<S: Storage> Index<S> for CylinderIndex<S> {
+    fn check(&self, req: &Request) -> Result<(), EnqueueError> {
         CylinderIndex::check(self, req)
     }
-    fn insert(&mut self, slab: &Slab<N>, s: Slot) {
+    fn insert(&mut self, slab: &Slab<S>, s: Slot) {
         CylinderIndex::insert(self, slab, s);
     }
-    fn remove(&mut self, slab: &Slab<N>, s: Slot) {
+    fn remove(&mut self, slab: &Slab<S>, s: Slot) {
         CylinderIndex::remove(self, slab, s);
     }
 }
 
-impl<const N: usize> Index<N> for DeadlineHeap<N> {
-    fn insert(&mut self, slab: &Slab<N>, s: Slot) {
+impl<S: Storage> Index<S> for DeadlineHeap<S> {
+    fn insert(&mut self, slab: &Slab<S>, s: Slot) {
         self.push(slab, s);
     }
-    fn remove(&mut self, slab: &Slab<N>, s: Slot) {
+    fn remove(&mut self, slab: &Slab<S>, s: Slot) {
         DeadlineHeap::remove(self, slab, s);
     }
 }
 
 /// Cylinder order with the SSEDV minimum over it.
-impl<const N: usize> Index<N> for (CylinderIndex<N>, LinearMin<N>) {
-    fn check(&self, req: &Request) -> Result<(), SchedError> {
+impl<S: Storage> Index<S> for (CylinderIndex<S>, LinearMin<S>) {
+    fn check(&self, req: &Request) -> Result<(), EnqueueError> {
         self.0.check(req)
     }
-    fn insert(&mut self, slab: &Slab<N>, s: Slot) {
+    fn insert(&mut self, slab: &Slab<S>, s: Slot) {
         self.0.insert(slab, s);
         self.1.insert(&self.0, slab, s);
     }
-    fn remove(&mut self, slab: &Slab<N>, s: Slot) {
+    fn remove(&mut self, slab: &Slab<S>, s: Slot) {
         self.0.remove(slab, s);
         self.1.remove(&self.0, slab, s);
     }
 }
 
 /// The slab and one index over it: the storage half of every policy.
-pub(crate) struct Queue<const N: usize, X> {
-    pub(crate) slab: Slab<N>,
+pub(crate) struct Queue<S: Storage, X> {
+    pub(crate) slab: Slab<S>,
     pub(crate) index: X,
 }
 
-impl<const N: usize, X: Index<N>> Queue<N, X> {
-    pub(crate) fn new(index: X) -> Result<Self, SchedError> {
-        Ok(Queue {
-            slab: Slab::new()?,
+impl<S: Storage, X: Index<S>> Queue<S, X> {
+    pub(crate) fn new(storage: &S, index: X) -> Self {
+        Queue {
+            slab: Slab::new(storage),
             index,
-        })
+        }
     }
 
     #[inline]
-    pub(crate) fn enqueue(&mut self, req: &Request) -> Result<Slot, SchedError> {
+    pub(crate) fn enqueue(&mut self, req: &Request) -> Result<Slot, EnqueueError> {
         self.index.check(req)?;
         let s = self.slab.insert(req)?;
         self.index.insert(&self.slab, s);
@@ -121,8 +122,8 @@ impl<const N: usize, X: Index<N>> Queue<N, X> {
         self.slab.remove(s)
     }
 
-    pub(crate) fn cancel(&mut self, id: RequestId) -> Result<Request, SchedError> {
-        let s = self.slab.find(id).ok_or(SchedError::UnknownId(id))?;
+    pub(crate) fn cancel(&mut self, id: RequestId) -> Result<Request, CancelError> {
+        let s = self.slab.find(id).ok_or(CancelError::UnknownId(id))?;
         Ok(self.take(s))
     }
 
@@ -142,24 +143,27 @@ impl<const N: usize, X: Index<N>> Queue<N, X> {
 }
 
 /// The [`Scheduler`](crate::Scheduler) methods every policy delegates to its
-/// `queue: Queue<N, _>` field unchanged.
+/// `queue: Queue<S, _>` field unchanged.
 macro_rules! delegate_to_queue {
     () => {
         fn enqueue(
             &mut self,
             req: $crate::Request,
             _now: $crate::Nanos,
-        ) -> Result<(), $crate::SchedError> {
+        ) -> Result<(), $crate::EnqueueError> {
             self.queue.enqueue(&req).map(|_| ())
         }
-        fn cancel(&mut self, id: $crate::RequestId) -> Result<$crate::Request, $crate::SchedError> {
+        fn cancel(
+            &mut self,
+            id: $crate::RequestId,
+        ) -> Result<$crate::Request, $crate::CancelError> {
             self.queue.cancel(id)
         }
         fn len(&self) -> usize {
             self.queue.len()
         }
         fn capacity(&self) -> usize {
-            N
+            self.queue.slab.capacity()
         }
         fn contains(&self, id: $crate::RequestId) -> bool {
             self.queue.contains(id)

@@ -6,8 +6,9 @@
 //! plus 4 bytes of id table: 47 bytes a slot. The free list is threaded
 //! through the length array of the free slots, which costs no memory.
 
-use crate::error::{SchedError, check_capacity};
+use crate::error::EnqueueError;
 use crate::request::{Cylinder, Kind, Nanos, Request, RequestId};
+use crate::storage::{Slots, Storage};
 
 /// Index of a storage slot. Capacities are capped at 65 535 so links fit in 16 bits.
 pub(crate) type Slot = u16;
@@ -29,44 +30,50 @@ fn home(id: u64, table_len: usize) -> usize {
     ((h as u128 * table_len as u128) >> 64) as usize
 }
 
-pub(crate) struct Slab<const N: usize> {
-    ids: [u64; N],
-    blocks: [u64; N],
-    arrivals: [Nanos; N],
-    deadlines: [Nanos; N],
-    cylinders: [Cylinder; N],
+pub(crate) struct Slab<S: Storage> {
+    ids: Slots<u64, S>,
+    blocks: Slots<u64, S>,
+    arrivals: Slots<Nanos, S>,
+    deadlines: Slots<Nanos, S>,
+    cylinders: Slots<Cylinder, S>,
     /// Request lengths; for a free slot, the next free slot (free list).
-    lengths: [u32; N],
-    classes: [u16; N],
+    lengths: Slots<u32, S>,
+    classes: Slots<u16, S>,
     /// [`WRITE`] and [`HAS_DEADLINE`] bits.
-    flags: [u8; N],
+    flags: Slots<u8, S>,
     /// First slot of the free list, which continues through `lengths`.
     free_head: Slot,
     /// Slots never used yet start at `fresh`; they need no free-list threading.
     fresh: usize,
     len: usize,
+    capacity: usize,
     /// Open-addressing id → slot table with 2N cells (linear probing,
     /// backward-shift deletion, so no tombstones accumulate).
-    table: [[Slot; 2]; N],
+    table: Slots<[Slot; 2], S>,
 }
 
-impl<const N: usize> Slab<N> {
-    pub(crate) fn new() -> Result<Self, SchedError> {
-        check_capacity(N)?;
-        Ok(Slab {
-            ids: [0; N],
-            blocks: [0; N],
-            arrivals: [0; N],
-            deadlines: [0; N],
-            cylinders: [0; N],
-            lengths: [0; N],
-            classes: [0; N],
-            flags: [0; N],
+impl<S: Storage> Slab<S> {
+    pub(crate) fn new(storage: &S) -> Self {
+        Slab {
+            ids: Slots::new(storage, 0),
+            blocks: Slots::new(storage, 0),
+            arrivals: Slots::new(storage, 0),
+            deadlines: Slots::new(storage, 0),
+            cylinders: Slots::new(storage, 0),
+            lengths: Slots::new(storage, 0),
+            classes: Slots::new(storage, 0),
+            flags: Slots::new(storage, 0),
             free_head: NIL,
             fresh: 0,
             len: 0,
-            table: [[NIL; 2]; N],
-        })
+            capacity: storage.capacity(),
+            table: Slots::new(storage, [NIL; 2]),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn capacity(&self) -> usize {
+        self.capacity
     }
 
     #[inline]
@@ -76,7 +83,7 @@ impl<const N: usize> Slab<N> {
 
     #[inline]
     fn table(&self) -> &[Slot] {
-        self.table.as_flattened()
+        self.table.as_slice().as_flattened()
     }
 
     /// Finds the table cell holding `id`, or the empty cell where it would go.
@@ -107,13 +114,15 @@ impl<const N: usize> Slab<N> {
 
     /// Stores a request, checking capacity and id uniqueness.
     #[inline]
-    pub(crate) fn insert(&mut self, req: &Request) -> Result<Slot, SchedError> {
-        if self.len == N {
-            return Err(SchedError::QueueFull { capacity: N });
+    pub(crate) fn insert(&mut self, req: &Request) -> Result<Slot, EnqueueError> {
+        if self.len == self.capacity {
+            return Err(EnqueueError::QueueFull {
+                capacity: self.capacity,
+            });
         }
         let (cell, existing) = self.probe(req.id.0);
         if existing.is_some() {
-            return Err(SchedError::DuplicateId(req.id));
+            return Err(EnqueueError::DuplicateId(req.id));
         }
         let slot = if self.free_head != NIL {
             let s = self.free_head;
@@ -140,7 +149,7 @@ impl<const N: usize> Slab<N> {
         } else {
             0
         };
-        self.table.as_flattened_mut()[cell] = slot;
+        self.table.as_mut_slice().as_flattened_mut()[cell] = slot;
         self.len += 1;
         Ok(slot)
     }
@@ -186,11 +195,11 @@ impl<const N: usize> Slab<N> {
                 hole < h || h <= j
             };
             if !stays {
-                self.table.as_flattened_mut()[hole] = s;
+                self.table.as_mut_slice().as_flattened_mut()[hole] = s;
                 hole = j;
             }
         }
-        self.table.as_flattened_mut()[hole] = NIL;
+        self.table.as_mut_slice().as_flattened_mut()[hole] = NIL;
     }
 
     #[inline]
@@ -265,6 +274,7 @@ impl<const N: usize> Slab<N> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::storage::Inline;
 
     fn req(id: u64) -> Request {
         Request::new(RequestId(id), Kind::Write, id * 8, 8, id as u32, id).with_deadline(id + 5)
@@ -272,13 +282,13 @@ mod tests {
 
     #[test]
     fn insert_find_remove_round_trip() {
-        let mut slab = Slab::<4>::new().unwrap();
+        let mut slab = Slab::new(&Inline::<4>::new());
         let a = slab.insert(&req(10)).unwrap();
         let b = slab.insert(&req(11)).unwrap();
         assert_eq!(slab.find(RequestId(10)), Some(a));
         assert_eq!(
             slab.insert(&req(10)),
-            Err(SchedError::DuplicateId(RequestId(10)))
+            Err(EnqueueError::DuplicateId(RequestId(10)))
         );
         assert_eq!(slab.remove(a), req(10));
         assert_eq!(slab.find(RequestId(10)), None);
@@ -288,14 +298,14 @@ mod tests {
         slab.insert(&req(14)).unwrap();
         assert_eq!(
             slab.insert(&req(15)),
-            Err(SchedError::QueueFull { capacity: 4 })
+            Err(EnqueueError::QueueFull { capacity: 4 })
         );
         assert_eq!(slab.len(), 4);
     }
 
     #[test]
     fn table_survives_heavy_churn_with_colliding_ids() {
-        let mut slab = Slab::<64>::new().unwrap();
+        let mut slab = Slab::new(&Inline::<64>::new());
         let mut live: [Option<Slot>; 256] = [None; 256];
         let mut x = 1u64;
         for _ in 0..20_000 {

@@ -15,17 +15,17 @@ use sched_core::policy::{
     AgedSptf, CLook, CScan, Edf, Fcfs, FdScan, Look, Scan, ScanEdf, Sptf, Ssedo, Ssedv, Sstf, VScan,
 };
 use sched_core::{
-    AnyScheduler, Direction, Dispatch, ExpiredRule, Head, Kind, Nanos, PolicySpec, Request,
-    RequestId, SchedError, Scheduler, ServiceEstimator, Travel,
+    AnyScheduler, CancelError, Direction, Dispatch, EnqueueError, ExpiredRule, Head, Inline, Kind,
+    Nanos, PolicySpec, Request, RequestId, Scheduler, ServiceEstimator, Storage, Travel,
 };
 
 /// Seek `a + b·√distance` (0 on the same cylinder) plus the rotational delay
 /// from where the spindle is when the seek ends to the request's sector;
 /// transfer is proportional to the length.
-pub struct TestEstimator;
+pub(crate) struct TestEstimator;
 
-pub const REVOLUTION: Nanos = 10_000_000;
-pub const SECTORS: u64 = 50;
+pub(crate) const REVOLUTION: Nanos = 10_000_000;
+pub(crate) const SECTORS: u64 = 50;
 
 impl ServiceEstimator for TestEstimator {
     fn positioning_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos {
@@ -43,11 +43,16 @@ impl ServiceEstimator for TestEstimator {
     fn service_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos {
         self.positioning_time(head, req, now) + u64::from(req.blocks) * 100_000
     }
+
+    fn expected_service_time(&self, req: &Request) -> Nanos {
+        // A mean seek plus half a revolution plus the transfer.
+        3_000_000 + REVOLUTION / 2 + u64::from(req.blocks) * 100_000
+    }
 }
 
 /// One step of a random driver.
 #[derive(Clone, Debug)]
-pub enum Op {
+pub(crate) enum Op {
     /// A fresh request (or a retired id reused); `cyl` is reduced modulo the
     /// disk size; `slack` is `None` for no deadline.
     Enqueue {
@@ -72,7 +77,7 @@ pub enum Op {
     OutOfRange { over: u32 },
 }
 
-pub fn op() -> impl Strategy<Value = Op> {
+pub(crate) fn op() -> impl Strategy<Value = Op> {
     let enqueue = (
         any::<u32>(),
         prop_oneof![Just(0u64), 0u64..20_000_000],
@@ -106,13 +111,13 @@ pub fn op() -> impl Strategy<Value = Op> {
 
 /// A random scenario: disk size, id spacing and the operations.
 #[derive(Clone, Debug)]
-pub struct Scenario {
-    pub cylinders: u32,
-    pub id_stride: u64,
-    pub ops: Vec<Op>,
+pub(crate) struct Scenario {
+    pub(crate) cylinders: u32,
+    pub(crate) id_stride: u64,
+    pub(crate) ops: Vec<Op>,
 }
 
-pub fn scenario(max_ops: usize) -> impl Strategy<Value = Scenario> {
+pub(crate) fn scenario(max_ops: usize) -> impl Strategy<Value = Scenario> {
     (
         prop_oneof![Just(1u32), Just(7), Just(16), Just(200), Just(1962)],
         prop_oneof![Just(1u64), Just(1 << 32), Just(0x9E37_79B9)],
@@ -128,26 +133,26 @@ pub fn scenario(max_ops: usize) -> impl Strategy<Value = Scenario> {
 /// Everything observable a run produced, in order: two runs of the same
 /// scenario must produce equal logs.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Out {
+pub(crate) enum Out {
     Dispatched(Request, Travel),
     Idle,
-    Enqueue(Result<(), SchedError>),
-    Cancel(Result<Request, SchedError>),
+    Enqueue(Result<(), EnqueueError>),
+    Cancel(Result<Request, CancelError>),
     Expired(Request),
     Drained(Request),
 }
 
 /// What a checker sees at a decision: the queue just before it.
-pub struct View<'a> {
+pub(crate) struct View<'a> {
     /// Queued requests, by id.
-    pub live: &'a BTreeMap<u64, Request>,
-    pub head: Head,
-    pub now: Nanos,
-    pub cylinders: u32,
+    pub(crate) live: &'a BTreeMap<u64, Request>,
+    pub(crate) head: Head,
+    pub(crate) now: Nanos,
+    pub(crate) cylinders: u32,
 }
 
 /// Whether the policy rejects requests beyond its disk (it orders by cylinder).
-pub fn checks_cylinders(spec: &PolicySpec) -> bool {
+pub(crate) fn checks_cylinders(spec: &PolicySpec) -> bool {
     !matches!(
         spec,
         PolicySpec::Fcfs | PolicySpec::Edf | PolicySpec::Ssedo { .. }
@@ -162,7 +167,7 @@ pub fn checks_cylinders(spec: &PolicySpec) -> bool {
 /// request is accepted later; duplicates, unknown ids and out-of-range
 /// cylinders get their typed errors and change nothing. `check` sees every
 /// dispatch with the queue as it was just before.
-pub fn run(
+pub(crate) fn run(
     q: &mut dyn Scheduler,
     spec: &PolicySpec,
     sc: &Scenario,
@@ -243,7 +248,11 @@ pub fn run(
                 let res = q.enqueue(r, now);
                 out.push(Out::Enqueue(res));
                 if live.len() == cap {
-                    assert_eq!(res, Err(SchedError::QueueFull { capacity: cap }), "{spec}");
+                    assert_eq!(
+                        res,
+                        Err(EnqueueError::QueueFull { capacity: cap }),
+                        "{spec}"
+                    );
                     assert_eq!(
                         q.len(),
                         before,
@@ -310,7 +319,7 @@ pub fn run(
                         continue;
                     }
                     let res = q.cancel(RequestId(id));
-                    assert_eq!(res, Err(SchedError::UnknownId(RequestId(id))), "{spec}");
+                    assert_eq!(res, Err(CancelError::UnknownId(RequestId(id))), "{spec}");
                     assert_eq!(q.len(), before);
                     out.push(Out::Cancel(res));
                 } else {
@@ -351,9 +360,13 @@ pub fn run(
                 let before = q.len();
                 let res = q.enqueue(r, now);
                 if live.len() == cap {
-                    assert_eq!(res, Err(SchedError::QueueFull { capacity: cap }), "{spec}");
+                    assert_eq!(
+                        res,
+                        Err(EnqueueError::QueueFull { capacity: cap }),
+                        "{spec}"
+                    );
                 } else {
-                    assert_eq!(res, Err(SchedError::DuplicateId(RequestId(id))), "{spec}");
+                    assert_eq!(res, Err(EnqueueError::DuplicateId(RequestId(id))), "{spec}");
                 }
                 assert_eq!(q.len(), before);
                 assert!(q.contains(RequestId(id)));
@@ -370,7 +383,7 @@ pub fn run(
                 let res = q.enqueue(r, now);
                 assert_eq!(
                     res,
-                    Err(SchedError::CylinderOutOfRange {
+                    Err(EnqueueError::CylinderOutOfRange {
                         id: RequestId(id),
                         cylinder: c + over,
                         cylinders: c
@@ -410,7 +423,7 @@ pub fn run(
 }
 
 /// The policies under test: every default, plus parameter variants.
-pub fn all_specs() -> Vec<PolicySpec> {
+pub(crate) fn all_specs() -> Vec<PolicySpec> {
     let mut v = PolicySpec::DEFAULTS.to_vec();
     v.extend([
         PolicySpec::VScan { r: 0.0 },
@@ -464,73 +477,103 @@ pub fn all_specs() -> Vec<PolicySpec> {
     v
 }
 
-/// Builds the concrete policy type the spec names and hands it to `f`.
-pub fn with_concrete<const N: usize, R>(
+/// Builds the concrete policy type the spec names on `storage` and hands it to `f`.
+pub(crate) fn with_concrete<S: Storage, R>(
+    storage: S,
     spec: PolicySpec,
     cylinders: u32,
     f: impl FnOnce(&mut dyn Scheduler) -> R,
 ) -> R {
+    let st = storage;
     match spec {
-        PolicySpec::Fcfs => f(&mut Fcfs::<N>::new().unwrap()),
-        PolicySpec::Sstf => f(&mut Sstf::<N>::new(cylinders).unwrap()),
-        PolicySpec::Scan => f(&mut Scan::<N>::new(cylinders).unwrap()),
-        PolicySpec::Look => f(&mut Look::<N>::new(cylinders).unwrap()),
-        PolicySpec::CScan => f(&mut CScan::<N>::new(cylinders).unwrap()),
-        PolicySpec::CLook => f(&mut CLook::<N>::new(cylinders).unwrap()),
-        PolicySpec::VScan { r } => f(&mut VScan::<N>::new(cylinders, r).unwrap()),
-        PolicySpec::Edf => f(&mut Edf::<N>::new().unwrap()),
-        PolicySpec::Ssedo { m, beta } => f(&mut Ssedo::<N>::new(m, beta).unwrap()),
+        PolicySpec::Fcfs => f(&mut Fcfs::new(st)),
+        PolicySpec::Sstf => f(&mut Sstf::new(st, cylinders).unwrap()),
+        PolicySpec::Scan => f(&mut Scan::new(st, cylinders).unwrap()),
+        PolicySpec::Look => f(&mut Look::new(st, cylinders).unwrap()),
+        PolicySpec::CScan => f(&mut CScan::new(st, cylinders).unwrap()),
+        PolicySpec::CLook => f(&mut CLook::new(st, cylinders).unwrap()),
+        PolicySpec::VScan { r } => f(&mut VScan::new(st, cylinders, r).unwrap()),
+        PolicySpec::Edf => f(&mut Edf::new(st)),
+        PolicySpec::Ssedo { m, beta } => f(&mut Ssedo::new(st, m, beta).unwrap()),
         PolicySpec::Ssedv { alpha, unit } => {
-            f(&mut Ssedv::<N>::new(cylinders, alpha, unit).unwrap())
+            f(&mut Ssedv::new(st, cylinders, alpha, unit).unwrap())
         }
         PolicySpec::ScanEdf { granularity } => {
-            f(&mut ScanEdf::<N>::new(cylinders, granularity).unwrap())
+            f(&mut ScanEdf::new(st, cylinders, granularity).unwrap())
         }
-        PolicySpec::FdScan { expired } => f(&mut FdScan::<N>::new(cylinders, expired).unwrap()),
-        PolicySpec::Sptf { window } => f(&mut Sptf::<N>::new(cylinders, window).unwrap()),
+        PolicySpec::FdScan { expired } => f(&mut FdScan::new(st, cylinders, expired).unwrap()),
+        PolicySpec::Sptf { window } => f(&mut Sptf::new(st, cylinders, window).unwrap()),
         PolicySpec::AgedSptf { weight, window } => {
-            f(&mut AgedSptf::<N>::new(cylinders, weight, window).unwrap())
+            f(&mut AgedSptf::new(st, cylinders, weight, window).unwrap())
         }
     }
 }
 
-/// Runs the scenario on `AnyScheduler<N>` built from the spec.
-pub fn run_any<const N: usize>(
+/// Runs the scenario on `AnyScheduler<Inline<N>>` built from the spec.
+pub(crate) fn run_any<const N: usize>(
     spec: PolicySpec,
     sc: &Scenario,
     check: &mut dyn FnMut(&View, &Dispatch),
 ) -> Vec<Out> {
-    let mut q: Box<AnyScheduler<N>> = Box::new(spec.build::<N>(sc.cylinders).unwrap());
+    let mut q: Box<AnyScheduler<Inline<N>>> =
+        Box::new(spec.build(Inline::<N>::new(), sc.cylinders).unwrap());
     run(q.as_mut(), &spec, sc, check)
 }
 
-/// Runs the scenario on the concrete policy type.
-pub fn run_concrete<const N: usize>(
+/// Runs the scenario on the concrete policy type over `Inline<N>`.
+pub(crate) fn run_concrete<const N: usize>(
     spec: PolicySpec,
     sc: &Scenario,
     check: &mut dyn FnMut(&View, &Dispatch),
 ) -> Vec<Out> {
-    with_concrete::<N, _>(spec, sc.cylinders, |q| run(q, &spec, sc, check))
+    with_concrete(Inline::<N>::new(), spec, sc.cylinders, |q| {
+        run(q, &spec, sc, check)
+    })
+}
+
+/// Runs the scenario on `AnyScheduler<Heap>` of `capacity` slots.
+#[cfg(feature = "alloc")]
+pub(crate) fn run_heap(
+    capacity: usize,
+    spec: PolicySpec,
+    sc: &Scenario,
+    check: &mut dyn FnMut(&View, &Dispatch),
+) -> Vec<Out> {
+    let storage = sched_core::Heap::new(capacity).unwrap();
+    let mut q = spec.build(storage, sc.cylinders).unwrap();
+    run(&mut q, &spec, sc, check)
+}
+
+/// Runs the scenario on the concrete policy type over `Heap` storage.
+#[cfg(feature = "alloc")]
+pub(crate) fn run_concrete_heap(
+    capacity: usize,
+    spec: PolicySpec,
+    sc: &Scenario,
+    check: &mut dyn FnMut(&View, &Dispatch),
+) -> Vec<Out> {
+    let storage = sched_core::Heap::new(capacity).unwrap();
+    with_concrete(storage, spec, sc.cylinders, |q| run(q, &spec, sc, check))
 }
 
 // ---------------------------------------------------------------------------
 // The brute-force model.
 
 /// Arrival-then-id order, the tie-break every policy documents.
-pub fn fifo_key(r: &Request) -> (Nanos, u64) {
+pub(crate) fn fifo_key(r: &Request) -> (Nanos, u64) {
     (r.arrival, r.id.0)
 }
 
-pub fn edf_key(r: &Request) -> (Nanos, Nanos, u64) {
+pub(crate) fn edf_key(r: &Request) -> (Nanos, Nanos, u64) {
     (r.deadline_key(), r.arrival, r.id.0)
 }
 
-pub fn distance(h: Head, r: &Request) -> u32 {
+pub(crate) fn distance(h: Head, r: &Request) -> u32 {
     h.cylinder.abs_diff(r.cylinder)
 }
 
 /// The nearest request at or above `h` (earliest on its cylinder).
-pub fn nearest_up<'a>(cands: &[&'a Request], h: u32) -> Option<&'a Request> {
+pub(crate) fn nearest_up<'a>(cands: &[&'a Request], h: u32) -> Option<&'a Request> {
     cands
         .iter()
         .copied()
@@ -539,7 +582,7 @@ pub fn nearest_up<'a>(cands: &[&'a Request], h: u32) -> Option<&'a Request> {
 }
 
 /// The nearest request at or below `h` (earliest on its cylinder).
-pub fn nearest_down<'a>(cands: &[&'a Request], h: u32) -> Option<&'a Request> {
+pub(crate) fn nearest_down<'a>(cands: &[&'a Request], h: u32) -> Option<&'a Request> {
     cands
         .iter()
         .copied()
@@ -549,7 +592,7 @@ pub fn nearest_down<'a>(cands: &[&'a Request], h: u32) -> Option<&'a Request> {
 
 /// The LOOK rule: the nearest request ahead (own cylinder included), else the
 /// nearest behind with the direction reversed.
-pub fn elevator<'a>(
+pub(crate) fn elevator<'a>(
     cands: &[&'a Request],
     h: u32,
     dir: Direction,
@@ -564,7 +607,7 @@ pub fn elevator<'a>(
 }
 
 /// The `k` requests nearest the arm in (distance, arrival, id) order.
-pub fn k_nearest<'a>(cands: &[&'a Request], h: Head, k: usize) -> Vec<&'a Request> {
+pub(crate) fn k_nearest<'a>(cands: &[&'a Request], h: Head, k: usize) -> Vec<&'a Request> {
     let mut v = cands.to_vec();
     v.sort_by_key(|r| (distance(h, r), fifo_key(r)));
     v.truncate(k);
@@ -592,13 +635,13 @@ fn dyadic(x: f64) -> Option<i128> {
 
 /// The model's memory between decisions: the sweep direction.
 #[derive(Clone, Copy, Debug)]
-pub struct Model {
-    pub spec: PolicySpec,
-    pub direction: Direction,
+pub(crate) struct Model {
+    pub(crate) spec: PolicySpec,
+    pub(crate) direction: Direction,
 }
 
 impl Model {
-    pub fn new(spec: PolicySpec) -> Self {
+    pub(crate) fn new(spec: PolicySpec) -> Self {
         Model {
             spec,
             direction: Direction::Up,
@@ -608,7 +651,7 @@ impl Model {
     /// The request the policy's definition serves, with its travel, computed
     /// by brute force over the queued requests; `None` for parameter values
     /// the model cannot compute exactly (it then checks nothing).
-    pub fn expect(&mut self, v: &View) -> Option<(Request, Travel)> {
+    pub(crate) fn expect(&mut self, v: &View) -> Option<(Request, Travel)> {
         let est = TestEstimator;
         let h = v.head;
         let now = v.now;
@@ -776,7 +819,7 @@ impl Model {
 
     /// Asserts the dispatch is the one the definition serves (when the model
     /// computes this spec exactly).
-    pub fn check(&mut self, v: &View, d: &Dispatch) {
+    pub(crate) fn check(&mut self, v: &View, d: &Dispatch) {
         if let Some((r, travel)) = self.expect(v) {
             assert_eq!(
                 (d.request, d.travel),
