@@ -173,11 +173,13 @@ pub fn figure1(opts: &ReproOptions) -> Result<Figure> {
 fn analysis_ms(policy: Option<Policy>, rate: f64) -> (Option<f64>, Option<f64>) {
     match policy {
         Some(p @ (Policy::SPssq | Policy::MrEsq)) => match serial_response(p, rate, P_R, MU) {
-            Some(r) => (Some(r.read * 1e3), Some(r.update * 1e3)),
-            None => (None, None),
+            Ok(r) => (Some(r.read * 1e3), Some(r.update * 1e3)),
+            Err(_) => (None, None),
         },
         Some(Policy::Dmq) => (
-            r_dmq_read_response(rate, P_R, MU, 0.5).map(|w| w * 1e3),
+            r_dmq_read_response(rate, P_R, MU, 0.5)
+                .ok()
+                .map(|w| w * 1e3),
             None,
         ),
         _ => (None, None),

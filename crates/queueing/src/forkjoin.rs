@@ -1,0 +1,1 @@
+//! Fork-join bounds (in progress).
