@@ -47,19 +47,19 @@ impl Default for SolveOptions {
     fn default() -> Self {
         SolveOptions {
             method: RMethod::LogarithmicReduction,
-            tolerance: 1e-14,
-            max_iterations: 200,
+            tolerance: 1e-12,
+            max_iterations: 64,
         }
     }
 }
 
 impl SolveOptions {
-    /// The paper's iteration with a tolerance of 1e-14 and a cap of a
-    /// million iterations.
+    /// The paper's iteration with a tolerance of 1e-15 on the entries of R
+    /// and a cap of a million iterations.
     pub fn iteration() -> SolveOptions {
         SolveOptions {
             method: RMethod::Iteration,
-            tolerance: 1e-14,
+            tolerance: 1e-15,
             max_iterations: 1_000_000,
         }
     }
@@ -309,6 +309,9 @@ impl Qbd {
             g += &t * &down;
             t = &t * &up;
             gap = (&e - &g * &e).amax();
+            if !gap.is_finite() {
+                return Err(AnalysisError::Singular("logarithmic reduction"));
+            }
             if gap < opts.tolerance {
                 let r = right_solve(
                     &(&minus_a1 - &self.a0 * &g),
