@@ -147,6 +147,10 @@ fn simulated_mq_updates_lie_between_the_fork_join_bounds() {
                 i.mean,
                 b.truncation
             );
+            eprintln!(
+                "{label} λ = {rate}: updates simulated {:.3} ± {hw:.3} ms, bounds [{lo:.3}, {hi:.3}] (B = {})",
+                i.mean, b.truncation
+            );
             // CMQ's reads are bounded too; R-DMQ's are exact M/M/1.
             let r = m.interval("read_ms", level).unwrap();
             let rhw = r.half_width.unwrap_or(0.0);

@@ -44,15 +44,15 @@ pub struct PolicyChain {
 pub struct ChainAnalysis {
     /// Arrival rate, per second.
     pub lambda: f64,
-    /// Mean number waiting, E[N].
+    /// Mean number waiting, E(N).
     pub mean_queue: f64,
-    /// W_q = E[N]/λ, seconds.
+    /// W_q = E(N)/λ, seconds.
     pub wait: f64,
     /// The paper's per-class split W_q + service time (seconds), with the
     /// exact overall mean.
     pub response: Response,
     /// Overall mean response by Little's law on everything in the system,
-    /// E[N + in service]/λ, seconds, where the phases tell the number in
+    /// E(N + in service)/λ, seconds, where the phases tell the number in
     /// service: equal to `response.overall` when the chain is right.
     pub in_system_response: Option<f64>,
     /// The level drift (Neuts' stability test).

@@ -15,7 +15,7 @@
 //! mean response f(n₁, n₂) = E max(Erlang(n₁+1, μ), Erlang(n₂+1, μ)) (FCFS,
 //! exponential service, Poisson arrivals see time averages), f grows in n₂,
 //! and adding z stages to the second Erlang adds at most z/μ; so
-//! E f(N₁, N₂ᴸ) ≤ E[T_u] ≤ E f(N₁, N₂ᴸ) + (E N₂ − E N₂ᴸ)/μ, where both means
+//! E f(N₁, N₂ᴸ) ≤ E(T_u) ≤ E f(N₁, N₂ᴸ) + (E N₂ − E N₂ᴸ)/μ, where both means
 //! are closed forms (M/M/1 and M/M/1/B). The upper bound is the lower plus
 //! that gap, so B is chosen from the closed forms.
 //!

@@ -242,12 +242,12 @@ pub fn serial_response(
 }
 
 /// M/G/1 response times of S-PSSQ or MR-ESQ for a general disk service
-/// distribution: an update costs E[max] of two services, an MR-ESQ read
-/// E[min], which the moments of one service do not determine (the remark at
+/// distribution: an update costs E(max) of two services, an MR-ESQ read
+/// E(min), which the moments of one service do not determine (the remark at
 /// the end of §3.1).
 ///
 /// # Errors
-/// As [`serial_response`]; the stability limit is 1/E[X].
+/// As [`serial_response`]; the stability limit is 1/E(X).
 pub fn serial_response_with(
     policy: Policy,
     lambda: f64,

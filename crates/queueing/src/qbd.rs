@@ -403,17 +403,17 @@ impl QbdSolution {
         }
     }
 
-    /// Pr[level ≥ 1] split by phase: Σ_{i≥1} y(i) = y(1)·(I − R)⁻¹.
+    /// Pr(level ≥ 1) split by phase: Σ_{i≥1} y(i) = y(1)·(I − R)⁻¹.
     pub fn upper_levels_by_phase(&self) -> &DVector<f64> {
         &self.sum_once
     }
 
-    /// E[level].
+    /// E(level).
     pub fn mean_level(&self) -> f64 {
         self.sum_twice.sum()
     }
 
-    /// E[f] for a reward f that is `level0[j]` in phase j of level 0 and
+    /// E(f) for a reward f that is `level0[j]` in phase j of level 0 and
     /// `slope[j]·i + intercept[j]` in phase j of level i ≥ 1:
     /// y0·f₀ + y(1)(I − R)⁻²·slope + y(1)(I − R)⁻¹·intercept.
     ///

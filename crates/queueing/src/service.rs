@@ -24,7 +24,7 @@ pub enum ServiceTime {
         /// μ, per second.
         rate: f64,
     },
-    /// §4's disk: `U·X_S + X_L + X_T` with `Pr[U = 0] = p_s`, the seek X_S
+    /// §4's disk: `U·X_S + X_L + X_T` with `Pr(U = 0) = p_s`, the seek X_S
     /// uniform on [`seek_min`, `seek_max`], the latency X_L uniform on
     /// [0, `latency_max`] and a constant transfer X_T (all in seconds).
     SeekLatencyTransfer {
@@ -44,9 +44,9 @@ pub enum ServiceTime {
 /// Mean and second moment of a service time, seconds and seconds².
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Moments {
-    /// E[X], s.
+    /// E(X), s.
     pub mean: f64,
-    /// E[X²], s².
+    /// E(X²), s².
     pub second: f64,
 }
 
@@ -115,7 +115,7 @@ impl ServiceTime {
         Ok(())
     }
 
-    /// E[X] of one service, in closed form.
+    /// E(X) of one service, in closed form.
     pub fn mean(&self) -> f64 {
         match *self {
             ServiceTime::Exponential { rate } => 1.0 / rate,
@@ -133,7 +133,7 @@ impl ServiceTime {
         }
     }
 
-    /// Pr[X ≤ x].
+    /// Pr(X ≤ x).
     pub fn cdf(&self, x: f64) -> f64 {
         match *self {
             ServiceTime::Exponential { rate } => {
@@ -160,7 +160,7 @@ impl ServiceTime {
 
     /// The points where the density has kinks, and the end of the
     /// integration range (the support's end, or for the exponential where the
-    /// neglected tail of E[max²] falls below [`MOMENT_TOLERANCE`]·E[X]²).
+    /// neglected tail of E(max²) falls below [`MOMENT_TOLERANCE`]·E(X)²).
     fn integration_points(&self) -> Vec<f64> {
         match *self {
             ServiceTime::Exponential { rate } => {
@@ -197,9 +197,9 @@ impl ServiceTime {
         }
     }
 
-    /// E[X] and E[X²] of one service, of the longer or of the shorter of two
+    /// E(X) and E(X²) of one service, of the longer or of the shorter of two
     /// independent services, to an absolute error below
-    /// [`MOMENT_TOLERANCE`] times E[X] (E[X]² for the second moment).
+    /// [`MOMENT_TOLERANCE`] times E(X) (E(X)² for the second moment).
     pub fn moments(&self, order: Order) -> Moments {
         let survival = |x: f64| {
             let f = self.cdf(x);
@@ -244,7 +244,7 @@ impl ServiceTime {
     }
 }
 
-/// Pr[A + B ≤ y] for independent A uniform on [0, `a`] and B uniform on
+/// Pr(A + B ≤ y) for independent A uniform on [0, `a`] and B uniform on
 /// [0, `b`] (a width of 0 is a point mass at 0): the area of the part of the
 /// rectangle under the line u + v = y, by inclusion–exclusion of its corners.
 fn uniform_sum_cdf(y: f64, a: f64, b: f64) -> f64 {
