@@ -95,3 +95,35 @@ fn figure_6_and_out_of_range_figures_are_refused() {
         assert!(e.contains("1..=5") || e.contains("not in"), "{e}");
     }
 }
+
+#[test]
+fn repro_draws_the_models_after_the_simulation() {
+    let out = stdout(&spindle(&[
+        "repro",
+        "towsley91",
+        "--figure",
+        "2",
+        "--replications",
+        "2",
+        "--requests",
+        "400",
+        "--warmup",
+        "40",
+        "--format",
+        "csv",
+    ]));
+    let tables: Vec<&str> = out.split("# ").filter(|t| !t.is_empty()).collect();
+    assert_eq!(tables.len(), 2, "{out}");
+    assert!(tables[0].starts_with("Figure 2 — mean response time"));
+    assert!(tables[1].starts_with("Figure 2 — analysis"));
+    // The chains fill the analysis columns of the simulation table.
+    let cru = tables[0]
+        .lines()
+        .find(|l| l.starts_with("CRU-ESQ,10,"))
+        .expect("CRU-ESQ at λ = 10");
+    let cells: Vec<&str> = cru.split(',').collect();
+    assert!(
+        cells[4].parse::<f64>().is_ok() && cells[7].parse::<f64>().is_ok(),
+        "{cru}"
+    );
+}
