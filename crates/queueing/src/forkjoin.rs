@@ -653,6 +653,47 @@ mod tests {
     }
 
     #[test]
+    fn bounds_tighten_monotonically_as_b_grows() {
+        // p_r = 0.25 at 90 % of the limit, where the backlog matters.
+        let (lambda, p_r, mu) = (0.9 * 90.0 / 1.75, 0.25, 45.0);
+        let solve = |b, mode| {
+            CmqModel {
+                lambda,
+                p_r,
+                mu,
+                b,
+                mode,
+            }
+            .solve()
+        };
+        let mut last: Option<(f64, f64)> = None;
+        for b in [8, 12, 16, 24, 32] {
+            let lower = solve(b, Truncation::Drop).unwrap().1;
+            let upper = solve(b, Truncation::Block).unwrap().1;
+            assert!(lower < upper, "B = {b}: {lower} ≥ {upper}");
+            if let Some((l, u)) = last {
+                assert!(lower >= l - 1e-12 && upper <= u + 1e-12, "B = {b}");
+            }
+            last = Some((lower, upper));
+        }
+        let (lower, upper) = last.unwrap();
+        assert!((upper - lower) / lower < 1e-3, "{lower} {upper}");
+        // R-DMQ: the lower bound grows with B and stays below the upper.
+        let mut previous = 0.0;
+        for b in [2, 8, 32, 128] {
+            let s = dmq_chain(60.0, 0.75, 45.0, b)
+                .unwrap()
+                .solve(&SolveOptions::default())
+                .unwrap();
+            let lower = mean_fork_join(&s, 45.0);
+            assert!(lower > previous, "B = {b}");
+            previous = lower;
+        }
+        let exact = r_dmq(60.0, 0.75, 45.0).unwrap().update;
+        assert!(exact.lower <= previous + 1e-9 && previous <= exact.upper + 1e-9);
+    }
+
+    #[test]
     fn cmq_chain_is_consistent() {
         for mode in [Truncation::Drop, Truncation::Block] {
             let m = CmqModel {
