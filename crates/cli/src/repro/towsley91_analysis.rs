@@ -133,11 +133,15 @@ pub struct Curve {
     pub max_rate: f64,
 }
 
-/// Arrival rates 2, 4, … below both `max_rate` and 97 % of the stability
-/// limit, then 97 % of the limit when it is below `max_rate`.
+/// How close to the stability limit the curves go: further on, the
+/// response times dwarf the rest of the figure, as in the paper.
+pub const TOP_OF_RANGE: f64 = 0.9;
+
+/// Arrival rates 2, 4, … below both `max_rate` and [`TOP_OF_RANGE`] of the
+/// stability limit, then that fraction of the limit when below `max_rate`.
 fn grid(curve: &Curve) -> Vec<f64> {
     let limit = curve.policy.max_throughput(curve.p_r, curve.mu);
-    let top = 0.97 * limit;
+    let top = TOP_OF_RANGE * limit;
     let mut rates: Vec<f64> = (1..)
         .map(|i| 2.0 * f64::from(i))
         .take_while(|&r| r < top.min(curve.max_rate) - 0.5)
