@@ -1,5 +1,6 @@
 //! Towsley, Chen & Yu (1991): the mirrored-disk results the emulator must
-//! reproduce — stability limits, M/G/1 response times, and the orderings of
+//! reproduce — stability limits, the models of §3 (M/G/1, quasi-birth-death
+//! chains, fork-join bounds) against simulation, and the orderings of
 //! Figures 2, 3 and 6.
 //!
 //! Several comparisons are checked at once, so each one uses the Bonferroni
@@ -8,7 +9,10 @@
 
 use disk_emu::disk::presets;
 use disk_emu::stats::MetricTable;
-use queueing::mirror::{Policy, serial_response};
+use queueing::chains;
+use queueing::forkjoin;
+use queueing::mirror::{Policy, serial_response, serial_response_with, serial_service};
+use queueing::service::ServiceTime;
 use spindle::repro::ReproOptions;
 use spindle::repro::towsley91::{Curve, MU, seven, simulate};
 
@@ -54,13 +58,19 @@ fn saturation_throughput_matches_every_stability_limit() {
     }
 }
 
+/// Five loads across a policy's stable range.
+fn five_loads(policy: Policy) -> [f64; 5] {
+    let limit = policy.max_throughput(0.75, MU);
+    [0.15, 0.3, 0.45, 0.6, 0.75].map(|f| (f * limit).round())
+}
+
 #[test]
 fn serial_policies_match_the_mg1_formulas() {
-    // 2 policies × 3 loads × 2 classes = 12 simultaneous comparisons.
-    let level = 1.0 - 0.05 / 12.0;
+    // 2 policies × 5 loads × 2 classes = 20 simultaneous comparisons.
+    let level = 1.0 - 0.05 / 20.0;
     let opts = options(12, 20_000);
     for (label, policy) in [("S-PSSQ", Policy::SPssq), ("MR-ESQ", Policy::MrEsq)] {
-        for rate in [10.0, 20.0, 30.0] {
+        for rate in five_loads(policy) {
             let expected = serial_response(policy, rate, 0.75, MU).expect("stable");
             let m = simulate(&curve(label), 0.75, Some(rate), &opts)
                 .unwrap()
@@ -73,6 +83,121 @@ fn serial_policies_match_the_mg1_formulas() {
                 assert!(
                     i.contains(want),
                     "{label} at λ = {rate}: {metric} simulated {:.3} ± {:.3}, M/G/1 gives {want:.3}",
+                    i.mean,
+                    i.half_width.unwrap_or(f64::NAN)
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn quasi_birth_death_chains_match_simulation_overall() {
+    // 3 policies × 5 loads = 15 simultaneous comparisons of the overall mean,
+    // which the chains give exactly; the paper's per-class split is reported.
+    let level = 1.0 - 0.05 / 15.0;
+    let opts = options(12, 20_000);
+    for (label, policy) in [
+        ("C-PSSQ", Policy::CPssq),
+        ("CR-ESQ", Policy::CrEsq),
+        ("CRU-ESQ", Policy::CruEsq),
+    ] {
+        for rate in five_loads(policy) {
+            let model = chains::analyse(policy, rate, 0.75, MU).expect("stable");
+            let m = simulate(&curve(label), 0.75, Some(rate), &opts)
+                .unwrap()
+                .expect("stable");
+            let want = model.response.overall * 1e3;
+            let i = m.interval("all_ms", level).unwrap();
+            assert!(
+                i.contains(want),
+                "{label} at λ = {rate}: simulated {:.3} ± {:.3} ms, chain gives {want:.3} ms",
+                i.mean,
+                i.half_width.unwrap_or(f64::NAN)
+            );
+            eprintln!(
+                "{label} λ = {rate}: per-class gap of the paper's split (model − simulation): reads {:+.2} ms, updates {:+.2} ms; overall {:+.3} ms",
+                model.response.read * 1e3 - mean(&m, "read_ms"),
+                model.response.update * 1e3 - mean(&m, "update_ms"),
+                want - i.mean
+            );
+        }
+    }
+}
+
+#[test]
+fn simulated_mq_updates_lie_between_the_fork_join_bounds() {
+    // 2 policies × 5 loads = 10 simultaneous intervals; each must reach the
+    // band [lower, upper] of its bounds (2 % wide at most).
+    let level = 1.0 - 0.05 / 10.0;
+    let opts = options(16, 30_000);
+    for (label, policy) in [("R-DMQ", Policy::Dmq), ("CMQ", Policy::Cmq)] {
+        for rate in five_loads(policy) {
+            let b = forkjoin::analyse(policy, rate, 0.75, MU).expect("stable");
+            assert!(b.update.gap() <= forkjoin::TARGET_GAP + 1e-12);
+            let m = simulate(&curve(label), 0.75, Some(rate), &opts)
+                .unwrap()
+                .expect("stable");
+            let i = m.interval("update_ms", level).unwrap();
+            let hw = i.half_width.unwrap_or(0.0);
+            let (lo, hi) = (b.update.lower * 1e3, b.update.upper * 1e3);
+            assert!(
+                i.mean + hw >= lo && i.mean - hw <= hi,
+                "{label} at λ = {rate}: simulated updates {:.3} ± {hw:.3} ms outside the bounds [{lo:.3}, {hi:.3}] (B = {})",
+                i.mean,
+                b.truncation
+            );
+            eprintln!(
+                "{label} λ = {rate}: updates simulated {:.3} ± {hw:.3} ms, bounds [{lo:.3}, {hi:.3}] (B = {})",
+                i.mean, b.truncation
+            );
+            // CMQ's reads are bounded too; R-DMQ's are exact M/M/1.
+            let r = m.interval("read_ms", level).unwrap();
+            let rhw = r.half_width.unwrap_or(0.0);
+            let (rlo, rhi) = (b.read.lower * 1e3, b.read.upper * 1e3);
+            assert!(
+                r.mean + rhw >= rlo && r.mean - rhw <= rhi,
+                "{label} at λ = {rate}: simulated reads {:.3} ± {rhw:.3} ms outside [{rlo:.3}, {rhi:.3}]",
+                r.mean
+            );
+        }
+    }
+}
+
+#[test]
+fn general_service_mg1_matches_simulation_with_the_same_distribution() {
+    // S-PSSQ and MR-ESQ on the IBM 3330 (p_s = 0.6): 2 policies × 3 loads ×
+    // 2 classes = 12 comparisons. An update costs E[max] of two services and
+    // an MR-ESQ read E[min], from the distribution, not its two moments.
+    let level = 1.0 - 0.05 / 12.0;
+    let opts = options(20, 40_000);
+    let service = ServiceTime::ibm3330(0.6);
+    for (label, name, policy) in [
+        ("S-PSSQ", "s-pssq", Policy::SPssq),
+        ("MR-ESQ", "mr-esq", Policy::MrEsq),
+    ] {
+        let c = Curve {
+            label: label.into(),
+            spec: name.parse().unwrap(),
+            disk: presets::ibm3330(0.6),
+            analysis: None,
+            max_rate: 100.0,
+        };
+        let limit = 1.0 / serial_service(policy, 0.75, &service).unwrap().request.mean;
+        for frac in [0.3, 0.55, 0.8] {
+            let rate = (frac * limit).round();
+            let want = serial_response_with(policy, rate, 0.75, &service).unwrap();
+            let m = simulate(&c, 0.75, Some(rate), &opts)
+                .unwrap()
+                .expect("stable");
+            for (metric, want) in [
+                ("read_ms", want.read * 1e3),
+                ("update_ms", want.update * 1e3),
+            ] {
+                let i = m.interval(metric, level).unwrap();
+                assert!(
+                    i.contains(want),
+                    "{label} IBM 3330 at λ = {rate}: {metric} simulated {:.3} ± {:.3}, M/G/1 gives {want:.3}",
                     i.mean,
                     i.half_width.unwrap_or(f64::NAN)
                 );

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use spindle::output::Format;
-use spindle::{bench, common, experiments, replay, repro};
+use spindle::{analyze, bench, common, experiments, replay, repro};
 
 /// Disk I/O scheduling experiments on emulated disks.
 #[derive(Parser, Debug)]
@@ -35,6 +35,11 @@ enum Command {
         #[command(subcommand)]
         paper: repro::Paper,
     },
+    /// A source paper's analytic models alone (tables, CSV/JSON, SVG plots).
+    Analyze {
+        #[command(subcommand)]
+        paper: analyze::AnalyzePaper,
+    },
     /// Measure the emulator or the schedulers.
     Bench {
         #[command(subcommand)]
@@ -57,6 +62,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Some(Command::Repro { paper }) => repro::run(&paper, cli.format),
+        Some(Command::Analyze { paper }) => analyze::run(&paper, cli.format),
         Some(Command::Bench { what }) => bench::run(&what, cli.format),
     };
     match result {

@@ -98,17 +98,25 @@ fn draw_panel(
         .x_desc(panel.x_label.as_str())
         .y_desc(panel.y_label.as_str())
         .draw()?;
-    // An analysis line takes the colour of the policy it models.
-    let base = |label: &str| label.trim_end_matches(" (analysis)").to_string();
+    // An analysis line ("POLICY (analysis)", "POLICY (lower bound)") takes
+    // the colour of the policy it models.
+    let base = |s: &Series| match s.source {
+        Source::Analysis => s
+            .label
+            .rsplit_once(" (")
+            .map_or(s.label.as_str(), |(b, _)| b)
+            .to_string(),
+        Source::Simulation => s.label.clone(),
+    };
     let mut names: Vec<String> = Vec::new();
     for s in &panel.series {
-        let b = base(&s.label);
+        let b = base(s);
         if !names.contains(&b) {
             names.push(b);
         }
     }
     for s in &panel.series {
-        let i = names.iter().position(|n| *n == base(&s.label)).unwrap_or(0);
+        let i = names.iter().position(|n| *n == base(s)).unwrap_or(0);
         let colour = COLOURS[i % COLOURS.len()];
         let pts: Vec<(f64, f64)> = s
             .points

@@ -2,6 +2,9 @@
 
 use serde::Serialize;
 
+use crate::error::{AnalysisError, positive, probability};
+use crate::service::{Order, ServiceTime};
+
 /// The policies of Towsley, Chen & Yu (1991, Tables I–II) as the analysis sees
 /// them (the DMQ read routings share one stability limit).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -62,14 +65,7 @@ impl Policy {
     }
 }
 
-/// First two moments of the service time of a serial policy.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Moments {
-    /// E(X) in seconds.
-    pub mean: f64,
-    /// E(X²) in seconds².
-    pub second: f64,
-}
+pub use crate::service::Moments;
 
 /// Mean response times (seconds) of reads and updates, and overall.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -82,57 +78,216 @@ pub struct Response {
     pub overall: f64,
 }
 
-/// Service moments of S-PSSQ (reads: one exponential; updates: the maximum
-/// of two) or MR-ESQ (reads: the minimum of two), §3.1.
-pub fn serial_moments(policy: Policy, p_r: f64, mu: f64) -> Option<Moments> {
+fn check_rates(lambda: f64, p_r: f64) -> Result<(), AnalysisError> {
+    positive("arrival rate λ", lambda)?;
+    probability("read probability p_r", p_r)?;
+    Ok(())
+}
+
+/// `Ok` when `lambda` is below `policy`'s limit with exponential service,
+/// else [`AnalysisError::Unstable`] stating the limit.
+///
+/// # Errors
+/// As described, and [`AnalysisError::InvalidParameter`] for a bad λ, p_r or μ.
+pub fn check_stable(policy: Policy, lambda: f64, p_r: f64, mu: f64) -> Result<(), AnalysisError> {
+    check_rates(lambda, p_r)?;
+    positive("service rate μ", mu)?;
+    let limit = policy.max_throughput(p_r, mu);
+    if lambda < limit {
+        Ok(())
+    } else {
+        Err(AnalysisError::Unstable {
+            policy: policy.name(),
+            lambda,
+            limit,
+            p_r,
+            service: format!("exponential service, μ = {mu}/s"),
+        })
+    }
+}
+
+/// The service of a serial policy's reads and updates, and of a request.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SerialService {
+    /// A read: one disk (S-PSSQ) or the faster of two (MR-ESQ).
+    pub read: Moments,
+    /// An update: the slower of two disks.
+    pub update: Moments,
+    /// A request: p_r·read + (1 − p_r)·update, moment by moment.
+    pub request: Moments,
+}
+
+/// Service moments of S-PSSQ or MR-ESQ with exponential service, in closed
+/// form (§3.1).
+///
+/// # Errors
+/// [`AnalysisError::NoModel`] for the other policies; invalid p_r or μ.
+pub fn serial_moments(policy: Policy, p_r: f64, mu: f64) -> Result<Moments, AnalysisError> {
+    probability("read probability p_r", p_r)?;
+    positive("service rate μ", mu)?;
     match policy {
-        Policy::SPssq => Some(Moments {
+        Policy::SPssq => Ok(Moments {
             mean: (3.0 - p_r) / (2.0 * mu),
             second: (7.0 - 3.0 * p_r) / (2.0 * mu * mu),
         }),
-        Policy::MrEsq => Some(Moments {
+        Policy::MrEsq => Ok(Moments {
             mean: (3.0 - 2.0 * p_r) / (2.0 * mu),
             second: (7.0 - 6.0 * p_r) / (2.0 * mu * mu),
         }),
-        _ => None,
+        _ => Err(AnalysisError::NoModel {
+            policy: policy.name(),
+            model: "M/G/1",
+        }),
     }
+}
+
+/// Service moments of S-PSSQ or MR-ESQ for any disk service distribution,
+/// integrated numerically ([`ServiceTime::moments`]).
+///
+/// # Errors
+/// As [`serial_moments`], and a bad distribution.
+pub fn serial_service(
+    policy: Policy,
+    p_r: f64,
+    service: &ServiceTime,
+) -> Result<SerialService, AnalysisError> {
+    probability("read probability p_r", p_r)?;
+    service.validate()?;
+    let read = match policy {
+        Policy::SPssq => service.moments(Order::Single),
+        Policy::MrEsq => service.moments(Order::Min),
+        _ => {
+            return Err(AnalysisError::NoModel {
+                policy: policy.name(),
+                model: "M/G/1",
+            });
+        }
+    };
+    let update = service.moments(Order::Max);
+    let mix = |a: f64, b: f64| p_r * a + (1.0 - p_r) * b;
+    Ok(SerialService {
+        read,
+        update,
+        request: Moments {
+            mean: mix(read.mean, update.mean),
+            second: mix(read.second, update.second),
+        },
+    })
 }
 
 /// Pollaczek–Khinchine mean waiting time λ·E(X²) / (2(1 − ρ)), ρ = λ·E(X).
 /// (The paper prints the denominator as 2(1 − p_r), a transcription error.)
-/// `None` when the queue is unstable.
+/// `None` when ρ ≥ 1.
 pub fn pollaczek_khinchine(lambda: f64, m: Moments) -> Option<f64> {
     let rho = lambda * m.mean;
     (rho < 1.0).then(|| lambda * m.second / (2.0 * (1.0 - rho)))
 }
 
-/// Mean read and update response times of S-PSSQ or MR-ESQ at arrival rate
-/// `lambda` (§3.1, equations (1)–(3)); `None` for other policies or beyond
-/// the stability limit.
-pub fn serial_response(policy: Policy, lambda: f64, p_r: f64, mu: f64) -> Option<Response> {
-    let m = serial_moments(policy, p_r, mu)?;
-    let wq = pollaczek_khinchine(lambda, m)?;
-    let read_service = if policy == Policy::MrEsq {
-        1.0 / (2.0 * mu)
-    } else {
-        1.0 / mu
-    };
-    let read = wq + read_service;
-    let update = wq + 3.0 / (2.0 * mu);
-    Some(Response {
+fn serial_from(
+    policy: Policy,
+    lambda: f64,
+    p_r: f64,
+    s: &SerialService,
+    describe: impl FnOnce() -> String,
+) -> Result<Response, AnalysisError> {
+    let wq = pollaczek_khinchine(lambda, s.request).ok_or_else(|| AnalysisError::Unstable {
+        policy: policy.name(),
+        lambda,
+        limit: 1.0 / s.request.mean,
+        p_r,
+        service: describe(),
+    })?;
+    let read = wq + s.read.mean;
+    let update = wq + s.update.mean;
+    Ok(Response {
         read,
         update,
         overall: p_r * read + (1.0 - p_r) * update,
     })
 }
 
+/// Mean read and update response times of S-PSSQ or MR-ESQ at arrival rate
+/// `lambda` with exponential service (§3.1, equations (1)–(3)).
+///
+/// # Errors
+/// [`AnalysisError::Unstable`] beyond the stability limit,
+/// [`AnalysisError::NoModel`] for other policies, or a bad parameter.
+pub fn serial_response(
+    policy: Policy,
+    lambda: f64,
+    p_r: f64,
+    mu: f64,
+) -> Result<Response, AnalysisError> {
+    check_rates(lambda, p_r)?;
+    let request = serial_moments(policy, p_r, mu)?;
+    let read_mean = if policy == Policy::MrEsq {
+        0.5 / mu
+    } else {
+        1.0 / mu
+    };
+    let s = SerialService {
+        read: Moments {
+            mean: read_mean,
+            second: 2.0 * read_mean * read_mean,
+        },
+        update: Moments {
+            mean: 1.5 / mu,
+            second: 3.5 / (mu * mu),
+        },
+        request,
+    };
+    serial_from(policy, lambda, p_r, &s, || {
+        format!("exponential service, μ = {mu}/s")
+    })
+}
+
+/// M/G/1 response times of S-PSSQ or MR-ESQ for a general disk service
+/// distribution: an update costs E(max) of two services, an MR-ESQ read
+/// E(min), which the moments of one service do not determine (the remark at
+/// the end of §3.1).
+///
+/// # Errors
+/// As [`serial_response`]; the stability limit is 1/E(X).
+pub fn serial_response_with(
+    policy: Policy,
+    lambda: f64,
+    p_r: f64,
+    service: &ServiceTime,
+) -> Result<Response, AnalysisError> {
+    check_rates(lambda, p_r)?;
+    let s = serial_service(policy, p_r, service)?;
+    serial_from(policy, lambda, p_r, &s, || service.describe())
+}
+
 /// R-DMQ reads: each disk is an M/M/1 queue with arrival rate
 /// (α·p_r + 1 − p_r)·λ, so a read routed to disk 1 with probability `alpha`
 /// waits 1/(μ − λ₁) there (§3.3). Returns the mean over both disks.
-pub fn r_dmq_read_response(lambda: f64, p_r: f64, mu: f64, alpha: f64) -> Option<f64> {
-    let rate = |a: f64| (a * p_r + 1.0 - p_r) * lambda;
-    let (l1, l2) = (rate(alpha), rate(1.0 - alpha));
-    (l1 < mu && l2 < mu).then(|| alpha / (mu - l1) + (1.0 - alpha) / (mu - l2))
+///
+/// # Errors
+/// [`AnalysisError::Unstable`] when either disk saturates (the limit stated
+/// is the λ at which the busier one does), or a bad parameter.
+pub fn r_dmq_read_response(
+    lambda: f64,
+    p_r: f64,
+    mu: f64,
+    alpha: f64,
+) -> Result<f64, AnalysisError> {
+    check_rates(lambda, p_r)?;
+    positive("service rate μ", mu)?;
+    probability("routing probability α", alpha)?;
+    let share = |a: f64| a * p_r + 1.0 - p_r;
+    let (l1, l2) = (share(alpha) * lambda, share(1.0 - alpha) * lambda);
+    if l1 < mu && l2 < mu {
+        Ok(alpha / (mu - l1) + (1.0 - alpha) / (mu - l2))
+    } else {
+        Err(AnalysisError::Unstable {
+            policy: "R-DMQ",
+            lambda,
+            limit: mu / share(alpha).max(share(1.0 - alpha)),
+            p_r,
+            service: format!("exponential service, μ = {mu}/s"),
+        })
+    }
 }
 
 #[cfg(test)]
@@ -174,12 +329,26 @@ mod tests {
     fn serial_response_matches_hand_computation() {
         // S-PSSQ at λ = 20, p_r = 0.75, μ = 45: E[X] = 2.25/90, E[X²] = 4.75/4050.
         let r = serial_response(Policy::SPssq, 20.0, 0.75, 45.0).unwrap();
+        assert_eq!(
+            serial_moments(Policy::SPssq, 0.75, 45.0).unwrap(),
+            Moments {
+                mean: 2.25 / 90.0,
+                second: 4.75 / 4050.0
+            }
+        );
         let (ex, ex2) = (2.25 / 90.0, 4.75 / 4050.0);
         let wq = 20.0 * ex2 / (2.0 * (1.0 - 20.0 * ex));
         assert!((r.read - (wq + 1.0 / 45.0)).abs() < 1e-12);
         assert!((r.update - (wq + 1.5 / 45.0)).abs() < 1e-12);
-        assert!(serial_response(Policy::SPssq, 40.0, 0.75, 45.0).is_none());
-        assert!(serial_response(Policy::Cmq, 10.0, 0.75, 45.0).is_none());
+        let e = serial_response(Policy::SPssq, 40.0, 0.75, 45.0).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "S-PSSQ is unstable at λ = 40/s: its stability limit is λ < 40.0000/s (p_r = 0.75, exponential service, μ = 45/s)"
+        );
+        assert!(matches!(
+            serial_response(Policy::Cmq, 10.0, 0.75, 45.0),
+            Err(AnalysisError::NoModel { .. })
+        ));
         // MR-ESQ reads are served by the faster of two disks.
         let m = serial_response(Policy::MrEsq, 1e-9, 0.75, 45.0).unwrap();
         assert!((m.read - 1.0 / 90.0).abs() < 1e-9);
@@ -190,5 +359,30 @@ mod tests {
         let w = r_dmq_read_response(30.0, 0.75, 45.0, 0.5).unwrap();
         let l = (0.375 + 0.25) * 30.0;
         assert!((w - 1.0 / (45.0 - l)).abs() < 1e-12);
+        let e = r_dmq_read_response(72.0, 0.75, 45.0, 0.5).unwrap_err();
+        assert!(e.to_string().contains("limit is λ < 72.0000/s"), "{e}");
+    }
+
+    #[test]
+    fn general_service_reduces_to_the_closed_form_for_exponential() {
+        let exp = ServiceTime::Exponential { rate: 45.0 };
+        for policy in [Policy::SPssq, Policy::MrEsq] {
+            for lambda in [5.0, 20.0, 35.0] {
+                let a = serial_response(policy, lambda, 0.75, 45.0).unwrap();
+                let b = serial_response_with(policy, lambda, 0.75, &exp).unwrap();
+                for (x, y) in [
+                    (a.read, b.read),
+                    (a.update, b.update),
+                    (a.overall, b.overall),
+                ] {
+                    assert!(
+                        (x / y - 1.0).abs() < 1e-9,
+                        "{policy:?} λ = {lambda}: {x} vs {y}"
+                    );
+                }
+            }
+        }
+        let e = serial_response_with(Policy::SPssq, 40.0, 0.75, &exp).unwrap_err();
+        assert!(matches!(e, AnalysisError::Unstable { limit, .. } if (limit - 40.0).abs() < 1e-9));
     }
 }

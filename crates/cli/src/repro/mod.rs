@@ -1,6 +1,7 @@
 //! Reproductions of the source papers' results: `spindle repro PAPER`.
 
 pub mod towsley91;
+pub mod towsley91_analysis;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -73,7 +74,8 @@ pub enum Paper {
     },
 }
 
-fn plot_path(base: &std::path::Path, figure: u8, several: bool) -> PathBuf {
+/// `base`, or with several figures `base` with a `-figN` suffix.
+pub(crate) fn plot_path(base: &std::path::Path, figure: u8, several: bool) -> PathBuf {
     if !several {
         return base.to_path_buf();
     }

@@ -3,12 +3,13 @@
 //!
 //! Figures 1–3 assume Poisson arrivals, a read probability p_r, and
 //! exponential service with μ = 45/s at each disk; they are simulated here
-//! with that service and drawn next to the paper's closed forms where they
-//! exist (stability limits for every policy; M/G/1 response times of S-PSSQ
-//! and MR-ESQ; M/M/1 reads of R-DMQ). The matrix-geometric and fork-join
-//! bounds of the other policies are not reproduced here. Figures 4–6 use the
-//! paper's IBM 3330-11 service (seek with probability 1 − p_s, latency,
-//! transfer), against the exponential model where the paper compares them.
+//! with that service and drawn next to the paper's models (stability
+//! limits; M/G/1 for S-PSSQ and MR-ESQ; the matrix-geometric chains of
+//! C-PSSQ, CR-ESQ and CRU-ESQ; M/M/1 reads and fork-join update bounds for
+//! R-DMQ; bounds for CMQ), whose series and table come from
+//! [`super::towsley91_analysis`]. Figures 4–6 use the paper's IBM 3330-11
+//! service (seek with probability 1 − p_s, latency, transfer); Figures 4–5
+//! draw the CMQ model against it, as the paper does.
 
 use anyhow::Result;
 use disk_emu::disk::{DiskSpec, presets};
@@ -16,10 +17,11 @@ use disk_emu::mirror::{MirrorExperiment, Placement, mirror_table};
 use disk_emu::sim::RunError;
 use disk_emu::stats::MetricTable;
 use disk_emu::workload::{Arrivals, RequestMix};
+use queueing::chains;
 use queueing::mirror::{Policy, r_dmq_read_response, serial_response};
 use sched_core::array::ArraySpec;
 
-use super::{Figure, ReproOptions};
+use super::{Figure, ReproOptions, towsley91_analysis};
 use crate::common::estimate;
 use crate::output::{Cell, Table};
 use crate::plot::{Panel, Series, Source};
@@ -169,15 +171,25 @@ pub fn figure1(opts: &ReproOptions) -> Result<Figure> {
     })
 }
 
-/// Closed-form mean (read, update) response times in ms, where the paper has them.
+/// The models' mean (read, update) response times in ms where they are
+/// single values (not bounds); the per-class values of the chains are the
+/// paper's split.
 fn analysis_ms(policy: Option<Policy>, rate: f64) -> (Option<f64>, Option<f64>) {
     match policy {
+        Some(p @ (Policy::CPssq | Policy::CrEsq | Policy::CruEsq)) => {
+            match chains::analyse(p, rate, P_R, MU) {
+                Ok(a) => (Some(a.response.read * 1e3), Some(a.response.update * 1e3)),
+                Err(_) => (None, None),
+            }
+        }
         Some(p @ (Policy::SPssq | Policy::MrEsq)) => match serial_response(p, rate, P_R, MU) {
-            Some(r) => (Some(r.read * 1e3), Some(r.update * 1e3)),
-            None => (None, None),
+            Ok(r) => (Some(r.read * 1e3), Some(r.update * 1e3)),
+            Err(_) => (None, None),
         },
         Some(Policy::Dmq) => (
-            r_dmq_read_response(rate, P_R, MU, 0.5).map(|w| w * 1e3),
+            r_dmq_read_response(rate, P_R, MU, 0.5)
+                .ok()
+                .map(|w| w * 1e3),
             None,
         ),
         _ => (None, None),
@@ -244,7 +256,7 @@ fn response_figure(
         .collect();
     let bar = crate::common::progress(points.len() as u64, &format!("figure {number}"));
     for (i, curve) in curves.iter().enumerate() {
-        let (mut rs, mut us, mut ra, mut ua) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut rs, mut us) = (Vec::new(), Vec::new());
         for &(_, rate) in points.iter().filter(|p| p.0 == i) {
             let (read_a, update_a) = analysis_ms(curve.analysis, rate);
             let m = simulate(curve, p_r, Some(rate), opts)?;
@@ -279,8 +291,6 @@ fn response_figure(
             };
             rs.extend(point("read_ms"));
             us.extend(point("update_ms"));
-            ra.extend(read_a.map(|v| (rate, v, 0.0)));
-            ua.extend(update_a.map(|v| (rate, v, 0.0)));
         }
         read_panel.push(Series {
             label: curve.label.clone(),
@@ -292,20 +302,6 @@ fn response_figure(
             source: Source::Simulation,
             points: us,
         });
-        if !ra.is_empty() {
-            read_panel.push(Series {
-                label: format!("{} (analysis)", curve.label),
-                source: Source::Analysis,
-                points: ra,
-            });
-        }
-        if !ua.is_empty() {
-            update_panel.push(Series {
-                label: format!("{} (analysis)", curve.label),
-                source: Source::Analysis,
-                points: ua,
-            });
-        }
     }
     bar.finish_and_clear();
     table.note(format!(
@@ -503,12 +499,13 @@ pub fn figure6(opts: &ReproOptions) -> Result<Figure> {
     )
 }
 
-/// Figure `n` (1–6).
+/// Figure `n` (1–6): the simulation, and for Figures 1–5 the analysis
+/// table after the simulation's and the model curves in its panels.
 ///
 /// # Errors
-/// For `n` outside 1–6, or a failed simulation.
+/// For `n` outside 1–6, or a failed simulation or model.
 pub fn figure(n: u8, opts: &ReproOptions) -> Result<Figure> {
-    match n {
+    let mut f = match n {
         1 => figure1(opts),
         2 => figure2(opts),
         3 => figure3(opts),
@@ -516,5 +513,31 @@ pub fn figure(n: u8, opts: &ReproOptions) -> Result<Figure> {
         5 => figure5(opts),
         6 => figure6(opts),
         _ => anyhow::bail!("Towsley, Chen & Yu 1991 has figures 1 to 6, not {n}"),
+    }?;
+    if towsley91_analysis::FIGURES.contains(&n) {
+        let analysis = towsley91_analysis::figure(n)?;
+        f.tables.extend(analysis.tables);
+        // Figure 1 already draws the closed-form limits.
+        if n > 1 {
+            add_model_curves(&mut f.panels, analysis.panels);
+        }
+    }
+    Ok(f)
+}
+
+/// Adds the model's read and update series to the simulation's panels,
+/// which come in (read, update) pairs, one pair per read probability in
+/// Figure 4: a model curve goes to the pair of its p_r.
+fn add_model_curves(panels: &mut [crate::plot::Panel], model: Vec<crate::plot::Panel>) {
+    let pairs = panels.len() / 2;
+    for (kind, model_panel) in model.into_iter().enumerate() {
+        for s in model_panel.series {
+            let pair = if pairs > 1 && s.label.contains("p_r = 0.75") {
+                1
+            } else {
+                0
+            };
+            panels[2 * pair + kind].series.push(s);
+        }
     }
 }

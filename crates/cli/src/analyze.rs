@@ -1,0 +1,53 @@
+//! `spindle analyze PAPER`: a paper's analytic models alone, without
+//! simulation (tables, CSV/JSON, SVG).
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Subcommand;
+
+use crate::output::{Format, render_all};
+use crate::plot::write_svg;
+use crate::repro::{plot_path, towsley91_analysis};
+
+/// Which paper.
+#[derive(Subcommand, Debug)]
+pub enum AnalyzePaper {
+    /// Towsley, Chen & Yu 1991: the analytic series of Figures 1–5
+    /// (stability limits; M/G/1, quasi-birth-death and fork-join models).
+    Towsley91 {
+        /// Figure (1–5; Figure 6 is simulation only); all five when omitted.
+        #[arg(long, value_parser = clap::value_parser!(u8).range(1..=5))]
+        figure: Option<u8>,
+        /// Also draw the figure(s) as SVG; with several figures, FILE gets a
+        /// `-figN` suffix before its extension.
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
+    },
+}
+
+/// `spindle analyze ...`.
+///
+/// # Errors
+/// A failed model or an unwritable plot.
+pub fn run(paper: &AnalyzePaper, format: Format) -> Result<()> {
+    let AnalyzePaper::Towsley91 { figure, plot } = paper;
+    let started = std::time::Instant::now();
+    let figures = match figure {
+        Some(n) => vec![towsley91_analysis::figure(*n)?],
+        None => towsley91_analysis::all()?.0,
+    };
+    let solved = started.elapsed();
+    let mut tables = Vec::new();
+    for f in figures {
+        if let Some(base) = plot {
+            let path = plot_path(base, f.number, figure.is_none());
+            write_svg(&path, &f.title, &f.panels)?;
+            eprintln!("wrote {}", path.display());
+        }
+        tables.extend(f.tables);
+    }
+    print!("{}", render_all(&tables, format));
+    eprintln!("analysis time: {:.1} ms", solved.as_secs_f64() * 1e3);
+    Ok(())
+}
