@@ -391,31 +391,26 @@ mod tests {
         assert_eq!(POLICIES.len(), parsed);
     }
 
+    /// `name:key=value` in `buf`.
+    fn described<'b>(buf: &'b mut [u8; 96], parts: [&str; 5]) -> &'b str {
+        let n = parts.iter().fold(0, |at, part| {
+            buf[at..at + part.len()].copy_from_slice(part.as_bytes());
+            at + part.len()
+        });
+        core::str::from_utf8(&buf[..n]).unwrap()
+    }
+
     #[test]
     fn every_registered_parameter_parses_with_its_default() {
         for info in POLICIES {
             for param in info.parameters {
-                let text = match info.kind {
-                    PolicyKind::Disk => {
-                        let s = [info.name, ":", param.name, "=", param.default];
-                        let mut buf = [0u8; 96];
-                        let n = s.iter().fold(0, |at, part| {
-                            buf[at..at + part.len()].copy_from_slice(part.as_bytes());
-                            at + part.len()
-                        });
-                        let text = core::str::from_utf8(&buf[..n]).unwrap();
-                        assert!(text.parse::<PolicySpec>().is_ok(), "{text}");
-                        continue;
-                    }
-                    PolicyKind::Array => [info.name, ":", param.name, "=", param.default],
-                };
                 let mut buf = [0u8; 96];
-                let n = text.iter().fold(0, |at, part| {
-                    buf[at..at + part.len()].copy_from_slice(part.as_bytes());
-                    at + part.len()
-                });
-                let text = core::str::from_utf8(&buf[..n]).unwrap();
-                assert!(text.parse::<ArraySpec>().is_ok(), "{text}");
+                let text = described(&mut buf, [info.name, ":", param.name, "=", param.default]);
+                let parses = match info.kind {
+                    PolicyKind::Disk => text.parse::<PolicySpec>().is_ok(),
+                    PolicyKind::Array => text.parse::<ArraySpec>().is_ok(),
+                };
+                assert!(parses, "{text}");
             }
         }
     }
