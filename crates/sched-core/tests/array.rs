@@ -1183,6 +1183,50 @@ mod run_time_arrays {
         }
     }
 
+    /// Ivy's least expected turnaround: a read goes where the queued work plus
+    /// its own service there is least, not to the shorter queue. Disk 0 holds
+    /// two short reads (15 units of expected work each), disk 1 one long read
+    /// of 200 blocks (207): the new read goes to disk 0, though its queue is
+    /// longer; SQ-DMQ would send it to disk 1.
+    #[test]
+    fn ivy_routes_reads_by_expected_turnaround() {
+        let heads = [Head::at(0), Head::at(0)];
+        let est: [&dyn ServiceEstimator; 2] = [&ArmEstimator, &ArmEstimator];
+        let view = ArrayView {
+            now: 0,
+            heads: &heads,
+            estimators: &est,
+        };
+        let at = |d: usize, c: u32| {
+            Copies::new().with(
+                d,
+                Location {
+                    block: u64::from(c) * 10,
+                    cylinder: c,
+                },
+            )
+        };
+        let both = |c: u32| {
+            let l = Location {
+                block: u64::from(c) * 10,
+                cylinder: c,
+            };
+            Copies::everywhere(2, l)
+        };
+        let expected_turnaround = |spec: &str| {
+            let mut policy = build(&spec.parse().unwrap(), 8, 2, 1);
+            for (id, (d, blocks)) in [(0, 8), (0, 8), (1, 200)].into_iter().enumerate() {
+                let r = Request::new(RequestId(id as u64), Kind::Read, 0, blocks, 50, 0);
+                policy.submit(r, &at(d, 50), &view).unwrap();
+            }
+            let read = Request::new(RequestId(9), Kind::Read, 0, 8, 100, 0);
+            policy.submit(read, &both(100), &view).unwrap();
+            (policy.disk_queue_len(0), policy.disk_queue_len(1))
+        };
+        assert_eq!(expected_turnaround("ivy-dmq"), (3, 1));
+        assert_eq!(expected_turnaround("sq-dmq"), (2, 2));
+    }
+
     /// A disk failing under a write: the write settles without it, reports
     /// it skipped (through `poll_event`), and a read of the block avoids the
     /// replacement until it is rebuilt past the copy.

@@ -36,6 +36,37 @@ pub(crate) enum Loss {
     Reroute,
 }
 
+/// What each disk of an array has been given, read straight from the
+/// array's register when a routing asks (nothing is copied per decision).
+#[derive(Clone, Copy, Debug)]
+pub struct DiskLoad<'a> {
+    pending: &'a [usize],
+    on_disk: &'a [Slot],
+    queued_work: &'a [Nanos],
+    started_at: &'a [Nanos],
+    serving_expected: &'a [Nanos],
+    now: Nanos,
+}
+
+impl DiskLoad<'_> {
+    /// Operations queued for disk `d` plus the one it serves.
+    pub fn operations(&self, d: usize) -> usize {
+        self.pending[d] + usize::from(self.on_disk[d] != NIL)
+    }
+
+    /// Expected time for disk `d` to finish everything it has been given:
+    /// the estimators' expected service time summed over its queue, plus
+    /// what remains (by the same estimate) of the operation in service.
+    pub fn backlog(&self, d: usize) -> Nanos {
+        let remaining = if self.on_disk[d] != NIL {
+            (self.started_at[d] + self.serving_expected[d]).saturating_sub(self.now)
+        } else {
+            0
+        };
+        self.queued_work[d] + remaining
+    }
+}
+
 pub(crate) struct Book<S: Storage> {
     slab: Slab<S>,
     holders: Slots<DiskSet, S>,
@@ -153,19 +184,17 @@ impl<S: Storage> Book<S> {
             .intersection(DiskSet::matching(self.disks, |d| !self.is_busy(d)))
     }
 
-    /// Operations queued for disk `d` plus the one it serves.
-    pub(crate) fn load(&self, d: usize) -> usize {
-        self.pending[d] + usize::from(self.is_busy(d))
-    }
-
-    /// Expected time for disk `d` to finish everything it has been given.
-    pub(crate) fn backlog(&self, d: usize, now: Nanos) -> Nanos {
-        let remaining = if self.is_busy(d) {
-            (self.started_at[d] + self.serving_expected[d]).saturating_sub(now)
-        } else {
-            0
-        };
-        self.backlog[d] + remaining
+    /// What each disk has been given, as routings see it at `now`.
+    pub(crate) fn load(&self, now: Nanos) -> DiskLoad<'_> {
+        let n = self.disks;
+        DiskLoad {
+            pending: &self.pending[..n],
+            on_disk: &self.on_disk[..n],
+            queued_work: &self.backlog[..n],
+            started_at: &self.started_at[..n],
+            serving_expected: &self.serving_expected[..n],
+            now,
+        }
     }
 
     // ---- admission ----

@@ -13,7 +13,7 @@
 //! Array policies never collect expired requests from their queues: use FD-SCAN
 //! with [`ExpiredRule::Keep`](crate::ExpiredRule::Keep) here.
 
-use super::book::{Book, Loss};
+use super::book::{Book, DiskLoad, Loss};
 use super::copies::{Copies, DiskSet, MAX_DISKS};
 use super::{
     Ack, ArrayPolicy, ArrayView, Completion, DiskQueues, DiskState, Start, check_queue_capacity,
@@ -51,12 +51,8 @@ pub struct RouteView<'a> {
     pub idle: DiskSet,
     /// The clock, the arms and the estimators.
     pub array: &'a ArrayView<'a>,
-    /// Operations queued or in service at each disk.
-    pub load: &'a [usize],
-    /// Expected time for each disk to finish everything it has been given
-    /// (the estimators' expected service time summed over its queue, plus
-    /// what remains of the operation in service).
-    pub backlog: &'a [Nanos],
+    /// What each disk has been given: operations and expected time to drain.
+    pub load: DiskLoad<'a>,
     /// The block after the last one each disk was sent to (a read starting
     /// there is sequential for that disk).
     pub next_sequential: &'a [u64],
@@ -94,8 +90,8 @@ pub struct WriteView<'a> {
     pub idle: DiskSet,
     /// The clock, the arms and the estimators.
     pub array: &'a ArrayView<'a>,
-    /// Operations queued or in service at each disk.
-    pub load: &'a [usize],
+    /// What each disk has been given: operations and expected time to drain.
+    pub load: DiskLoad<'a>,
 }
 
 /// Chooses which disks holding a copy get a new write now. Holders left out
@@ -193,14 +189,6 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Dmq<Q, R, S, W>
             .intersection(DiskSet::matching(queues.len(), |d| queues[d].is_empty()))
     }
 
-    fn loads(&self) -> [usize; MAX_DISKS] {
-        let mut load = [0; MAX_DISKS];
-        for (d, l) in load.iter_mut().enumerate().take(self.book.disks()) {
-            *l = self.book.load(d);
-        }
-        load
-    }
-
     /// The disks a read joins, among `eligible`.
     fn route_read(
         &mut self,
@@ -216,19 +204,13 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Dmq<Q, R, S, W>
             return DiskSet::only(d);
         }
         let disks = self.book.disks();
-        let load = self.loads();
-        let mut backlog = [0; MAX_DISKS];
-        for (d, b) in backlog.iter_mut().enumerate().take(disks) {
-            *b = self.book.backlog(d, view.now);
-        }
         let route = RouteView {
             request: req,
             copies,
             eligible,
             idle,
             array: view,
-            load: &load[..disks],
-            backlog: &backlog[..disks],
+            load: self.book.load(view.now),
             next_sequential: &self.next_sequential[..disks],
         };
         self.routing.route(&route).intersection(eligible)
@@ -288,14 +270,13 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> ArrayPolicy for
             if eligible.is_empty() {
                 return Err(EnqueueError::NoEligibleDisk(req.id));
             }
-            let load = self.loads();
             let route = WriteView {
                 request: &req,
                 copies,
                 eligible,
                 idle: self.idle(),
                 array: view,
-                load: &load[..self.book.disks()],
+                load: self.book.load(view.now),
             };
             let targets = self.writes.route(&route).intersection(eligible);
             (targets, targets)

@@ -24,7 +24,7 @@ impl ReadRouting for LeastBacklog {
                 op.cylinder = at.cylinder;
             }
             let own = v.array.estimators[d].service_time(v.array.heads[d], &op, v.array.now);
-            v.backlog[d].saturating_add(own)
+            v.load.backlog(d).saturating_add(own)
         };
         v.eligible
             .iter()

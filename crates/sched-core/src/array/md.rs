@@ -25,7 +25,7 @@ impl ReadRouting for Md {
         }
         v.eligible
             .iter()
-            .min_by_key(|&d| (!v.idle.contains(d), v.load[d], v.distance(d), d))
+            .min_by_key(|&d| (!v.idle.contains(d), v.load.operations(d), v.distance(d), d))
             .map_or(DiskSet::EMPTY, DiskSet::only)
     }
 }

@@ -84,6 +84,7 @@ mod sq_dmq;
 
 #[cfg(feature = "alloc")]
 pub use any::{AnyArray, AnyDmq};
+pub use book::DiskLoad;
 pub use c_pssq::{CPssq, CPssqRule};
 pub use cmq::Cmq;
 pub use copies::{Copies, DiskSet, Location, MAX_COPIES, MAX_DISKS};

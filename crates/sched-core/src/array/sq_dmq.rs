@@ -15,7 +15,7 @@ impl ReadRouting for ShortestQueue {
     fn route(&mut self, v: &RouteView<'_>) -> DiskSet {
         v.eligible
             .iter()
-            .min_by_key(|&d| (v.load[d], v.distance(d), d))
+            .min_by_key(|&d| (v.load.operations(d), v.distance(d), d))
             .map_or(DiskSet::EMPTY, DiskSet::only)
     }
 }
