@@ -30,13 +30,20 @@
 //!
 //! Run with `cargo bench --bench decision`; add a filter such as `depth4096`
 //! or `array4096` to run one group.
+//!
+//! `cargo bench --bench decision -- --ratios` prints instead the ratios the
+//! targets are stated in, robust to a busy machine: at depth 4096 it times
+//! heap storage, inline storage and the std-collections reference of each
+//! policy in turn, 50,000 requests each, over 15 interleaved rounds, and
+//! reports the median of each round's ratio (heap / inline, heap / std),
+//! and likewise each array policy against the policy it wraps.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, criterion_group};
 use sched_core::array::{AnyArray, ArrayPolicy, ArraySpec, ArrayView, Copies, Location};
 use sched_core::{
     AnyScheduler, CancelError, Cylinder, Direction, Dispatch, EnqueueError, ExpiredRule, Head,
@@ -134,7 +141,7 @@ impl Workload {
 }
 
 /// Prefills `queue` to `depth` and returns the workload positioned after it.
-fn prefill<S: Scheduler>(queue: &mut S, depth: usize) -> Workload {
+fn prefill<S: Scheduler + ?Sized>(queue: &mut S, depth: usize) -> Workload {
     let mut w = Workload::new(depth);
     for _ in 0..depth {
         let r = w.fresh();
@@ -149,7 +156,7 @@ fn prefill<S: Scheduler>(queue: &mut S, depth: usize) -> Workload {
 /// any that FD-SCAN in drop mode set aside as expired (each collected the
 /// way a driver would and replaced, so the depth stays constant).
 #[inline]
-fn step<S: Scheduler>(queue: &mut S, w: &mut Workload) -> u64 {
+fn step<S: Scheduler + ?Sized>(queue: &mut S, w: &mut Workload) -> u64 {
     let mut requests = 1;
     while let Some(r) = queue.take_expired(w.now) {
         black_box(r);
@@ -169,7 +176,7 @@ fn step<S: Scheduler>(queue: &mut S, w: &mut Workload) -> u64 {
 /// Times steps until `requests` requests went through, and scales the time to
 /// exactly that many: criterion then reports time per request (amortised
 /// over the expired ones in drop mode).
-fn per_request<S: Scheduler>(queue: &mut S, w: &mut Workload, requests: u64) -> Duration {
+fn per_request<S: Scheduler + ?Sized>(queue: &mut S, w: &mut Workload, requests: u64) -> Duration {
     let start = Instant::now();
     let mut done = 0;
     while done < requests {
@@ -387,7 +394,7 @@ fn specs() -> Vec<(String, PolicySpec)> {
     v
 }
 
-fn measure<S: Scheduler>(
+fn measure<S: Scheduler + ?Sized>(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     name: &str,
     queue: &mut S,
@@ -574,4 +581,117 @@ criterion_group! {
     config = config();
     targets = decision
 }
-criterion_main!(benches);
+
+/// Median of `xs`.
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// Nanoseconds per request over `requests` more requests of a prefilled queue.
+fn ns_per_request<S: Scheduler + ?Sized>(queue: &mut S, w: &mut Workload, requests: u64) -> f64 {
+    per_request(queue, w, requests).as_nanos() as f64 / requests as f64
+}
+
+/// The interleaved ratio measurement described in the module documentation.
+fn ratios() {
+    const DEPTH: usize = 4096;
+    const ROUNDS: usize = 15;
+    const REQUESTS: u64 = 50_000;
+    let heap = Heap::new(DEPTH).expect("a valid depth");
+    let std_reference = |name: &str| -> Option<Box<dyn Scheduler>> {
+        match name {
+            "sstf" => Some(Box::new(StdCylinders::new(None))),
+            "look" => Some(Box::new(StdCylinders::new(Some(Direction::Up)))),
+            "edf" => Some(Box::new(StdEdf::default())),
+            _ => None,
+        }
+    };
+    println!("depth {DEPTH}, median of {ROUNDS} interleaved rounds of {REQUESTS} requests");
+    println!(
+        "{:<14} {:>9} {:>9} {:>9} {:>12} {:>10}",
+        "policy", "heap ns", "inline ns", "std ns", "heap/inline", "heap/std"
+    );
+    for (name, spec) in specs()
+        .into_iter()
+        .filter(|(n, _)| !n.starts_with("sptf") && n != "aged-sptf")
+    {
+        let mut on_heap = spec.build(heap, CYLINDERS).expect("valid spec");
+        let mut inline: Box<AnyScheduler<Inline<DEPTH>>> =
+            Box::new(spec.build(Inline::new(), CYLINDERS).expect("valid spec"));
+        let mut reference = std_reference(&name);
+        let mut w_heap = prefill(&mut on_heap, DEPTH);
+        let mut w_inline = prefill(inline.as_mut(), DEPTH);
+        let mut w_std = reference.as_mut().map(|q| prefill(q.as_mut(), DEPTH));
+        let (mut h, mut i, mut r, mut hi, mut hr) = (vec![], vec![], vec![], vec![], vec![]);
+        for _ in 0..ROUNDS {
+            let th = ns_per_request(&mut on_heap, &mut w_heap, REQUESTS);
+            let ti = ns_per_request(inline.as_mut(), &mut w_inline, REQUESTS);
+            h.push(th);
+            i.push(ti);
+            hi.push(th / ti);
+            if let (Some(q), Some(w)) = (reference.as_mut(), w_std.as_mut()) {
+                let tr = ns_per_request(q.as_mut(), w, REQUESTS);
+                r.push(tr);
+                hr.push(th / tr);
+            }
+        }
+        let std_cells = if r.is_empty() {
+            (String::from("-"), String::from("-"))
+        } else {
+            (format!("{:.0}", median(r)), format!("{:.2}", median(hr)))
+        };
+        println!(
+            "{:<14} {:>9.0} {:>9.0} {:>9} {:>12.3} {:>10}",
+            name,
+            median(h),
+            median(i),
+            std_cells.0,
+            median(hi),
+            std_cells.1
+        );
+    }
+    println!();
+    println!(
+        "{:<26} {:>9} {:>12} {:>9} {:>7}",
+        "array policy (2 disks)", "array ns", "wraps", "wrapped ns", "ratio"
+    );
+    for (array, wrapped) in [
+        ("sq-dmq:queue=sstf", "sstf"),
+        ("sq-dmq:queue=ssedo", "ssedo"),
+        ("cmq:common=sstf,aux=sstf", "sstf"),
+        ("cmq:common=ssedo,aux=sstf", "ssedo"),
+    ] {
+        let mut run = ArrayRun::new(&array.parse().expect("a built-in array policy"));
+        let spec: PolicySpec = wrapped.parse().expect("a built-in policy");
+        let mut single = spec
+            .build(Heap::new(ARRAY_DEPTH).expect("a valid depth"), CYLINDERS)
+            .expect("valid spec");
+        let mut w = prefill(&mut single, ARRAY_DEPTH);
+        let (mut a, mut s, mut ratio) = (vec![], vec![], vec![]);
+        for _ in 0..ROUNDS {
+            let ta = run.per_request(REQUESTS).as_nanos() as f64 / REQUESTS as f64;
+            let ts = ns_per_request(&mut single, &mut w, REQUESTS);
+            a.push(ta);
+            s.push(ts);
+            ratio.push(ta / ts);
+        }
+        println!(
+            "{:<26} {:>9.0} {:>12} {:>9.0} {:>7.2}",
+            array,
+            median(a),
+            wrapped,
+            median(s),
+            median(ratio)
+        );
+    }
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--ratios") {
+        ratios();
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -7,7 +7,7 @@
 use super::copies::{Copies, DiskSet, Location, MAX_COPIES, MAX_DISKS};
 use super::{Ack, ArrayView, Completion, DiskState, check_disks};
 use crate::error::{BuildError, CancelError, CompleteError, EnqueueError};
-use crate::request::{Cylinder, Kind, Nanos, Request, RequestId};
+use crate::request::{Kind, Nanos, Request, RequestId};
 use crate::storage::{Slots, Storage};
 use crate::store::{Fifo, NIL, Slab, Slot};
 
@@ -20,6 +20,14 @@ enum Phase {
     Finished,
     /// Withdrawn by the driver, or failed: later completions are ignored.
     Closed,
+}
+
+/// `req` as an operation on the copy at `at`.
+pub(crate) fn at_copy(req: &Request, at: Location) -> Request {
+    let mut op = *req;
+    op.block = at.block;
+    op.cylinder = at.cylinder;
+    op
 }
 
 /// What a pending event of a slot reports (bits of `report`).
@@ -67,30 +75,56 @@ impl DiskLoad<'_> {
     }
 }
 
+/// Everything the register keeps of one request besides the request itself
+/// and its copies' locations: one cache line, read and written together.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    holders: DiskSet,
+    /// A write's disks: the holders it is sent to.
+    targets: DiskSet,
+    queued: DiskSet,
+    serving: DiskSet,
+    done: DiskSet,
+    /// A write's holders that did not (or will not) get it.
+    skipped: DiskSet,
+    /// Expected service time of one operation of the request.
+    expected: Nanos,
+    phase: Phase,
+    /// What an event of this request will report (`REPORT_*` bits).
+    report: u8,
+    in_lagging: bool,
+}
+
+const EMPTY_ENTRY: Entry = Entry {
+    holders: DiskSet::EMPTY,
+    targets: DiskSet::EMPTY,
+    queued: DiskSet::EMPTY,
+    serving: DiskSet::EMPTY,
+    done: DiskSet::EMPTY,
+    skipped: DiskSet::EMPTY,
+    expected: 0,
+    phase: Phase::Closed,
+    report: 0,
+    in_lagging: false,
+};
+
 pub(crate) struct Book<S: Storage> {
     slab: Slab<S>,
-    holders: Slots<DiskSet, S>,
-    blocks: Slots<[u64; MAX_COPIES], S>,
-    cylinders: Slots<[Cylinder; MAX_COPIES], S>,
-    /// A write's disks: the holders it is sent to.
-    targets: Slots<DiskSet, S>,
-    queued: Slots<DiskSet, S>,
-    serving: Slots<DiskSet, S>,
-    done: Slots<DiskSet, S>,
-    /// A write's holders that did not (or will not) get it.
-    skipped: Slots<DiskSet, S>,
-    phase: Slots<Phase, S>,
-    /// Expected service time of one operation of the request.
-    expected: Slots<Nanos, S>,
+    entries: Slots<Entry, S>,
+    /// Where each copy is, in disk order (a mirror's two fill half a line).
+    locations: Slots<[Location; MAX_COPIES], S>,
     /// Acknowledged writes with copies still to write, oldest first.
     lagging: Fifo<S>,
-    in_lagging: Slots<bool, S>,
-    /// Slots with an event to report, oldest first, and what to report.
+    /// Requests with an event to report, oldest first.
     reports: Fifo<S>,
-    report: Slots<u8, S>,
     disks: usize,
     ack: Ack,
     state: [DiskState; MAX_DISKS],
+    /// Disks serving an operation, and disks not [`DiskState::Online`]:
+    /// kept with `on_disk` and `state` so the common case (all online) is a
+    /// mask test.
+    busy: DiskSet,
+    degraded: DiskSet,
     on_disk: [Slot; MAX_DISKS],
     started_at: [Nanos; MAX_DISKS],
     serving_expected: [Nanos; MAX_DISKS],
@@ -105,23 +139,15 @@ impl<S: Storage> Book<S> {
         check_disks(disks)?;
         Ok(Book {
             slab: Slab::new(storage),
-            holders: Slots::new(storage, DiskSet::EMPTY),
-            blocks: Slots::new(storage, [0; MAX_COPIES]),
-            cylinders: Slots::new(storage, [0; MAX_COPIES]),
-            targets: Slots::new(storage, DiskSet::EMPTY),
-            queued: Slots::new(storage, DiskSet::EMPTY),
-            serving: Slots::new(storage, DiskSet::EMPTY),
-            done: Slots::new(storage, DiskSet::EMPTY),
-            skipped: Slots::new(storage, DiskSet::EMPTY),
-            phase: Slots::new(storage, Phase::Closed),
-            expected: Slots::new(storage, 0),
+            entries: Slots::new(storage, EMPTY_ENTRY),
+            locations: Slots::new(storage, [Location::default(); MAX_COPIES]),
             lagging: Fifo::new(storage),
-            in_lagging: Slots::new(storage, false),
             reports: Fifo::new(storage),
-            report: Slots::new(storage, 0),
             disks,
             ack: Ack::All,
             state: [DiskState::Online; MAX_DISKS],
+            busy: DiskSet::EMPTY,
+            degraded: DiskSet::EMPTY,
             on_disk: [NIL; MAX_DISKS],
             started_at: [0; MAX_DISKS],
             serving_expected: [0; MAX_DISKS],
@@ -171,17 +197,19 @@ impl<S: Storage> Book<S> {
 
     /// Disks that are not failed.
     pub(crate) fn live(&self) -> DiskSet {
+        if self.degraded.is_empty() {
+            return self.all();
+        }
         DiskSet::matching(self.disks, |d| self.state[d] != DiskState::Failed)
     }
 
     pub(crate) fn is_busy(&self, d: usize) -> bool {
-        self.on_disk.get(d).is_some_and(|&s| s != NIL)
+        self.busy.contains(d)
     }
 
     /// Live disks serving nothing.
     pub(crate) fn idle(&self) -> DiskSet {
-        self.live()
-            .intersection(DiskSet::matching(self.disks, |d| !self.is_busy(d)))
+        self.live().difference(self.busy)
     }
 
     /// What each disk has been given, as routings see it at `now`.
@@ -217,17 +245,31 @@ impl<S: Storage> Book<S> {
     /// The holders of `copies` whose copy of `req` is up to date: online, or
     /// rebuilt past it, and not behind an acknowledged write still settling.
     pub(crate) fn fresh(&self, req: &Request, copies: &Copies) -> DiskSet {
-        let mut fresh = DiskSet::EMPTY;
-        for (d, at) in copies.holders().iter().zip(copies.locations()) {
-            let ok = match self.state[d] {
-                DiskState::Online => true,
-                DiskState::Failed => false,
-                DiskState::Rebuilding { rebuilt_to } => {
-                    at.block.saturating_add(u64::from(req.blocks)) <= rebuilt_to
+        let holders = copies.holders();
+        let blocks = copies.locations().iter().map(|at| at.block);
+        self.fresh_among(req, holders, blocks)
+    }
+
+    /// [`Book::fresh`] over holders whose copies start at `blocks` (in disk order).
+    fn fresh_among(
+        &self,
+        req: &Request,
+        holders: DiskSet,
+        blocks: impl Iterator<Item = u64>,
+    ) -> DiskSet {
+        let mut fresh = holders;
+        if !holders.intersection(self.degraded).is_empty() {
+            for (d, block) in holders.iter().zip(blocks) {
+                let ok = match self.state[d] {
+                    DiskState::Online => true,
+                    DiskState::Failed => false,
+                    DiskState::Rebuilding { rebuilt_to } => {
+                        block.saturating_add(u64::from(req.blocks)) <= rebuilt_to
+                    }
+                };
+                if !ok {
+                    fresh = fresh.without(d);
                 }
-            };
-            if ok {
-                fresh = fresh.with(d);
             }
         }
         fresh.difference(self.behind_lagging_writes(req))
@@ -246,7 +288,7 @@ impl<S: Storage> Book<S> {
             let (wlo, whi) = (w.block, w.block.saturating_add(u64::from(w.blocks)));
             if wlo < hi && lo < whi {
                 let i = s as usize;
-                stale = stale.union(self.targets[i].difference(self.done[i]));
+                stale = stale.union(self.entries[i].targets.difference(self.entries[i].done));
             }
             s = self.lagging.next(s);
             if s == first {
@@ -267,32 +309,29 @@ impl<S: Storage> Book<S> {
         let s = self.slab.insert(req)?;
         let i = s as usize;
         let holders = copies.holders();
-        self.holders[i] = holders;
-        let mut blocks = [0; MAX_COPIES];
-        let mut cylinders = [0; MAX_COPIES];
+        self.entries[i].holders = holders;
         for (k, at) in copies.locations().iter().enumerate() {
-            blocks[k] = at.block;
-            cylinders[k] = at.cylinder;
+            self.locations[i][k] = *at;
         }
-        self.blocks[i] = blocks;
-        self.cylinders[i] = cylinders;
         let is_write = req.kind == Kind::Write;
-        self.targets[i] = if is_write { targets } else { DiskSet::EMPTY };
-        self.skipped[i] = if is_write {
+        self.entries[i].targets = if is_write { targets } else { DiskSet::EMPTY };
+        self.entries[i].skipped = if is_write {
             holders.difference(targets)
         } else {
             DiskSet::EMPTY
         };
-        self.queued[i] = DiskSet::EMPTY;
-        self.serving[i] = DiskSet::EMPTY;
-        self.done[i] = DiskSet::EMPTY;
-        self.phase[i] = Phase::Open;
-        self.report[i] = 0;
-        self.in_lagging[i] = false;
+        self.entries[i].queued = DiskSet::EMPTY;
+        self.entries[i].serving = DiskSet::EMPTY;
+        self.entries[i].done = DiskSet::EMPTY;
+        self.entries[i].phase = Phase::Open;
+        self.entries[i].report = 0;
+        self.entries[i].in_lagging = false;
         // The estimate of the first disk that may serve it stands for every
         // copy: the disks of an array share a model.
-        let d = holders.first().unwrap_or(0);
-        self.expected[i] = view.estimators[d].expected_service_time(&self.op(s, d));
+        self.entries[i].expected = match (holders.first(), copies.locations().first()) {
+            (Some(d), Some(&at)) => view.estimators[d].expected_service_time(&at_copy(req, at)),
+            _ => 0,
+        };
         self.open += 1;
         Ok(s)
     }
@@ -300,7 +339,7 @@ impl<S: Storage> Book<S> {
     /// Forgets a request that never got an operation anywhere (a refused submit).
     pub(crate) fn withdraw(&mut self, s: Slot) {
         self.open -= 1;
-        self.phase[s as usize] = Phase::Closed;
+        self.entries[s as usize].phase = Phase::Closed;
         self.slab.remove(s);
     }
 
@@ -311,7 +350,7 @@ impl<S: Storage> Book<S> {
     /// The request `id` if it is neither finished nor withdrawn.
     pub(crate) fn find_open(&self, id: RequestId) -> Result<Slot, CancelError> {
         self.find(id)
-            .filter(|&s| self.phase[s as usize] == Phase::Open)
+            .filter(|&s| self.entries[s as usize].phase == Phase::Open)
             .ok_or(CancelError::UnknownId(id))
     }
 
@@ -325,41 +364,36 @@ impl<S: Storage> Book<S> {
     /// Where the copy of `s` on disk `d` lives (`None` if `d` holds none).
     pub(crate) fn location(&self, s: Slot, d: usize) -> Option<Location> {
         let i = s as usize;
-        let holders = self.holders[i];
+        let holders = self.entries[i].holders;
         if !holders.contains(d) {
             return None;
         }
-        let k = holders.iter().take_while(|&h| h < d).count();
-        Some(Location {
-            block: self.blocks[i][k],
-            cylinder: self.cylinders[i][k],
-        })
+        let k = holders.rank(d);
+        Some(self.locations[i][k])
     }
 
     /// The copies of `s`.
     pub(crate) fn copies(&self, s: Slot) -> Copies {
         let i = s as usize;
         let mut c = Copies::new();
-        for (k, d) in self.holders[i].iter().enumerate() {
-            c = c.with(
-                d,
-                Location {
-                    block: self.blocks[i][k],
-                    cylinder: self.cylinders[i][k],
-                },
-            );
+        for (k, d) in self.entries[i].holders.iter().enumerate() {
+            c = c.with(d, self.locations[i][k]);
         }
         c
     }
 
     /// The operation for disk `d`: the request at that disk's copy.
     pub(crate) fn op(&self, s: Slot, d: usize) -> Request {
-        let mut r = self.slab.get(s);
-        if let Some(at) = self.location(s, d) {
-            r.block = at.block;
-            r.cylinder = at.cylinder;
+        let r = self.slab.get(s);
+        match self.location(s, d) {
+            Some(at) => at_copy(&r, at),
+            None => r,
         }
-        r
+    }
+
+    /// Disks with nothing queued.
+    pub(crate) fn unqueued(&self) -> DiskSet {
+        DiskSet::matching(self.disks, |d| self.pending[d] == 0)
     }
 
     pub(crate) fn is_write(&self, s: Slot) -> bool {
@@ -367,15 +401,15 @@ impl<S: Storage> Book<S> {
     }
 
     pub(crate) fn queued(&self, s: Slot) -> DiskSet {
-        self.queued[s as usize]
+        self.entries[s as usize].queued
     }
 
     pub(crate) fn serving(&self, s: Slot) -> DiskSet {
-        self.serving[s as usize]
+        self.entries[s as usize].serving
     }
 
     pub(crate) fn is_open(&self, s: Slot) -> bool {
-        self.phase[s as usize] == Phase::Open
+        self.entries[s as usize].phase == Phase::Open
     }
 
     /// Disks that may serve `s` now: a read's up-to-date holders, a write's
@@ -383,11 +417,18 @@ impl<S: Storage> Book<S> {
     pub(crate) fn servers(&self, s: Slot) -> DiskSet {
         let i = s as usize;
         if self.is_write(s) {
-            self.targets[i]
-                .difference(self.done[i])
-                .difference(self.skipped[i])
+            self.entries[i]
+                .targets
+                .difference(self.entries[i].done)
+                .difference(self.entries[i].skipped)
         } else {
-            self.fresh(&self.slab.get(s), &self.copies(s))
+            let n = self.entries[i].holders.len();
+            let at = &self.locations[i][..n];
+            self.fresh_among(
+                &self.slab.get(s),
+                self.entries[i].holders,
+                at.iter().map(|l| l.block),
+            )
         }
     }
 
@@ -396,18 +437,18 @@ impl<S: Storage> Book<S> {
     /// An operation of `s` joins the queue of disk `d`.
     pub(crate) fn enqueued(&mut self, s: Slot, d: usize) {
         let i = s as usize;
-        self.queued[i] = self.queued[i].with(d);
+        self.entries[i].queued = self.entries[i].queued.with(d);
         self.pending[d] += 1;
-        self.backlog[d] += self.expected[i];
+        self.backlog[d] += self.entries[i].expected;
     }
 
     /// The operation of `s` left the queue of disk `d` without being served.
     pub(crate) fn dequeued(&mut self, s: Slot, d: usize) {
         let i = s as usize;
-        if self.queued[i].contains(d) {
-            self.queued[i] = self.queued[i].without(d);
+        if self.entries[i].queued.contains(d) {
+            self.entries[i].queued = self.entries[i].queued.without(d);
             self.pending[d] -= 1;
-            self.backlog[d] -= self.expected[i];
+            self.backlog[d] -= self.entries[i].expected;
         }
     }
 
@@ -421,10 +462,11 @@ impl<S: Storage> Book<S> {
     pub(crate) fn start(&mut self, s: Slot, d: usize, now: Nanos) {
         self.dequeued(s, d);
         let i = s as usize;
-        self.serving[i] = self.serving[i].with(d);
+        self.entries[i].serving = self.entries[i].serving.with(d);
         self.on_disk[d] = s;
+        self.busy = self.busy.with(d);
         self.started_at[d] = now;
-        self.serving_expected[d] = self.expected[i];
+        self.serving_expected[d] = self.entries[i].expected;
     }
 
     fn take_disk(&mut self, d: usize) -> Result<Slot, CompleteError> {
@@ -434,8 +476,9 @@ impl<S: Storage> Book<S> {
             return Err(CompleteError::IdleDisk { disk: d });
         }
         self.on_disk[d] = NIL;
+        self.busy = self.busy.without(d);
         let i = s as usize;
-        self.serving[i] = self.serving[i].without(d);
+        self.entries[i].serving = self.entries[i].serving.without(d);
         Ok(s)
     }
 
@@ -448,7 +491,10 @@ impl<S: Storage> Book<S> {
     /// Copies a write needs before it is acknowledged.
     fn needed(&self, s: Slot) -> usize {
         let i = s as usize;
-        let reachable = self.targets[i].difference(self.skipped[i]).len();
+        let reachable = self.entries[i]
+            .targets
+            .difference(self.entries[i].skipped)
+            .len();
         let wanted = match self.ack {
             Ack::All => reachable,
             Ack::First => 1,
@@ -460,7 +506,9 @@ impl<S: Storage> Book<S> {
     /// Every target of a write is written or skipped.
     fn settled(&self, s: Slot) -> bool {
         let i = s as usize;
-        self.targets[i].is_subset(self.done[i].union(self.skipped[i]))
+        self.entries[i]
+            .targets
+            .is_subset(self.entries[i].done.union(self.entries[i].skipped))
     }
 
     /// Disk `disk` finished its operation. A read completes with its first
@@ -475,16 +523,16 @@ impl<S: Storage> Book<S> {
     ) -> Result<(Slot, Completion), CompleteError> {
         let s = self.take_disk(disk)?;
         let i = s as usize;
-        self.done[i] = self.done[i].with(disk);
+        self.entries[i].done = self.entries[i].done.with(disk);
         let mut c = Completion::default();
-        if self.phase[i] == Phase::Closed {
+        if self.entries[i].phase == Phase::Closed {
             return Ok((s, c));
         }
         if !self.is_write(s) {
-            if self.phase[i] == Phase::Open {
+            if self.entries[i].phase == Phase::Open {
                 c.finished = Some(self.finish(s));
                 if abort_siblings {
-                    c.abort = self.serving[i];
+                    c.abort = self.entries[i].serving;
                     for d in c.abort.iter() {
                         self.abort_op(d);
                     }
@@ -499,38 +547,38 @@ impl<S: Storage> Book<S> {
     /// Acknowledges and settles a write as far as its copies allow.
     fn account_write(&mut self, s: Slot, c: &mut Completion) {
         let i = s as usize;
-        if self.phase[i] == Phase::Open {
-            if self.done[i].is_empty() && self.settled(s) {
+        if self.entries[i].phase == Phase::Open {
+            if self.entries[i].done.is_empty() && self.settled(s) {
                 // Every target was skipped: nothing was written anywhere.
                 c.failed = Some(self.close(s));
                 return;
             }
-            if self.done[i].len() >= self.needed(s) {
+            if self.entries[i].done.len() >= self.needed(s) {
                 c.finished = Some(self.finish(s));
             }
         }
-        if self.phase[i] == Phase::Finished && self.settled(s) {
+        if self.entries[i].phase == Phase::Finished && self.settled(s) {
             c.settled = Some(self.request(s));
-            c.skipped = self.skipped[i];
-            if self.in_lagging[i] {
+            c.skipped = self.entries[i].skipped;
+            if self.entries[i].in_lagging {
                 self.lagging.remove(s);
-                self.in_lagging[i] = false;
+                self.entries[i].in_lagging = false;
             }
-        } else if self.phase[i] == Phase::Finished && !self.in_lagging[i] {
+        } else if self.entries[i].phase == Phase::Finished && !self.entries[i].in_lagging {
             self.lagging.push_back(s);
-            self.in_lagging[i] = true;
+            self.entries[i].in_lagging = true;
         }
     }
 
     fn finish(&mut self, s: Slot) -> Request {
-        self.phase[s as usize] = Phase::Finished;
+        self.entries[s as usize].phase = Phase::Finished;
         self.open -= 1;
         self.request(s)
     }
 
     /// Closes an open request (withdrawn or failed) and returns it.
     fn close(&mut self, s: Slot) -> Request {
-        self.phase[s as usize] = Phase::Closed;
+        self.entries[s as usize].phase = Phase::Closed;
         self.open -= 1;
         self.request(s)
     }
@@ -538,7 +586,9 @@ impl<S: Storage> Book<S> {
     /// The refusal, if any, to withdraw `s`: a write some disk has started.
     pub(crate) fn check_cancel(&self, s: Slot) -> Result<(), CancelError> {
         let i = s as usize;
-        if self.is_write(s) && !(self.serving[i].is_empty() && self.done[i].is_empty()) {
+        if self.is_write(s)
+            && !(self.entries[i].serving.is_empty() && self.entries[i].done.is_empty())
+        {
             Err(CancelError::InService(self.slab.get(s).id))
         } else {
             Ok(())
@@ -558,11 +608,11 @@ impl<S: Storage> Book<S> {
     /// queued or in service and nothing about it remains to report.
     pub(crate) fn retire_if_idle(&mut self, s: Slot) {
         let i = s as usize;
-        if self.phase[i] != Phase::Open
-            && self.queued[i].is_empty()
-            && self.serving[i].is_empty()
-            && !self.in_lagging[i]
-            && self.report[i] == 0
+        if self.entries[i].phase != Phase::Open
+            && self.entries[i].queued.is_empty()
+            && self.entries[i].serving.is_empty()
+            && !self.entries[i].in_lagging
+            && self.entries[i].report == 0
         {
             self.slab.remove(s);
         }
@@ -573,11 +623,17 @@ impl<S: Storage> Book<S> {
     /// Marks disk `d` failed and takes back the operation it was serving.
     pub(crate) fn fail_disk(&mut self, d: usize) -> Option<Slot> {
         self.state[d] = DiskState::Failed;
+        self.degraded = self.degraded.with(d);
         self.take_disk(d).ok()
     }
 
     pub(crate) fn set_state(&mut self, d: usize, state: DiskState) {
         self.state[d] = state;
+        self.degraded = if state == DiskState::Online {
+            self.degraded.without(d)
+        } else {
+            self.degraded.with(d)
+        };
     }
 
     /// `s` lost its operation on the failed disk `d`. A write skips `d` (and
@@ -586,14 +642,14 @@ impl<S: Storage> Book<S> {
     pub(crate) fn lose(&mut self, s: Slot, d: usize) -> Loss {
         let i = s as usize;
         if self.is_write(s) {
-            self.skipped[i] = self.skipped[i].with(d);
+            self.entries[i].skipped = self.entries[i].skipped.with(d);
             let mut c = Completion::default();
             self.account_write(s, &mut c);
             self.note(s, &c);
             Loss::Absorbed
-        } else if self.phase[i] == Phase::Open
-            && self.queued[i].is_empty()
-            && self.serving[i].is_empty()
+        } else if self.entries[i].phase == Phase::Open
+            && self.entries[i].queued.is_empty()
+            && self.entries[i].serving.is_empty()
         {
             Loss::Reroute
         } else {
@@ -606,13 +662,14 @@ impl<S: Storage> Book<S> {
     /// disks failed after it was submitted: having no operation there, the
     /// failure could not take one back. The write fails if no target is left.
     pub(crate) fn skip_failed_targets(&mut self, s: Slot) {
-        if !self.is_write(s) {
+        if self.degraded.is_empty() || !self.is_write(s) {
             return;
         }
         let i = s as usize;
-        let gone = self.targets[i]
-            .difference(self.done[i])
-            .difference(self.skipped[i])
+        let gone = self.entries[i]
+            .targets
+            .difference(self.entries[i].done)
+            .difference(self.entries[i].skipped)
             .difference(self.live());
         for d in gone.iter() {
             let _ = self.lose(s, d);
@@ -645,10 +702,10 @@ impl<S: Storage> Book<S> {
             self.retire_if_idle(s);
             return;
         }
-        if self.report[i] == 0 {
+        if self.entries[i].report == 0 {
             self.reports.push_back(s);
         }
-        self.report[i] |= bits;
+        self.entries[i].report |= bits;
     }
 
     /// The oldest event caused by a failure.
@@ -656,14 +713,14 @@ impl<S: Storage> Book<S> {
         let s = self.reports.front()?;
         self.reports.remove(s);
         let i = s as usize;
-        let bits = core::mem::take(&mut self.report[i]);
+        let bits = core::mem::take(&mut self.entries[i].report);
         let req = self.request(s);
         let settled = bits & REPORT_SETTLED != 0;
         let c = Completion {
             finished: (bits & REPORT_FINISHED != 0).then_some(req),
             settled: settled.then_some(req),
             skipped: if settled {
-                self.skipped[i]
+                self.entries[i].skipped
             } else {
                 DiskSet::EMPTY
             },

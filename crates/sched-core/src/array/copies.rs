@@ -107,7 +107,7 @@ impl DiskSet {
     }
 
     /// How many disks of the set come before disk `d`.
-    const fn rank(self, d: usize) -> usize {
+    pub(crate) const fn rank(self, d: usize) -> usize {
         (self.0 & ((1u64 << d) - 1)).count_ones() as usize
     }
 
@@ -170,7 +170,14 @@ impl Copies {
 
     /// A copy at the same place on each of disks `0..disks`.
     pub fn everywhere(disks: usize, at: Location) -> Self {
-        (0..disks).fold(Copies::new(), |c, d| c.with(d, at))
+        let mut c = Copies::new();
+        if disks > MAX_COPIES {
+            c.invalid = Some("more than 8 copies");
+            return c;
+        }
+        c.holders = DiskSet::all(disks);
+        c.at = [at; MAX_COPIES];
+        c
     }
 
     /// These copies and one more, on `disk` at `at`.

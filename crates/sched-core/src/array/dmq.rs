@@ -13,7 +13,7 @@
 //! Array policies never collect expired requests from their queues: use FD-SCAN
 //! with [`ExpiredRule::Keep`](crate::ExpiredRule::Keep) here.
 
-use super::book::{Book, DiskLoad, Loss};
+use super::book::{Book, DiskLoad, Loss, at_copy};
 use super::copies::{Copies, DiskSet, MAX_DISKS};
 use super::{
     Ack, ArrayPolicy, ArrayView, Completion, DiskQueues, DiskState, Start, check_queue_capacity,
@@ -183,10 +183,7 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Dmq<Q, R, S, W>
 
     /// Live disks serving nothing with nothing queued.
     fn idle(&self) -> DiskSet {
-        let queues = self.queues.queues();
-        self.book
-            .idle()
-            .intersection(DiskSet::matching(queues.len(), |d| queues[d].is_empty()))
+        self.book.idle().intersection(self.book.unqueued())
     }
 
     /// The disks a read joins, among `eligible`.
@@ -218,9 +215,18 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Dmq<Q, R, S, W>
 
     /// Puts the operation of `s` in the queue of each disk of `disks`; on a
     /// refusal, takes back what was queued.
-    fn enqueue_ops(&mut self, s: Slot, disks: DiskSet, now: Nanos) -> Result<(), EnqueueError> {
+    fn enqueue_ops(
+        &mut self,
+        s: Slot,
+        req: &Request,
+        disks: DiskSet,
+        now: Nanos,
+    ) -> Result<(), EnqueueError> {
         for d in disks.iter() {
-            let op = self.book.op(s, d);
+            let op = match self.book.location(s, d) {
+                Some(at) => at_copy(req, at),
+                None => *req,
+            };
             if let Err(e) = self.queues.queues_mut()[d].enqueue(op, now) {
                 self.unqueue(s);
                 return Err(e);
@@ -251,7 +257,7 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Dmq<Q, R, S, W>
             // The routing's choice failed with its disk: any fresh copy will do.
             disks = eligible.first().map_or(DiskSet::EMPTY, DiskSet::only);
         }
-        if disks.is_empty() || self.enqueue_ops(s, disks, view.now).is_err() {
+        if disks.is_empty() || self.enqueue_ops(s, &req, disks, view.now).is_err() {
             self.book.fail(s);
         }
     }
@@ -294,7 +300,7 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> ArrayPolicy for
             return Err(EnqueueError::NoRoute(req.id));
         }
         let s = self.book.admit(&req, copies, targets, view)?;
-        if let Err(e) = self.enqueue_ops(s, disks, view.now) {
+        if let Err(e) = self.enqueue_ops(s, &req, disks, view.now) {
             self.book.withdraw(s);
             return Err(e);
         }
