@@ -46,8 +46,8 @@ use std::time::{Duration, Instant};
 use criterion::{BenchmarkId, Criterion, criterion_group};
 use sched_core::array::{AnyArray, ArrayPolicy, ArraySpec, ArrayView, Copies, Location};
 use sched_core::{
-    AnyScheduler, CancelError, Cylinder, Direction, Dispatch, EnqueueError, ExpiredRule, Head,
-    Heap, Inline, Kind, Nanos, PolicySpec, Request, RequestId, Scheduler, ServiceEstimator,
+    AnyScheduler, Boxed, CancelError, Cylinder, Direction, Dispatch, EnqueueError, ExpiredRule,
+    Head, Heap, Inline, Kind, Nanos, PolicySpec, Request, RequestId, Scheduler, ServiceEstimator,
 };
 
 /// HP 97560 cylinder count (Ruemmler & Wilkes; the WRR-SCAN paper's disk).
@@ -444,7 +444,7 @@ const ARRAY_DEPTH: usize = 4096;
 
 /// A mirrored pair under a steady backlog of logical requests.
 struct ArrayRun {
-    policy: AnyArray<Heap>,
+    policy: AnyArray<Boxed<ARRAY_DEPTH>>,
     w: Workload,
     heads: [Head; 2],
     /// When each disk's operation in service ends (`Nanos::MAX`: idle).
@@ -453,8 +453,9 @@ struct ArrayRun {
 
 impl ArrayRun {
     fn new(spec: &ArraySpec) -> Self {
-        let heap = Heap::new(ARRAY_DEPTH).expect("a valid depth");
-        let policy = spec.build(heap, 2, CYLINDERS, 1).expect("valid spec");
+        let policy = spec
+            .build(Boxed::new(), 2, CYLINDERS, 1)
+            .expect("valid spec");
         let mut run = ArrayRun {
             policy,
             w: Workload::new(ARRAY_DEPTH),
@@ -609,46 +610,53 @@ fn ratios() {
     };
     println!("depth {DEPTH}, median of {ROUNDS} interleaved rounds of {REQUESTS} requests");
     println!(
-        "{:<14} {:>9} {:>9} {:>9} {:>12} {:>10}",
-        "policy", "heap ns", "inline ns", "std ns", "heap/inline", "heap/std"
+        "{:<14} {:>7} {:>7} {:>7} {:>7} {:>12} {:>11} {:>10}",
+        "policy", "inline", "boxed", "heap", "std", "boxed/inline", "heap/inline", "boxed/std"
     );
     for (name, spec) in specs()
         .into_iter()
         .filter(|(n, _)| !n.starts_with("sptf") && n != "aged-sptf")
     {
-        let mut on_heap = spec.build(heap, CYLINDERS).expect("valid spec");
         let mut inline: Box<AnyScheduler<Inline<DEPTH>>> =
             Box::new(spec.build(Inline::new(), CYLINDERS).expect("valid spec"));
+        let mut boxed = spec
+            .build(Boxed::<DEPTH>::new(), CYLINDERS)
+            .expect("valid spec");
+        let mut on_heap = spec.build(heap, CYLINDERS).expect("valid spec");
         let mut reference = std_reference(&name);
-        let mut w_heap = prefill(&mut on_heap, DEPTH);
         let mut w_inline = prefill(inline.as_mut(), DEPTH);
+        let mut w_boxed = prefill(&mut boxed, DEPTH);
+        let mut w_heap = prefill(&mut on_heap, DEPTH);
         let mut w_std = reference.as_mut().map(|q| prefill(q.as_mut(), DEPTH));
-        let (mut h, mut i, mut r, mut hi, mut hr) = (vec![], vec![], vec![], vec![], vec![]);
+        // Times per round: inline, boxed, heap, std.
+        let mut t: [Vec<f64>; 4] = Default::default();
         for _ in 0..ROUNDS {
-            let th = ns_per_request(&mut on_heap, &mut w_heap, REQUESTS);
-            let ti = ns_per_request(inline.as_mut(), &mut w_inline, REQUESTS);
-            h.push(th);
-            i.push(ti);
-            hi.push(th / ti);
+            t[0].push(ns_per_request(inline.as_mut(), &mut w_inline, REQUESTS));
+            t[1].push(ns_per_request(&mut boxed, &mut w_boxed, REQUESTS));
+            t[2].push(ns_per_request(&mut on_heap, &mut w_heap, REQUESTS));
             if let (Some(q), Some(w)) = (reference.as_mut(), w_std.as_mut()) {
-                let tr = ns_per_request(q.as_mut(), w, REQUESTS);
-                r.push(tr);
-                hr.push(th / tr);
+                t[3].push(ns_per_request(q.as_mut(), w, REQUESTS));
             }
         }
-        let std_cells = if r.is_empty() {
+        let ratio = |a: &[f64], b: &[f64]| median(a.iter().zip(b).map(|(x, y)| x / y).collect());
+        let (std_ns, boxed_std) = if t[3].is_empty() {
             (String::from("-"), String::from("-"))
         } else {
-            (format!("{:.0}", median(r)), format!("{:.2}", median(hr)))
+            (
+                format!("{:.0}", median(t[3].clone())),
+                format!("{:.2}", ratio(&t[1], &t[3])),
+            )
         };
         println!(
-            "{:<14} {:>9.0} {:>9.0} {:>9} {:>12.3} {:>10}",
+            "{:<14} {:>7.0} {:>7.0} {:>7.0} {:>7} {:>12.3} {:>11.3} {:>10}",
             name,
-            median(h),
-            median(i),
-            std_cells.0,
-            median(hi),
-            std_cells.1
+            median(t[0].clone()),
+            median(t[1].clone()),
+            median(t[2].clone()),
+            std_ns,
+            ratio(&t[1], &t[0]),
+            ratio(&t[2], &t[0]),
+            boxed_std
         );
     }
     println!();
@@ -665,7 +673,7 @@ fn ratios() {
         let mut run = ArrayRun::new(&array.parse().expect("a built-in array policy"));
         let spec: PolicySpec = wrapped.parse().expect("a built-in policy");
         let mut single = spec
-            .build(Heap::new(ARRAY_DEPTH).expect("a valid depth"), CYLINDERS)
+            .build(Boxed::<ARRAY_DEPTH>::new(), CYLINDERS)
             .expect("valid spec");
         let mut w = prefill(&mut single, ARRAY_DEPTH);
         let (mut a, mut s, mut ratio) = (vec![], vec![], vec![]);

@@ -94,7 +94,7 @@ pub use request::{Cylinder, Direction, Dispatch, Head, Kind, Nanos, Request, Req
 pub use scheduler::{Drain, NullEstimator, Scheduler, ServiceEstimator, drain};
 pub use spec::{PolicySpec, SpecError};
 #[cfg(feature = "alloc")]
-pub use storage::Heap;
+pub use storage::{Boxed, BoxedArray, Heap};
 pub use storage::{CapacityError, Inline, Storage};
 
 /// The largest capacity a queue can have: slots are linked by 16-bit indices.

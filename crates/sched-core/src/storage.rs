@@ -116,6 +116,77 @@ impl Storage for Heap {
     }
 }
 
+/// Boxed fixed arrays `Box<[T; N]>` allocated in place on the heap (feature
+/// `alloc`): a capacity known at compile time, like [`Inline`], with the
+/// arrays off the policy value, like [`Heap`]. The fixed length lets the
+/// compiler check indices against a constant.
+#[cfg(feature = "alloc")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Boxed<const N: usize>(());
+
+#[cfg(feature = "alloc")]
+impl<const N: usize> Boxed<N> {
+    /// Boxed storage of `N` slots; a capacity of 0 or above [`MAX_CAPACITY`]
+    /// does not compile.
+    pub const fn new() -> Self {
+        const {
+            assert!(
+                N >= 1 && N <= MAX_CAPACITY,
+                "a queue holds 1 ..= 65535 requests"
+            )
+        };
+        Boxed(())
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<const N: usize> Default for Boxed<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<const N: usize> Storage for Boxed<N> {
+    type Array<T: Copy> = BoxedArray<T, N>;
+
+    #[inline]
+    fn capacity(&self) -> usize {
+        N
+    }
+
+    fn array<T: Copy>(&self, fill: T) -> BoxedArray<T, N> {
+        let slice = alloc::vec![fill; N].into_boxed_slice();
+        // The boxed slice has exactly N elements: the conversion reuses the
+        // allocation and cannot fail.
+        match slice.try_into() {
+            Ok(array) => BoxedArray(array),
+            Err(_) => unreachable!("a boxed slice of N elements"),
+        }
+    }
+}
+
+/// A per-slot array of [`Boxed`] storage: `N` values on the heap.
+#[cfg(feature = "alloc")]
+#[derive(Debug)]
+pub struct BoxedArray<T, const N: usize>(alloc::boxed::Box<[T; N]>);
+
+#[cfg(feature = "alloc")]
+impl<T, const N: usize> AsRef<[T]> for BoxedArray<T, N> {
+    #[inline(always)]
+    fn as_ref(&self) -> &[T] {
+        &self.0[..]
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<T, const N: usize> AsMut<[T]> for BoxedArray<T, N> {
+    #[inline(always)]
+    fn as_mut(&mut self) -> &mut [T] {
+        &mut self.0[..]
+    }
+}
+
 /// A capacity outside `1 ..= MAX_CAPACITY`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CapacityError {
