@@ -219,11 +219,12 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Dmq<Q, R, S, W>
         &mut self,
         s: Slot,
         req: &Request,
+        copies: &Copies,
         disks: DiskSet,
         now: Nanos,
     ) -> Result<(), EnqueueError> {
         for d in disks.iter() {
-            let op = match self.book.location(s, d) {
+            let op = match copies.location(d) {
                 Some(at) => at_copy(req, at),
                 None => *req,
             };
@@ -257,7 +258,7 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Dmq<Q, R, S, W>
             // The routing's choice failed with its disk: any fresh copy will do.
             disks = eligible.first().map_or(DiskSet::EMPTY, DiskSet::only);
         }
-        if disks.is_empty() || self.enqueue_ops(s, &req, disks, view.now).is_err() {
+        if disks.is_empty() || self.enqueue_ops(s, &req, &copies, disks, view.now).is_err() {
             self.book.fail(s);
         }
     }
@@ -300,7 +301,7 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> ArrayPolicy for
             return Err(EnqueueError::NoRoute(req.id));
         }
         let s = self.book.admit(&req, copies, targets, view)?;
-        if let Err(e) = self.enqueue_ops(s, &req, disks, view.now) {
+        if let Err(e) = self.enqueue_ops(s, &req, copies, disks, view.now) {
             self.book.withdraw(s);
             return Err(e);
         }
