@@ -6,7 +6,7 @@
 //!
 //! The buffer holds [`CacheSpec::segments`] segments, each a run of
 //! consecutive blocks. A request goes through it as follows (times are
-//! integer nanoseconds, mechanics as in [`DiskModel`]):
+//! integer nanoseconds, mechanics as in [`DiskModel`](super::DiskModel)):
 //!
 //! - **Read hit**: every block is in a segment (counting what read-ahead has
 //!   read by the request's arrival). The drive pays the read-hit command
@@ -80,9 +80,9 @@
 use sched_core::{Kind, Nanos, Request, Travel};
 use serde::{Deserialize, Serialize};
 
-use super::model::Arm;
+use super::mechanics::{Arm, Mechanics};
 use super::seek::duration;
-use super::{DiskError, DiskModel, ServiceBreakdown};
+use super::{DiskError, ServiceBreakdown};
 use crate::random::Stream;
 
 /// A drive's on-board cache and controller: the `cache` section of a
@@ -473,7 +473,7 @@ impl Cache {
     /// from `rng`.
     pub(super) fn serve(
         &mut self,
-        disk: &DiskModel,
+        disk: &Mechanics,
         arm: &mut Arm,
         req: &Request,
         travel: Travel,
@@ -494,7 +494,7 @@ impl Cache {
     /// expected seek times for a random seek model; nothing changes.
     pub(super) fn estimate(
         &self,
-        disk: &DiskModel,
+        disk: &Mechanics,
         mut arm: Arm,
         req: &Request,
         now: Nanos,
@@ -532,7 +532,7 @@ fn parts(
 struct Pass<'a> {
     cfg: &'a Config,
     st: &'a mut State,
-    disk: &'a DiskModel,
+    disk: &'a Mechanics,
     arm: &'a mut Arm,
     /// Where random seek times come from; `None`: their means.
     rng: Option<&'a mut Stream>,
@@ -1024,7 +1024,8 @@ mod tests {
     use super::*;
     use crate::disk::seek::ms_to_ns;
     use crate::disk::{
-        DiskSpec, GeometrySpec, RotationSpec, SeekSpec, SpecFormat, TransferSpec, presets,
+        DiskModel, DiskSpec, GeometrySpec, RotationSpec, SeekSpec, SpecFormat, TransferSpec,
+        presets,
     };
     use crate::random::Purpose;
     use sched_core::{Head, RequestId, ServiceEstimator};

@@ -12,6 +12,7 @@ pub mod cache;
 pub mod disksim;
 mod error;
 mod geometry;
+mod mechanics;
 mod model;
 pub mod presets;
 mod seek;
