@@ -308,12 +308,13 @@ impl Mechanics {
         let mut left = blocks;
         let (mut done, mut ps) = (0u64, 0u128);
         while left > 0 {
-            let next_track = block + u64::from(here.left_on_track());
+            let step = u64::from(here.contiguous());
+            let next_block = block + step;
             // Blocks past the end of the disk stay on its last track.
-            let run = if next_track >= capacity {
+            let run = if next_block >= capacity {
                 left
             } else {
-                left.min(u64::from(here.left_on_track()))
+                left.min(step)
             };
             let first = u128::from(here.physical_sector());
             let spt = here.sectors_per_track;
@@ -334,19 +335,28 @@ impl Mechanics {
             if left == 0 {
                 break;
             }
-            let next = self.geometry.locate_clamped(next_track);
-            let switch = if next.cylinder == here.cylinder {
+            let next = self.geometry.locate_clamped(next_block);
+            // The next block: further along this track past unused slots,
+            // on the next track after a head switch or a one-cylinder seek,
+            // or at a remapped defect's spare.
+            let switch = if (next.cylinder, next.surface) == (here.cylinder, here.surface) {
+                0
+            } else if next.cylinder == here.cylinder {
                 self.head_switch
             } else {
                 self.track_to_track()
             };
             let switch_ps = u128::from(switch) * 1000;
-            // This track's last block ends where its first one starts (its
-            // skew); the next track's first block starts at that track's skew.
-            let end = angle(u128::from(here.skew), spt, p);
-            let start = angle(u128::from(next.skew), next.sectors_per_track, p);
+            // The run ends where its last block does; the next one starts at
+            // its own slot.
+            let end = angle(first + u128::from(run), spt, p);
+            let start = angle(
+                u128::from(next.physical_sector()),
+                next.sectors_per_track,
+                p,
+            );
             ps += switch_ps + (start + p - (end + switch_ps) % p) % p;
-            block = next_track;
+            block = next_block;
             here = next;
         }
         (done, ps)

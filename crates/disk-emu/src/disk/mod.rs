@@ -25,7 +25,9 @@ pub use disksim::{
     DISKSIM_VALIDATED, DisksimDisk, DisksimOptions, DisksimOverheads, from_disksim, load_disksim,
 };
 pub use error::DiskError;
-pub use geometry::{DEFAULT_SECTOR_BYTES, Geometry, GeometrySpec, Location, Zone, ZoneLayout};
+pub use geometry::{
+    DEFAULT_SECTOR_BYTES, Geometry, GeometrySpec, Location, SurfaceOrder, Zone, ZoneLayout,
+};
 pub use model::DiskModel;
 pub use presets::{PRESETS, preset};
 pub use seek::{LongSeek, SeekSpec};

@@ -403,6 +403,42 @@ mod tests {
     }
 
     #[test]
+    fn a_transfer_passes_over_slipped_sectors_and_goes_to_remapped_ones() {
+        // One zone of 72-sector tracks: slot 5 of track 0 slipped, and the
+        // block that would lie at slot 40 remapped to the zone's last slot.
+        let mut spec = presets::hp97560();
+        spec.geometry.zones = vec![crate::disk::Zone {
+            first_cylinder: 0,
+            last_cylinder: spec.geometry.cylinders - 1,
+            sectors_per_track: 72,
+        }];
+        let last = u64::from(spec.geometry.cylinders) * 19 * 72 - 1;
+        spec.geometry.zone_layout = vec![crate::disk::ZoneLayout {
+            unused: vec![(5, 1)],
+            blocks: Some(last - 1),
+            remapped: vec![(40, last)],
+            ..crate::disk::ZoneLayout::default()
+        }];
+        let disk = model(&spec);
+        let sector = |n: u64| (n * 14_992_503_748 / 72) as f64 / 1000.0;
+        // Blocks 0–9 cross the slipped slot: eleven slots pass under the head.
+        let t = disk.transfer_time(0, 10) as f64;
+        assert!((t - sector(11)).abs() < 2.0, "{t}");
+        // Blocks 30–40 include the remapped block 39: the arm leaves for
+        // the last cylinder and comes back, far longer than 11 slots.
+        let t = disk.transfer_time(30, 11) as f64;
+        assert!(
+            t > 2.0 * disk.mech.seek.time(spec.geometry.cylinders - 1) as f64,
+            "{t}"
+        );
+        let l = disk.geometry().locate(39).unwrap();
+        assert_eq!(
+            (l.cylinder, l.surface, l.sector),
+            (spec.geometry.cylinders - 1, 18, 71)
+        );
+    }
+
+    #[test]
     fn media_progress_agrees_with_the_transfer_time_to_the_nanosecond() {
         // Read-ahead progress is the inverse of the transfer time, across
         // head switches and cylinder boundaries (HP 97560: 72 blocks a

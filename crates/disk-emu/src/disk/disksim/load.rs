@@ -2,6 +2,7 @@
 //! blocks mapped onto a [`DiskSpec`] (see the [module
 //! documentation](super) for what maps to what).
 
+use super::layout::{Shape, Sparing, ZoneSpares, lay_out};
 use super::lex::{Files, Pos};
 use super::parse::{Block, Tree, Value};
 use super::read::Reader;
@@ -9,8 +10,8 @@ use super::seek_file::{SeekFileError, read_seek_curve};
 use super::{DisksimDisk, DisksimOptions, DisksimOverheads};
 use crate::disk::{
     AfterPrevious, BusSpec, CacheOverheads, CacheSpec, DiskError, DiskSpec, GeometrySpec, LongSeek,
-    ReadAheadScheme, ReadAheadSpec, RotationSpec, SeekSpec, TransferSpec, WriteBack, Zone,
-    ZoneLayout,
+    ReadAheadScheme, ReadAheadSpec, RotationSpec, SeekSpec, SurfaceOrder, TransferSpec, WriteBack,
+    Zone, ZoneLayout,
 };
 
 /// Bytes in one DiskSim block.
@@ -115,7 +116,7 @@ impl<'a> Loader<'a> {
             }
         }
         let layout = model.block("Layout Model", &["dm_layout_g1"])?;
-        let mut zones = self.zones(layout, cylinders, surfaces)?;
+        let (mut zones, surface_order) = self.zones(layout, cylinders, surfaces)?;
         if block_count == 0 {
             let at = model.required("Block count")?.at;
             return Err(model.error(at, "Block count", "is 0: a disk needs at least one block"));
@@ -175,7 +176,10 @@ impl<'a> Loader<'a> {
             (None, _) => 0.0,
         };
 
-        let geometry = geometry(cylinders, surfaces, &zones);
+        let geometry = GeometrySpec {
+            surface_order,
+            ..geometry(cylinders, surfaces, &zones)
+        };
         let spec = DiskSpec {
             name,
             geometry,
@@ -204,27 +208,42 @@ impl<'a> Loader<'a> {
         layout: Reader<'_>,
         cylinders: u32,
         surfaces: u32,
-    ) -> Result<Vec<DsZone>, DiskError> {
-        let mapping = layout.integer("LBN-to-PBN mapping scheme")?;
-        if mapping != 0 {
-            let at = layout.required("LBN-to-PBN mapping scheme")?.at;
-            return Err(layout.error(
-                at,
-                "LBN-to-PBN mapping scheme",
-                format!("scheme {mapping} (serpentine cylinders) is not supported; only 0, the conventional cylinder-major mapping"),
-            ));
-        }
+    ) -> Result<(Vec<DsZone>, SurfaceOrder), DiskError> {
+        let mapping_param = layout.required("LBN-to-PBN mapping scheme")?;
+        let surface_order = match layout.integer("LBN-to-PBN mapping scheme")? {
+            0 => SurfaceOrder::Ascending,
+            1 => SurfaceOrder::SerpentinePerZone,
+            2 => SurfaceOrder::Serpentine,
+            other => {
+                return Err(layout.error(
+                    mapping_param.at,
+                    "LBN-to-PBN mapping scheme",
+                    format!("{other} is not one of DiskSim's schemes 0 (conventional), 1 and 2 (surfaces alternate per cylinder)"),
+                ));
+            }
+        };
+        let range = match layout.param("Rangesize for sparing") {
+            None => 1,
+            Some(p) => match layout.count("Rangesize for sparing")? {
+                0 => {
+                    return Err(layout.error(
+                        p.at,
+                        "Rangesize for sparing",
+                        "is 0: a range holds at least one cylinder",
+                    ));
+                }
+                n => n,
+            },
+        };
         let scheme_param = layout.required("Sparing scheme used")?;
         let scheme = layout.integer("Sparing scheme used")?;
-        if !matches!(scheme, 0 | 1 | 7 | 9 | 10) {
+        let Some(sparing) = Sparing::from_disksim(scheme, range) else {
             return Err(layout.error(
                 scheme_param.at,
                 "Sparing scheme used",
-                format!(
-                    "scheme {scheme} is not supported: only 0 (none), 1 (spare tracks per zone), 7 (spare sectors at the end of the disk), 9 and 10 (spare sectors per zone)"
-                ),
+                format!("{scheme} is not one of DiskSim's sparing schemes 0 … 10"),
             ));
-        }
+        };
         let units = skew_units(layout, None)?;
         let zones_param = layout.required("Zones")?;
         let Value::List(items) = &zones_param.value.value else {
@@ -314,83 +333,56 @@ impl<'a> Loader<'a> {
                 .checked_mul(u64::from(surfaces) * u64::from(spt))
                 .filter(|&p| p < 1 << 53)
                 .ok_or_else(|| bad("Blocks per track", "the zone has too many sectors".into()))?;
-            let tracks = positions / u64::from(spt);
             if dead > positions {
                 return Err(bad(
                     "Empty space at zone front",
                     format!("{dead} is more than the zone's {positions} sectors"),
                 ));
             }
-            // Slipped positions: tracks under scheme 1, sectors otherwise.
-            let (unit, limit) = if scheme == 1 {
-                (u64::from(spt), tracks)
-            } else {
-                (1, positions)
+            let spares = ZoneSpares {
+                dead,
+                spares,
+                slips: slips.iter().map(|s| s.0).collect(),
+                defects: defects.chunks(2).map(|d| (d[0].0, d[1].0)).collect(),
             };
-            let mut slipped: Vec<(u64, u64)> = Vec::with_capacity(slips.len());
-            if scheme != 0 {
-                for &(slip, at) in &slips {
-                    if slip >= limit {
-                        return Err(z.error(
-                            at,
-                            "slips",
-                            format!(
-                                "{slip} is past the zone's last {} ({})",
-                                if scheme == 1 { "track" } else { "sector" },
-                                limit - 1
-                            ),
-                        ));
-                    }
-                    slipped.push((slip * unit, unit));
-                }
-            }
-            slipped.sort_unstable();
-            // DiskSim numbers blocks P − (empty space) − (slips before P): the
-            // management area is the first `dead` positions that are not
-            // slipped.
-            let mut front = dead;
-            for &(start, len) in &slipped {
-                if start < front {
-                    front = front.saturating_add(len);
-                }
-            }
-            let front = front.min(positions);
-            let mut unused = slipped.clone();
-            if front > 0 {
-                unused.insert(0, (0, front));
-            }
-            let spare_sectors = match scheme {
-                0 | 7 => 0,
-                1 => spares.saturating_mul(u64::from(spt)),
-                _ => spares,
+            let shape = Shape {
+                cylinders: last - first + 1,
+                surfaces,
+                sectors_per_track: spt,
             };
-            let slip_sectors = if matches!(scheme, 7 | 10) {
-                slips.len() as u64
-            } else {
-                0
-            };
-            let counted = positions
-                .saturating_sub(dead)
-                .saturating_sub(spare_sectors)
-                .saturating_sub(slip_sectors);
-            let usable = positions - merged_len(&unused);
-            let blocks = counted.min(usable);
+            let map = lay_out(sparing, shape, &spares).map_err(|(name, message)| {
+                // Point at the offending entry where there is one.
+                let at = match name {
+                    "slips" => slips
+                        .iter()
+                        .find(|s| message.starts_with(&s.0.to_string()))
+                        .map(|s| s.1),
+                    _ => None,
+                };
+                z.error(
+                    at.unwrap_or_else(|| z.param(name).map_or(b.at, |p| p.at)),
+                    name,
+                    message,
+                )
+            })?;
             zones.push(DsZone {
                 first,
                 last,
                 spt,
-                usable,
+                usable: map.usable,
                 layout: ZoneLayout {
                     track_skew: Some(track_skew),
                     cylinder_skew: Some(cylinder_skew),
                     first_skew: Some(first_skew),
-                    unused: merge(unused),
+                    unused: map.unused,
                     blocks: None,
+                    skew_slips: map.skew_slips,
+                    remapped: map.remapped,
                 },
-                blocks,
+                blocks: map.blocks,
             });
         }
-        Ok(zones)
+        Ok((zones, surface_order))
     }
 
     /// The seek curve of a `dm_mech_g1` block, for a disk of `cylinders`.
@@ -767,24 +759,6 @@ fn skew_units(block: Reader<'_>, inherited: Option<Units>) -> Result<Units, Disk
     }
 }
 
-/// Sorts runs `[first, count]` and merges those that overlap or touch.
-fn merge(mut runs: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
-    runs.sort_unstable();
-    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(runs.len());
-    for (start, len) in runs {
-        match merged.last_mut() {
-            Some((s, l)) if start <= *s + *l => *l = (*l).max(start + len - *s),
-            _ => merged.push((start, len)),
-        }
-    }
-    merged
-}
-
-/// Positions the runs cover.
-fn merged_len(runs: &[(u64, u64)]) -> u64 {
-    merge(runs.to_vec()).iter().map(|r| r.1).sum()
-}
-
 /// The geometry of a disk with DiskSim's `zones`; cylinders no zone covers
 /// become zones without blocks.
 fn geometry(cylinders: u32, surfaces: u32, zones: &[DsZone]) -> GeometrySpec {
@@ -836,6 +810,7 @@ fn geometry(cylinders: u32, surfaces: u32, zones: &[DsZone]) -> GeometrySpec {
         track_skew: 0,
         cylinder_skew: 0,
         zone_layout: layouts,
+        surface_order: SurfaceOrder::Ascending,
     }
 }
 

@@ -26,7 +26,8 @@
 //! | zone `Skew for track switch`, `Skew for cylinder switch` | `geometry.zone_layout[i].track_skew`, `.cylinder_skew`, in whole sectors modulo the track |
 //! | zone `Offset of first block` | `geometry.zone_layout[i].first_skew`: the slot of sector 0 of the zone's first track |
 //! | zone `Empty space at zone front` | `geometry.zone_layout[i].unused`: the zone's first sector positions |
-//! | `Sparing scheme used`, zone `Number of spares`, `slips` | `geometry.zone_layout[i].unused` (slipped sectors or tracks) and `.blocks` (the zone's block count; the rest is spare), as DiskSim's `layout_g1` computes them |
+//! | `Sparing scheme used`, `Rangesize for sparing`, zone `Number of spares`, `slips`, `defects` | `geometry.zone_layout[i].unused` (slipped, spare and management positions), `.blocks`, `.skew_slips`, `.remapped`, as DiskSim's `layout_g1` places blocks (see the private `layout` module) |
+//! | `LBN-to-PBN mapping scheme` 0, 1, 2 | `geometry.surface_order` = `ascending`, `serpentine-per-zone`, `serpentine` |
 //! | `Block count` | the capacity: DiskSim's layout arithmetic may give more blocks than the drive has; the excess is cut from the end of the disk (see below) |
 //! | `Seek type = extracted`, `Full seek curve` | `seek`: a `table` curve with the `.seek` file's points |
 //! | `Seek type = hpl`, `HPL seek equation values` | `seek`: `sqrt-linear` (V2 + V3·√d below V1 cylinders, V4 + V5·d from V1 on), or a table when V6 sets the one-cylinder seek |
@@ -97,25 +98,21 @@
 //!   0–11473, which agrees with their `.seek` files, measured up to 6894 and
 //!   11377 cylinders). [`DisksimOptions::keep_layout_capacity`] keeps
 //!   DiskSim's own total.
-//! - **Slips and spares** are honoured exactly for the sparing schemes the
-//!   bundled models use (1: spare tracks at the end of each zone, slips are
-//!   tracks; 7: spare sectors at the end of the disk, slipped sectors
-//!   shift every later block; 9 and 10: spare sectors at the end of each
-//!   zone) and for 0 (no sparing). Per-cylinder, per-track and per-range
-//!   sparing (2–6, 8) are refused. So the block-to-sector mapping is
-//!   DiskSim's own for every block; what is approximate is timing around
-//!   the holes: a geometric transfer that runs across a slipped sector in
-//!   the middle of a track is timed as if the sector were not there (one
-//!   sector time short), a track whose last slots are spare or unused is
-//!   taken to end at its last slot when the wait for the next track is
-//!   computed, and the mean random seek weighs the cylinders of such a zone
-//!   as if its blocks were spread evenly over them.
-//! - **Defects** (remapped sectors) are kept in their original place rather
-//!   than at their spare; the bundled models have none.
+//! - **Slips, spares and defects** follow every sparing scheme of
+//!   `layout_g1` (0–10) and every `LBN-to-PBN mapping scheme` (0, and 1 and
+//!   2 whose odd cylinders take their surfaces in reverse order, so that a
+//!   cylinder switch stays on its surface); the arithmetic, and where it
+//!   departs from DiskSim's own to stay one to one, is in
+//!   the `layout` module. Slips under per-track and per-cylinder
+//!   sparing turn the skew of later tracks on, as in DiskSim; a remapped
+//!   defect's block lies at its spare. A transfer passes over slipped and
+//!   unused slots in the middle of a track in their time, and goes to a
+//!   remapped block's spare and back. What is approximate is the mean
+//!   random seek, which weighs the cylinders of a zone with spare or
+//!   unused space as if its blocks were spread evenly over them.
 //! - **Skews** are whole sectors, as DiskSim reads them (`Skew units =
 //!   revolutions` is rounded to the nearest sector), reduced modulo the
-//!   track. Only the conventional cylinder-major layout (`LBN-to-PBN mapping
-//!   scheme = 0`) is read.
+//!   track.
 //! - **Seeks**: a seek hides a head switch, as DiskSim's `hplplus10`
 //!   curve takes the larger of the two. `Single cylinder seek time`,
 //!   `Average seek time` and `Full strobe seek time` only matter to DiskSim's
@@ -133,6 +130,7 @@
 //! can start from one and override its fields: `preset =
 //! "disksim:DIR/FILE"` (see [`DiskSpec`]).
 
+mod layout;
 mod lex;
 mod load;
 mod parse;

@@ -582,14 +582,48 @@ fn bad_seek_files_and_unsupported_features_are_typed_errors() {
         "{err}"
     );
 
-    let scheme = model.replace("Sparing scheme used = 1", "Sparing scheme used = 3");
+    let scheme = model.replace("Sparing scheme used = 1", "Sparing scheme used = 11");
     let (err, _) = broken("scheme", &[("x.model", &scheme)]);
     let (_, line, parameter, message) = place(&err);
     assert_eq!(
         (line, parameter.as_deref()),
         (7, Some("Sparing scheme used"))
     );
-    assert!(message.contains("scheme 3 is not supported"), "{message}");
+    assert!(
+        message.contains("11 is not one of DiskSim's sparing schemes"),
+        "{message}"
+    );
+    let mapping = model.replace(
+        "LBN-to-PBN mapping scheme = 0",
+        "LBN-to-PBN mapping scheme = 3",
+    );
+    let (err, _) = broken("mapping", &[("x.model", &mapping)]);
+    let (_, line, parameter, message) = place(&err);
+    assert_eq!(
+        (line, parameter.as_deref()),
+        (6, Some("LBN-to-PBN mapping scheme"))
+    );
+    assert!(
+        message.contains("3 is not one of DiskSim's schemes"),
+        "{message}"
+    );
+    // Every other scheme loads (the slips of this model are tracks, which
+    // are also valid sector numbers).
+    for n in 0..=10 {
+        let scheme = model.replace(
+            "Sparing scheme used = 1",
+            &format!("Sparing scheme used = {n}"),
+        );
+        let dir = scratch(&format!("scheme{n}"));
+        std::fs::write(dir.join("x.model"), &scheme).unwrap();
+        std::fs::copy(
+            data("hp_c3323a_validate.seek"),
+            dir.join("hp_c3323a_validate.seek"),
+        )
+        .unwrap();
+        let spec = from_disksim(dir.join("x.model")).unwrap();
+        DiskModel::from_spec(&spec).unwrap();
+    }
 
     let slip = model.replacen("slips = []", "slips = [ 6958 ]", 1);
     let (err, _) = broken("slip", &[("x.model", &slip)]);
