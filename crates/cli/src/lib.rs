@@ -10,3 +10,4 @@ pub mod output;
 pub mod plot;
 pub mod replay;
 pub mod repro;
+pub mod validate;

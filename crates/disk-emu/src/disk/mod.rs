@@ -17,6 +17,7 @@ mod model;
 pub mod presets;
 mod seek;
 mod spec;
+pub mod validation;
 
 pub use cache::{
     AfterPrevious, BusSpec, CacheOverheads, CacheSpec, ReadAheadScheme, ReadAheadSpec, WriteBack,
