@@ -675,3 +675,33 @@ fn truncated_or_garbled_descriptions_never_panic() {
             .contains("nest more than")
     );
 }
+
+/// The DiskSim presets are their files as loaded, renamed. With
+/// `SPINDLE_BLESS_PRESETS=1` the stored specs are rewritten from the files
+/// (after a change to the loader) instead of checked.
+#[test]
+fn disksim_presets_are_their_files_as_loaded() {
+    use crate::disk::presets::{DISKSIM_PRESETS, preset};
+    let bless = std::env::var_os("SPINDLE_BLESS_PRESETS").is_some();
+    for (name, file, stored) in DISKSIM_PRESETS {
+        let mut spec = from_disksim(data(file)).unwrap();
+        spec.name = name.to_string();
+        let toml = toml::to_string(&spec).unwrap();
+        if bless {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("src/disk/presets")
+                .join(format!("{name}.toml"));
+            let header = format!(
+                "# Loaded from DiskSim 4.0's valid/{file} by spindle's DiskSim loader\n# (regenerate: SPINDLE_BLESS_PRESETS=1 cargo test -p disk-emu disksim_presets).\n"
+            );
+            std::fs::write(path, header + &toml).unwrap();
+            continue;
+        }
+        assert_eq!(
+            DiskSpec::parse(stored, SpecFormat::Toml).unwrap(),
+            spec,
+            "{name}: the stored preset is out of date (SPINDLE_BLESS_PRESETS=1 rewrites it)"
+        );
+        assert_eq!(preset(name).unwrap(), spec);
+    }
+}
