@@ -5,7 +5,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use disk_emu::disk::validation::{Figures, validate};
+use disk_emu::disk::validation::{Figures, ValidationRun, class_name, validate};
+use sched_core::Kind;
 
 use crate::common::resolve_disk;
 use crate::output::{Cell, Format, Table};
@@ -27,6 +28,11 @@ pub struct ValidateArgs {
     /// Write a plot of both access-time distributions (CDFs) to this SVG.
     #[arg(long)]
     pub plot: Option<PathBuf>,
+    /// Write every request (trace line, kind, class, blocks, measured and
+    /// simulated ms, and the model's seek, rotation, transfer and overhead
+    /// ms) to this CSV file.
+    #[arg(long)]
+    pub samples: Option<PathBuf>,
     /// Seed for random service components (if the model has any).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -79,6 +85,13 @@ pub fn run(args: &ValidateArgs, format: Format) -> Result<()> {
         elapsed,
         overall.requests as f64 / elapsed.max(1e-9) / 1e6
     ));
+    if let Some(path) = &args.samples {
+        write_samples(path, &run).with_context(|| format!("writing {}", path.display()))?;
+        t.note(format!(
+            "Per-request samples written to {}.",
+            path.display()
+        ));
+    }
     if let Some(path) = &args.plot {
         let (measured, simulated) = run.sorted_ms();
         let cdf = |v: &[f64]| -> Vec<(f64, f64, f64)> {
@@ -116,5 +129,40 @@ pub fn run(args: &ValidateArgs, format: Format) -> Result<()> {
         t.note(format!("CDF plot written to {}.", path.display()));
     }
     print!("{}", t.render(format));
+    Ok(())
+}
+
+/// The per-request CSV of `--samples`.
+fn write_samples(path: &std::path::Path, run: &ValidationRun) -> Result<()> {
+    let mut w = csv::Writer::from_path(path)?;
+    w.write_record([
+        "line",
+        "kind",
+        "class",
+        "blocks",
+        "measured_ms",
+        "simulated_ms",
+        "seek_ms",
+        "rotation_ms",
+        "transfer_ms",
+        "overhead_ms",
+    ])?;
+    let ms = |ns: u64| format!("{:.6}", ns as f64 / 1e6);
+    for s in &run.samples {
+        let b = &s.breakdown;
+        w.write_record([
+            s.line.to_string(),
+            if s.kind == Kind::Read { "R" } else { "W" }.to_string(),
+            class_name(s.class).to_string(),
+            s.blocks.to_string(),
+            ms(s.measured),
+            ms(s.simulated),
+            ms(b.seek),
+            ms(b.rotation),
+            ms(b.transfer),
+            ms(b.overhead),
+        ])?;
+    }
+    w.flush()?;
     Ok(())
 }

@@ -32,6 +32,16 @@ pub(super) enum Transfer {
     Rate { bytes_per_s: f64 },
     Exponential { mean: Nanos },
 }
+/// How a write's data reaches the buffer: block k (from 0) is in from
+/// `from + (k + 1)·per_block`; the media write needs `start_blocks` of them
+/// in before it writes any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct WriteData {
+    pub(super) from: Nanos,
+    pub(super) per_block: Nanos,
+    pub(super) start_blocks: u64,
+}
+
 /// A disk's mechanics and layout, checked: everything about serving a
 /// request except where the arm is and what the cache holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -257,11 +267,13 @@ impl Mechanics {
             .0
     }
 
-    /// Time to move the heads from the end of one track to the next track
-    /// of a sequential transfer in another cylinder.
-    fn track_to_track(&self) -> Nanos {
+    /// Time to move the heads between cylinders in the middle of a
+    /// sequential transfer: a seek on a seek curve (one cylinder to the
+    /// next track, further to a remapped block's spare), a head switch
+    /// without one.
+    fn move_between(&self, from: Cylinder, to: Cylinder) -> Nanos {
         match self.seek {
-            Seek::SqrtLinear { .. } | Seek::Table(_) => self.seek.time(1),
+            Seek::SqrtLinear { .. } | Seek::Table(_) => self.seek.time(from.abs_diff(to)),
             Seek::None | Seek::Random { .. } => self.head_switch,
         }
     }
@@ -344,7 +356,7 @@ impl Mechanics {
             } else if next.cylinder == here.cylinder {
                 self.head_switch
             } else {
-                self.track_to_track()
+                self.move_between(here.cylinder, next.cylinder)
             };
             let switch_ps = u128::from(switch) * 1000;
             // The run ends where its last block does; the next one starts at
@@ -360,6 +372,80 @@ impl Mechanics {
             here = next;
         }
         (done, ps)
+    }
+
+    /// A media write of `blocks` blocks from `block`, sector by sector as
+    /// DiskSim's controller writes: the heads are on the first block's
+    /// track at `positioned`; the data of block k is in the buffer from
+    /// `data.0 + (k + 1)·data.1` (the bus brings one block per `data.1`);
+    /// each block is written at the first pass of its slot after the one
+    /// before it is written and after its data has arrived, so a write that
+    /// outruns the bus waits for its next block to come round again. A
+    /// track switch in the middle costs a head switch or a one-cylinder
+    /// seek, plus `settle` (signed). Returns when the first block starts
+    /// and when the last one ends.
+    pub(super) fn write_sectors(
+        &self,
+        block: u64,
+        blocks: u64,
+        positioned: Nanos,
+        data: WriteData,
+        settle: i64,
+        period_ps: u64,
+    ) -> (Nanos, Nanos) {
+        let p = u128::from(period_ps);
+        let capacity = self.capacity_blocks();
+        let WriteData {
+            from,
+            per_block,
+            start_blocks,
+        } = data;
+        let mut t = u128::from(positioned) * 1000;
+        let mut first = None;
+        let mut done = 0u64;
+        let mut block = block.min(capacity - 1);
+        let mut here = self.geometry.locate_clamped(block);
+        while done < blocks {
+            let step = u64::from(here.contiguous()).max(1);
+            // Blocks past the end of the disk stay on its last track.
+            let run = if block + step >= capacity {
+                blocks - done
+            } else {
+                step.min(blocks - done)
+            };
+            let spt = here.sectors_per_track;
+            let slot0 = u128::from(here.physical_sector());
+            for j in 0..u128::from(run) {
+                let needed = (done + j as u64 + 1).max(start_blocks);
+                let arrival = u128::from(from + needed * per_block) * 1000;
+                let ready = t.max(arrival);
+                let slot = (slot0 + j) % u128::from(spt);
+                let at = angle(slot, spt, p);
+                let start = ready + (at + p - ready % p) % p;
+                first.get_or_insert(start);
+                t = start + angle(slot + 1, spt, p) - at;
+            }
+            done += run;
+            if done == blocks {
+                break;
+            }
+            block += run;
+            let next = self.geometry.locate_clamped(block);
+            let switch = if (next.cylinder, next.surface) == (here.cylinder, here.surface) {
+                0
+            } else if next.cylinder == here.cylinder {
+                self.head_switch
+            } else {
+                self.move_between(here.cylinder, next.cylinder)
+            };
+            if switch > 0 {
+                let moved = i128::from(switch) * 1000 + i128::from(settle) * 1000;
+                t += moved.max(0) as u128;
+            }
+            here = next;
+        }
+        let first = first.unwrap_or(t);
+        (ps_to_ns(first), ps_to_ns(t))
     }
 
     /// One revolution of the spindle, if the spec gives its speed.

@@ -20,7 +20,8 @@ mod spec;
 pub mod validation;
 
 pub use cache::{
-    AfterPrevious, BusSpec, CacheOverheads, CacheSpec, ReadAheadScheme, ReadAheadSpec, WriteBack,
+    AfterPrevious, BusSpec, CacheOverheads, CacheSpec, ExtraWriteDisconnect, ReadAheadScheme,
+    ReadAheadSpec, WriteBack, WriteStart,
 };
 pub use disksim::{
     DISKSIM_VALIDATED, DisksimDisk, DisksimOptions, DisksimOverheads, from_disksim, load_disksim,

@@ -9,9 +9,9 @@ use super::read::Reader;
 use super::seek_file::{SeekFileError, read_seek_curve};
 use super::{DisksimDisk, DisksimOptions, DisksimOverheads};
 use crate::disk::{
-    AfterPrevious, BusSpec, CacheOverheads, CacheSpec, DiskError, DiskSpec, GeometrySpec, LongSeek,
-    ReadAheadScheme, ReadAheadSpec, RotationSpec, SeekSpec, SurfaceOrder, TransferSpec, WriteBack,
-    Zone, ZoneLayout,
+    AfterPrevious, BusSpec, CacheOverheads, CacheSpec, DiskError, DiskSpec, ExtraWriteDisconnect,
+    GeometrySpec, LongSeek, ReadAheadScheme, ReadAheadSpec, RotationSpec, SeekSpec, SurfaceOrder,
+    TransferSpec, WriteBack, WriteStart, Zone, ZoneLayout,
 };
 
 /// Bytes in one DiskSim block.
@@ -160,7 +160,11 @@ impl<'a> Loader<'a> {
         };
         let seek = self.seek(mech, cylinders)?;
         let head_switch_ms = mech.number("Head switch time")?;
-        let write_settle_ms = mech.number_or("Add. write settling delay", 0.0)?;
+        // Signed: DiskSim adds it to any write's movement, negative or not.
+        let write_settle_ms = match mech.param("Add. write settling delay") {
+            Some(_) => mech.signed("Add. write settling delay")?,
+            None => 0.0,
+        };
 
         let overheads = disk.map(|d| self.overheads(d)).transpose()?;
         // A cache is timed on the spinning media: not with averageRotation.
@@ -562,10 +566,6 @@ impl<'a> Loader<'a> {
         // Sums are kept to the nanosecond the model counts in, so that they
         // survive a trip through a text spec file.
         let ns = |ms: f64| (ms * 1e6).round() / 1e6;
-        let both = |ms: f64| AfterPrevious {
-            after_read_ms: ns(ms),
-            after_write_ms: ns(ms),
-        };
         let plus = |[after_read_ms, after_write_ms]: [f64; 2], extra: f64| AfterPrevious {
             after_read_ms: ns(after_read_ms + extra),
             after_write_ms: ns(after_write_ms + extra),
@@ -576,23 +576,23 @@ impl<'a> Loader<'a> {
         // its data: its command overhead and seek delay come before the
         // mechanics; the disconnection, the wait before reconnecting and the
         // reselection before the data.
-        let (write_miss, write_data_delay_ms, completion_reconnect_ms) =
-            if flag("Extra write disconnect")? {
-                let seek_delta = ms("Extradisc seek delta")?;
-                let command = ms("Extradisc command overhead")?;
-                let to_data = command
-                    + ms("Extradisc disconnect overhead")?
-                    + ms("Extradisc inter-disconnect delay")?
-                    + first_reselect
-                    + prep;
-                (
-                    both(command + seek_delta),
-                    ns((to_data - command - seek_delta).max(0.0)),
-                    ms("Other reselect overhead")?,
-                )
-            } else {
-                (plus(o.write_miss_ms, 0.0), prep, first_reselect)
-            };
+        let extra_disconnects = flag("Extra write disconnect")?;
+        let extra_write_disconnect = if extra_disconnects {
+            let seek_delta = ms("Extradisc seek delta")?;
+            let command = ms("Extradisc command overhead")?;
+            let to_data = command
+                + ms("Extradisc disconnect overhead")?
+                + ms("Extradisc inter-disconnect delay")?
+                + first_reselect
+                + prep;
+            Some(ExtraWriteDisconnect {
+                command_ms: ns(command + seek_delta),
+                data_delay_ms: ns((to_data - command - seek_delta).max(0.0)),
+                completion_reconnect_ms: ms("Other reselect overhead")?,
+            })
+        } else {
+            None
+        };
         let (read_block_ms, write_block_ms) = match self.disk_bus(&disk.block.name) {
             Some(bus) => {
                 let bus = Reader {
@@ -624,13 +624,14 @@ impl<'a> Loader<'a> {
                 read_hit: plus(o.read_hit_ms, prep),
                 read_miss: plus(o.read_miss_ms, 0.0),
                 write_hit: plus(o.write_hit_ms, prep),
-                write_miss,
+                write_miss: plus(o.write_miss_ms, 0.0),
                 read_completion_ms: o.read_completion_ms,
                 write_completion_ms: o.write_completion_ms,
                 reconnect_ms: ns(first_reselect + prep),
-                completion_reconnect_ms,
-                write_data_delay_ms,
+                completion_reconnect_ms: first_reselect,
+                write_data_delay_ms: prep,
                 write_settle_ms,
+                extra_write_disconnect,
                 // A delay of the mechanics, not an overhead: not scaled.
                 write_min_positioning_ms: disk.number("Minimum seek delay")?,
             },
@@ -639,6 +640,17 @@ impl<'a> Loader<'a> {
                 write_block_ms: write_block_ms.max(o.bulk_sector_transfer_ms),
                 // Watermarks as a fraction of the segment mostly cover the
                 // whole request: taken as the whole request.
+                // DiskSim's fixed rule for drives with extra write
+                // disconnects (`disk_buffer_block_available`).
+                write_start: if extra_disconnects {
+                    WriteStart {
+                        blocks: 10,
+                        large_from: 45,
+                        large_blocks: 15,
+                    }
+                } else {
+                    WriteStart::default()
+                },
                 read_watermark: if flag("Set watermark by reqsize")? || watermark == 0.0 {
                     watermark.min(1.0)
                 } else {

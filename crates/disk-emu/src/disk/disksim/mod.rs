@@ -48,12 +48,13 @@
 //! | `Read hit over. after read/write` + `Data preparation overhead` | `cache.overheads.read_hit` |
 //! | `Read miss over. after read/write` | `cache.overheads.read_miss` |
 //! | `Write hit over. after read/write` + `Data preparation overhead` | `cache.overheads.write_hit` |
-//! | `Write miss over. after read/write` (with `Extra write disconnect`: `Extradisc command overhead` + `Extradisc seek delta`) | `cache.overheads.write_miss` |
-//! | `Read completion overhead`, `Write completion overhead` | `cache.overheads.read_completion_ms`, `.write_completion_ms` |
+//! | `Write miss over. after read/write` | `cache.overheads.write_miss` |
 //! | `First reselect overhead` + `Data preparation overhead` | `cache.overheads.reconnect_ms` |
-//! | `First reselect overhead` (with `Extra write disconnect`: `Other reselect overhead`) | `cache.overheads.completion_reconnect_ms` |
-//! | `Data preparation overhead` (with `Extra write disconnect`: `Extradisc disconnect overhead` + `Extradisc inter-disconnect delay` + `First reselect overhead` + `Data preparation overhead` − `Extradisc seek delta`) | `cache.overheads.write_data_delay_ms` |
-//! | `Add. write settling delay` | `cache.overheads.write_settle_ms` |
+//! | `First reselect overhead` | `cache.overheads.completion_reconnect_ms` |
+//! | `Data preparation overhead` | `cache.overheads.write_data_delay_ms` |
+//! | `Extra write disconnect` = 1: `Extradisc command overhead` + `Extradisc seek delta`; `Extradisc disconnect overhead` + `Extradisc inter-disconnect delay` + `First reselect overhead` + `Data preparation overhead` − `Extradisc seek delta`; `Other reselect overhead` | `cache.overheads.extra_write_disconnect` (`command_ms`, `data_delay_ms`, `completion_reconnect_ms`): the path of a write after a write it does not continue, as DiskSim sets `EXTRA_WRITE_DISCONNECT` |
+//! | `Extra write disconnect` = 1 | `cache.bus.write_start` = 10 blocks (15 from 45-block writes): DiskSim's `disk_buffer_block_available` lets such a drive write no block before that much of the request is buffered |
+//! | `Add. write settling delay` (signed) | `cache.overheads.write_settle_ms`: added to every write's seek or head switch, also between tracks of one write |
 //! | `Minimum seek delay` (a mechanical delay: not scaled) | `cache.overheads.write_min_positioning_ms` |
 //! | the larger of `Bulk sector transfer time` and the `Read`/`Write block transfer time` of the `disksim_bus` the topology hangs the disk from | `cache.bus.read_block_ms`, `.write_block_ms` |
 //! | `High (read) water mark` (with `Set watermark by reqsize`) | `cache.bus.read_watermark` |

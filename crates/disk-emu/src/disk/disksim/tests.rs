@@ -3,8 +3,8 @@
 use super::load::names;
 use super::*;
 use crate::disk::{
-    BusSpec, DiskModel, ReadAheadScheme, ReadAheadSpec, RotationSpec, SeekSpec, SpecFormat,
-    TransferSpec, WriteBack, Zone, ZoneLayout,
+    BusSpec, DiskModel, ExtraWriteDisconnect, ReadAheadScheme, ReadAheadSpec, RotationSpec,
+    SeekSpec, SpecFormat, TransferSpec, WriteBack, WriteStart, Zone, ZoneLayout,
 };
 
 /// A file of DiskSim's validation suite, outside the repository.
@@ -248,15 +248,26 @@ fn the_buffer_and_controller_become_the_cache() {
     // Read hit 0.95343 + data preparation 0.02519.
     assert_eq!(o.read_hit.after_read_ms, 0.97862);
     assert_eq!(o.read_miss.after_write_ms, 0.55821);
-    // It disconnects after a write command: the command overhead and the
-    // seek delay (0.64244 + 0.25) come before the mechanics, then the
-    // disconnection, the wait and the reselection (0.04551 + 0.42885 +
-    // 0.16249 + 0.02519) before the data.
-    assert_eq!(o.write_miss.after_read_ms, 0.89244);
-    assert_eq!(o.write_data_delay_ms, 0.41204);
+    // A write that continues the previous one: the write-miss command
+    // overhead, data preparation, reconnection by the first reselection.
+    assert_eq!(o.write_miss.after_read_ms, 0.82391);
+    assert_eq!(o.write_data_delay_ms, 0.02519);
     assert_eq!(
         (o.reconnect_ms, o.completion_reconnect_ms),
-        (0.18768, 0.12883)
+        (0.18768, 0.16249)
+    );
+    // Any other write after a write disconnects after its command: the
+    // command overhead and the seek delay (0.64244 + 0.25) come before the
+    // mechanics, then the disconnection, the wait and the reselection
+    // (0.04551 + 0.42885 + 0.16249 + 0.02519) before the data; it reconnects
+    // by the other reselection.
+    assert_eq!(
+        o.extra_write_disconnect,
+        Some(ExtraWriteDisconnect {
+            command_ms: 0.89244,
+            data_delay_ms: 0.41204,
+            completion_reconnect_ms: 0.12883,
+        })
     );
     assert_eq!(
         (o.read_completion_ms, o.write_completion_ms),
@@ -270,6 +281,13 @@ fn the_buffer_and_controller_become_the_cache() {
             read_block_ms: 0.1701,
             write_block_ms: 0.18686,
             read_watermark: 0.75,
+            // Writes start on the media once 10 blocks (15 of a 45-block
+            // write) are in.
+            write_start: WriteStart {
+                blocks: 10,
+                large_from: 45,
+                large_blocks: 15,
+            },
         }
     );
     // Only the per-request overhead applies to every request; the
