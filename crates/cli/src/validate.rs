@@ -29,8 +29,8 @@ pub struct ValidateArgs {
     #[arg(long)]
     pub plot: Option<PathBuf>,
     /// Write every request (trace line, kind, class, blocks, measured and
-    /// simulated ms, and the model's seek, rotation, transfer and overhead
-    /// ms) to this CSV file.
+    /// simulated ms, the model's seek, rotation, transfer and overhead ms,
+    /// and the cylinders the arm travelled) to this CSV file.
     #[arg(long)]
     pub samples: Option<PathBuf>,
     /// Seed for random service components (if the model has any).
@@ -146,6 +146,7 @@ fn write_samples(path: &std::path::Path, run: &ValidationRun) -> Result<()> {
         "rotation_ms",
         "transfer_ms",
         "overhead_ms",
+        "seek_cylinders",
     ])?;
     let ms = |ns: u64| format!("{:.6}", ns as f64 / 1e6);
     for s in &run.samples {
@@ -161,6 +162,7 @@ fn write_samples(path: &std::path::Path, run: &ValidationRun) -> Result<()> {
             ms(b.rotation),
             ms(b.transfer),
             ms(b.overhead),
+            b.seek_distance.to_string(),
         ])?;
     }
     w.flush()?;
