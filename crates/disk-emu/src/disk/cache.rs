@@ -82,6 +82,8 @@
 //! for a write-back. `seek_distance` counts the arm's travel for the
 //! request, in the background too.
 
+use std::cell::Cell;
+
 use sched_core::{Kind, Nanos, Request, Travel};
 use serde::{Deserialize, Serialize};
 
@@ -589,6 +591,7 @@ impl Cache {
             disk,
             arm,
             rng: Some(rng),
+            frontier: Cell::new(None),
         }
         .serve(req, travel, start)
     }
@@ -609,6 +612,7 @@ impl Cache {
             disk,
             arm: &mut arm,
             rng: None,
+            frontier: Cell::new(None),
         }
         .serve(req, Travel::Direct, now)
     }
@@ -639,6 +643,9 @@ struct Pass<'a> {
     arm: &'a mut Arm,
     /// Where random seek times come from; `None`: their means.
     rng: Option<&'a mut Stream>,
+    /// The last read-ahead progress worked out, (read-ahead, time, frontier):
+    /// a request asks for it several times at the same time.
+    frontier: Cell<Option<(Prefetch, Nanos, u64)>>,
 }
 
 impl Pass<'_> {
@@ -680,6 +687,18 @@ impl Pass<'_> {
 
     /// The first block `p` has not read by `t`.
     fn frontier(&self, p: &Prefetch, t: Nanos) -> u64 {
+        if let Some((q, at, front)) = self.frontier.get()
+            && (q, at) == (*p, t)
+        {
+            return front;
+        }
+        let front = self.progress(p, t);
+        self.frontier.set(Some((*p, t, front)));
+        front
+    }
+
+    /// [`Pass::frontier`], worked out.
+    fn progress(&self, p: &Prefetch, t: Nanos) -> u64 {
         match t.checked_sub(p.start) {
             Some(elapsed) => {
                 p.first
@@ -853,13 +872,11 @@ impl Pass<'_> {
 
     fn read(&mut self, block: u64, end: u64, travel: Travel, start: Nanos) -> ServiceBreakdown {
         // The segments that may serve the read, with what they hold now.
-        let windows: Vec<(usize, u64, u64)> = (0..self.cfg.segments)
-            .filter_map(|i| self.readable(i, start).map(|(lo, hi)| (i, lo, hi)))
-            .collect();
-        if let Some(&(i, _, hi)) = windows
-            .iter()
-            .find(|&&(_, lo, hi)| lo <= block && end <= hi)
-        {
+        let windows = || {
+            (0..self.cfg.segments)
+                .filter_map(|i| self.readable(i, start).map(|(lo, hi)| (i, lo, hi)))
+        };
+        if let Some((i, _, hi)) = windows().find(|&(_, lo, hi)| lo <= block && end <= hi) {
             return self.read_hit(i, block, end, hi, start);
         }
         if let Some(p) = self.running(start) {
@@ -872,11 +889,10 @@ impl Pass<'_> {
         }
         // Blocks that writes left may serve whole reads only: a read that
         // goes on past them is read into a read segment.
-        let partial = windows
-            .iter()
-            .find(|&&(i, lo, hi)| !self.st.segments[i].written && lo <= block && block < hi);
+        let partial = windows()
+            .find(|&(i, lo, hi)| !self.st.segments[i].written && lo <= block && block < hi);
         match partial {
-            Some(&(i, _, hi)) => self.read_media(i, hi, block, end, travel, start),
+            Some((i, _, hi)) => self.read_media(i, hi, block, end, travel, start),
             None => {
                 let victim = self.lru(usize::from(self.cfg.write_segment));
                 self.read_media(victim, block, block, end, travel, start)

@@ -594,16 +594,18 @@ impl Geometry {
     /// Skew of track (`cylinder`, `surface`) of `band`, in its sectors,
     /// `surface` counted in the cylinder's block order.
     fn skew_in(&self, band: &Band, cylinder: u32, surface: u32) -> u32 {
-        let spt = u128::from(band.sectors_per_track);
-        let per_cylinder = u128::from(self.surfaces - 1) * u128::from(band.track_skew)
-            + u128::from(band.cylinder_skew);
+        // Everything modulo the track first, so that it stays in 64 bits.
+        let spt = u64::from(band.sectors_per_track);
+        let per_cylinder = (u64::from(self.surfaces - 1) * u64::from(band.track_skew)
+            + u64::from(band.cylinder_skew))
+            % spt;
         let relative = u64::from(cylinder - band.first_cylinder);
         let track = relative * u64::from(self.surfaces) + u64::from(surface);
-        let slips = band.skew_slips.partition_point(|&t| t <= track) as u128;
-        let skew = u128::from(band.first_skew)
-            + u128::from(relative) * per_cylinder
-            + u128::from(surface) * u128::from(band.track_skew)
-            + slips;
+        let slips = band.skew_slips.partition_point(|&t| t <= track) as u64;
+        let skew = u64::from(band.first_skew)
+            + (relative % spt) * per_cylinder
+            + u64::from(surface) * u64::from(band.track_skew)
+            + slips % spt;
         (skew % spt) as u32
     }
 

@@ -87,7 +87,8 @@ fn angle(slot: u128, spt: u32, period_ps: u128) -> u128 {
 /// Time from `ready` until the block at `target` starts under the head.
 pub(super) fn latency(ready: Nanos, target: &Location, period_ps: u64) -> Nanos {
     let p = u128::from(period_ps);
-    let now = u128::from(ready) * 1000 % p;
+    // (ready·1000) mod p, in 64 bits: ready mod p is below p.
+    let now = u128::from(ready % period_ps * 1000 % period_ps);
     let at = angle(
         u128::from(target.physical_sector()),
         target.sectors_per_track,
