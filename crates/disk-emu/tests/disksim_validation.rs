@@ -145,3 +145,61 @@ fn mean_random_reads_are_near_the_measured_access_times() {
         );
     }
 }
+
+/// The demerit of each bundled drive, from `disk::validation` (exact
+/// quantiles), against DiskSim 4.0's own on the same trace (its `rms`
+/// figure: 0.090, 0.306, 0.107, 0.136 ms) plus 10 %.
+#[test]
+fn bundled_drives_come_within_disksims_demerit() {
+    use disk_emu::disk::validation::validate;
+    // (model, trace, the bound, ms)
+    let drives = [
+        ("hp_c2247a.parv", "hp_c2247a.trace", 0.098),
+        ("hp_c3323a.parv", "hp_c3323a.trace", 0.336),
+        ("cheetah9LP.parv", "cheetah9LP.trace", 0.118),
+        // DiskSim's 0.136 + 10 % would be 0.150; this model gets 0.195. The
+        // gap is 64 re-reads of just-read blocks that the model serves from
+        // the buffer in 0.73 ms on average (the real drive: 0.75 ms) and
+        // DiskSim from the media (5.5 ms): with DiskSim's times for those 64
+        // the model's demerit is 0.140. See the README.
+        ("ibm18es.parv", "ibm18es.trace", 0.200),
+    ];
+    for (parv, trace, bound) in drives {
+        let run = validate(&load(parv).spec, data(trace), 1).unwrap();
+        let all = run.overall();
+        println!("{parv}: demerit {:.4} ms", all.demerit_ms);
+        assert!(all.demerit_ms <= bound, "{parv}: {all:?}");
+        assert!(
+            (all.simulated_mean_ms / all.measured_mean_ms - 1.0).abs() < 0.015,
+            "{parv}: {all:?}"
+        );
+    }
+}
+
+/// HP C2247A writes that take two disconnects (`Doub`) were a revolution
+/// off whenever DiskSim's controller waits for 10 buffered blocks; with its
+/// write path their demerit is that of the reads.
+#[test]
+fn hp_c2247a_writes_follow_disksims_controller() {
+    use disk_emu::disk::validation::validate;
+    let run = validate(&load("hp_c2247a.parv").spec, data("hp_c2247a.trace"), 1).unwrap();
+    let classes = run.by_class();
+    let doub = classes
+        .iter()
+        .find(|(name, _)| name == "write Doub")
+        .map(|c| c.1.clone())
+        .unwrap();
+    assert_eq!(doub.requests, 3224);
+    assert!(doub.demerit_ms < 0.2, "{doub:?}");
+}
+
+/// A trace that is not a validation trace is a typed error naming it.
+#[test]
+fn a_trace_without_measured_times_is_refused() {
+    use disk_emu::disk::validation::{ValidationError, validate};
+    match validate(&load("hp_c2247a.parv").spec, data("ascii.trace"), 1) {
+        Err(ValidationError::NotValidation { file }) => assert!(file.ends_with("ascii.trace")),
+        Err(ValidationError::Trace(e)) => assert!(e.to_string().contains("ascii.trace"), "{e}"),
+        other => panic!("{other:?}"),
+    }
+}

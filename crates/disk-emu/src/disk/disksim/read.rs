@@ -143,6 +143,26 @@ impl<'a> Reader<'a> {
             .collect()
     }
 
+    /// Refuses a parameter this loader neither reads (`used`) nor
+    /// deliberately ignores (`ignored`): a misspelt or foreign key names
+    /// its file and line rather than being silently dropped.
+    pub(super) fn known_keys(&self, used: &[&str], ignored: &[&str]) -> Result<(), DiskError> {
+        for p in &self.block.params {
+            let name = p.name.as_str();
+            if !used.contains(&name) && !ignored.contains(&name) {
+                return Err(self.error(
+                    p.at,
+                    name,
+                    format!(
+                        "not a parameter of a `{}` block that DiskSim 4.0 defines",
+                        self.block.kind
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// A nested block value of kind `kind`.
     pub(super) fn block(&self, name: &str, kinds: &[&str]) -> Result<Reader<'a>, DiskError> {
         let p = self.required(name)?;

@@ -723,3 +723,54 @@ fn disksim_presets_are_their_files_as_loaded() {
         assert_eq!(preset(name).unwrap(), spec);
     }
 }
+
+#[test]
+fn an_unknown_key_names_its_file_and_line() {
+    let text = model_text().replace("Head switch time = 0.650000", "Head swich time = 0.650000");
+    let seek = std::fs::read_to_string(data("hp_c3323a_validate.seek")).unwrap();
+    let (err, path) = broken(
+        "unknown",
+        &[("x.model", &text), ("hp_c3323a_validate.seek", &seek)],
+    );
+    let (file, line, parameter, message) = place(&err);
+    assert_eq!(file, path.join("x.model"));
+    assert_eq!(parameter.as_deref(), Some("Head swich time"));
+    assert!(line > 0);
+    assert!(
+        message.contains("not a parameter of a `dm_mech_g1` block"),
+        "{message}"
+    );
+}
+
+#[test]
+fn zones_load_as_disksim_takes_them() {
+    let seek = std::fs::read_to_string(data("hp_c3323a_validate.seek")).unwrap();
+    let load_text = |case: &str, text: &str| {
+        let dir = scratch(case);
+        std::fs::write(dir.join("x.model"), text).unwrap();
+        std::fs::write(dir.join("hp_c3323a_validate.seek"), &seek).unwrap();
+        from_disksim(dir.join("x.model"))
+    };
+    // A last zone that runs past `Number of cylinders` (DiskSim's HP C2490A
+    // has one) makes the disk that long.
+    let past = model_text().replace("Number of cylinders = 2982", "Number of cylinders = 2900");
+    let spec = load_text("past", &past).unwrap();
+    assert_eq!(spec.geometry.cylinders, 2982);
+    DiskModel::from_spec(&spec).unwrap();
+    // A signed write settle is taken as it is.
+    let negative = model_text().replace(
+        "Add. write settling delay = 0.070000",
+        "Add. write settling delay = -0.070000",
+    );
+    assert!(negative.contains("-0.07"));
+    load_text("settle", &negative).unwrap();
+    // Overlapping zones are refused.
+    let overlap = model_text().replacen(
+        "First cylinder number = 994",
+        "First cylinder number = 990",
+        1,
+    );
+    assert!(overlap.contains("= 990"));
+    let err = load_text("overlap", &overlap).unwrap_err();
+    assert_eq!(place(&err).2.as_deref(), Some("First cylinder number"));
+}
