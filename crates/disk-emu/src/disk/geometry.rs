@@ -664,21 +664,26 @@ impl Geometry {
             None => {
                 let track_end = (nominal / spt + 1) * spt;
                 let left = (band.usable_before(track_end) - k).min(band.blocks - k);
-                // A run stops before the next remapped defect on its track.
-                let next = band.remapped.partition_point(|r| r.0 < nominal);
-                let left = match band.remapped.get(next) {
-                    Some(&(defect, _)) if defect < track_end => {
-                        left.min(band.usable_before(defect) - k)
-                    }
-                    _ => left,
-                };
-                // Consecutive slots end at the next hole on the track.
-                let hole = band.holes.partition_point(|h| h.start <= nominal);
-                let contiguous = match band.holes.get(hole) {
-                    Some(h) if h.start < track_end => left.min(h.start - nominal),
-                    _ => left,
-                };
-                (nominal, left, contiguous)
+                if band.holes.is_empty() && band.remapped.is_empty() {
+                    // Every slot holds a block: the common, plain case.
+                    (nominal, left, left)
+                } else {
+                    // A run stops before the next remapped defect on its track.
+                    let next = band.remapped.partition_point(|r| r.0 < nominal);
+                    let left = match band.remapped.get(next) {
+                        Some(&(defect, _)) if defect < track_end => {
+                            left.min(band.usable_before(defect) - k)
+                        }
+                        _ => left,
+                    };
+                    // Consecutive slots end at the next hole on the track.
+                    let hole = band.holes.partition_point(|h| h.start <= nominal);
+                    let contiguous = match band.holes.get(hole) {
+                        Some(h) if h.start < track_end => left.min(h.start - nominal),
+                        _ => left,
+                    };
+                    (nominal, left, contiguous)
+                }
             }
         };
         let track = position / spt;
