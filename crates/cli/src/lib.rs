@@ -11,3 +11,4 @@ pub mod output;
 pub mod plot;
 pub mod replay;
 pub mod repro;
+pub mod validate;

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use spindle::output::Format;
-use spindle::{analyze, bench, common, experiments, replay, repro};
+use spindle::{analyze, bench, common, experiments, replay, repro, validate};
 
 /// Disk I/O scheduling experiments on emulated disks.
 #[derive(Parser, Debug)]
@@ -26,6 +26,8 @@ enum Command {
     Run(experiments::RunArgs),
     /// Replay a block trace (DiskSim ASCII or validation, MSR CSV, SPC).
     Replay(replay::ReplayArgs),
+    /// Compare a drive model with a DiskSim validation trace (demerit, per-class means, CDF plot).
+    Validate(validate::ValidateArgs),
     /// List the disk presets.
     Presets,
     /// List the scheduling policies and their parameters.
@@ -53,6 +55,7 @@ fn main() -> ExitCode {
         None => experiments::default_experiment(cli.format),
         Some(Command::Run(args)) => experiments::run(&args, cli.format),
         Some(Command::Replay(args)) => replay::run(&args, cli.format),
+        Some(Command::Validate(args)) => validate::run(&args, cli.format),
         Some(Command::Presets) => {
             common::print_presets(cli.format);
             Ok(())

@@ -226,3 +226,68 @@ fn validation_replay_on_the_drives_own_model_reports_the_demerit() {
     assert!(emulated > 0.8 * real && emulated < 1.5 * real, "{note}");
     assert!(demerit > 0.0 && demerit < real, "{note}");
 }
+
+#[test]
+fn validate_prints_the_demerit_per_class_and_plots_the_distributions() {
+    let dir = std::env::temp_dir().join(format!("spindle-validate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plot = dir.join("cdf.svg");
+    let samples = dir.join("samples.csv");
+    let o = spindle(&[
+        "--format",
+        "csv",
+        "validate",
+        "--parv",
+        &data("hp_c2247a.parv"),
+        "--trace",
+        &data("hp_c2247a.trace"),
+        "--plot",
+        plot.to_str().unwrap(),
+        "--samples",
+        samples.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows[0][0], "class");
+    assert_eq!(rows[1][0], "all");
+    assert_eq!(rows[1][1], "9999");
+    let demerit: f64 = rows[1][5].parse().unwrap();
+    assert!(demerit > 0.0 && demerit <= 0.098, "{text}");
+    let classes: Vec<&str> = rows[2..].iter().map(|r| r[0]).collect();
+    assert_eq!(
+        classes,
+        ["read Miss", "read Hit", "write Doub", "write Trip"]
+    );
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.contains("<svg") && svg.contains("real drive"));
+    assert_eq!(
+        std::fs::read_to_string(&samples).unwrap().lines().count(),
+        10_000
+    );
+
+    // The same drive as a preset gives the same figures.
+    let o = spindle(&[
+        "--format",
+        "csv",
+        "validate",
+        "--disk",
+        "hp-c2247a",
+        "--trace",
+        &data("hp_c2247a.trace"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let preset = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(preset.lines().nth(1), text.lines().nth(1));
+
+    // A timed trace is not a validation trace: a typed error naming it.
+    let o = spindle(&[
+        "validate",
+        "--disk",
+        "hp-c2247a",
+        "--trace",
+        &data("ascii.trace"),
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("ascii.trace"), "{}", stderr(&o));
+}

@@ -6,7 +6,7 @@
 //!
 //! The buffer holds [`CacheSpec::segments`] segments, each a run of
 //! consecutive blocks. A request goes through it as follows (times are
-//! integer nanoseconds, mechanics as in [`DiskModel`]):
+//! integer nanoseconds, mechanics as in [`DiskModel`](super::DiskModel)):
 //!
 //! - **Read hit**: every block is in a segment (counting what read-ahead has
 //!   read by the request's arrival). The drive pays the read-hit command
@@ -31,10 +31,15 @@
 //!   when the next request arrives, how far the read-ahead got is worked out
 //!   from the time that has passed, exactly as the media transfer of those
 //!   blocks would be timed. Where it stopped is where the arm is.
-//! - **Write-through**: the write-miss overhead, the data over the bus into
-//!   the buffer while the arm seeks and settles (taking at least the minimum
-//!   positioning time), the media write (started no earlier than lets it
-//!   write each block after the block has arrived), then reconnection and
+//! - **Write-through**: the write-miss overhead (or, on a drive with extra
+//!   write disconnects, for a write after a write it does not continue,
+//!   the command overhead, a disconnection and a reselection before the
+//!   data), the data over the bus into the buffer while the arm seeks and
+//!   settles (taking at least the minimum positioning time), the media
+//!   write sector by sector as DiskSim's controller does it: each block is
+//!   written at the first pass of its slot once its data (and the drive's
+//!   minimum start amount, [`WriteStart`]) is in the buffer, so a write
+//!   that outruns the bus loses a revolution; then reconnection and
 //!   completion.
 //! - **Write-back**: the write-hit overhead and the bus transfer, then the
 //!   drive reports completion; the media write goes on in the background,
@@ -77,12 +82,14 @@
 //! for a write-back. `seek_distance` counts the arm's travel for the
 //! request, in the background too.
 
+use std::cell::Cell;
+
 use sched_core::{Kind, Nanos, Request, Travel};
 use serde::{Deserialize, Serialize};
 
-use super::model::Arm;
+use super::mechanics::{Arm, Mechanics, WriteData};
 use super::seek::duration;
-use super::{DiskError, DiskModel, ServiceBreakdown};
+use super::{DiskError, ServiceBreakdown};
 use crate::random::Stream;
 
 /// A drive's on-board cache and controller: the `cache` section of a
@@ -245,7 +252,9 @@ pub struct CacheOverheads {
     #[serde(default)]
     pub write_data_delay_ms: f64,
     /// Extra settling before a media write when the heads have moved (seek
-    /// or head switch) (DiskSim: `Add. write settling delay`).
+    /// or head switch), also in the middle of a write that crosses tracks
+    /// (DiskSim: `Add. write settling delay`, which may be negative: a
+    /// write then positions faster than a read).
     #[serde(default)]
     pub write_settle_ms: f64,
     /// A media write that does not go straight on from the one before takes
@@ -253,6 +262,62 @@ pub struct CacheOverheads {
     /// delay`).
     #[serde(default)]
     pub write_min_positioning_ms: f64,
+    /// A drive that disconnects after the command of a write that does not
+    /// continue the previous write, before taking its data (DiskSim's
+    /// `Extra write disconnect`); other writes take the path above.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra_write_disconnect: Option<ExtraWriteDisconnect>,
+}
+
+/// The path of a write through a drive with extra write disconnects, ms:
+/// it replaces the write-miss command overhead, the data delay and the
+/// completion reconnection of [`CacheOverheads`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtraWriteDisconnect {
+    /// From the command to the start of the mechanics (DiskSim:
+    /// `Extradisc command overhead` + `Extradisc seek delta`).
+    pub command_ms: f64,
+    /// From then to the start of the data transfer (disconnecting, waiting,
+    /// reselecting, preparing the data).
+    pub data_delay_ms: f64,
+    /// Reconnecting to report completion after the media write (`Other
+    /// reselect overhead`).
+    pub completion_reconnect_ms: f64,
+}
+
+/// How much of a write's data must be in the buffer before the media write
+/// may start, besides each block's own data (DiskSim has drives with `Extra
+/// write disconnect` wait for 10 blocks, or 15 for a write of 45 or more,
+/// all of them for smaller writes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WriteStart {
+    /// Blocks needed (capped at the write's length); 0 for none.
+    pub blocks: u32,
+    /// Writes of at least this many blocks need `large_blocks` instead
+    /// (0: no such writes).
+    #[serde(default)]
+    pub large_from: u32,
+    /// Blocks needed by a large write.
+    #[serde(default)]
+    pub large_blocks: u32,
+}
+
+impl WriteStart {
+    fn is_none(&self) -> bool {
+        *self == WriteStart::default()
+    }
+
+    /// Blocks in the buffer before a write of `n` blocks starts on the media.
+    fn blocks_before(&self, n: u64) -> u64 {
+        let need = if self.large_from > 0 && n >= u64::from(self.large_from) {
+            self.large_blocks
+        } else {
+            self.blocks
+        };
+        u64::from(need).min(n)
+    }
 }
 
 /// The host bus.
@@ -270,6 +335,22 @@ pub struct BusSpec {
     /// mark` with `Set watermark by reqsize`).
     #[serde(default)]
     pub read_watermark: f64,
+    /// Data a media write waits for.
+    #[serde(default, skip_serializing_if = "WriteStart::is_none")]
+    pub write_start: WriteStart,
+}
+
+/// A signed duration in ms, checked and converted to ns.
+fn signed_ns(field: &str, ms: f64) -> Result<i64, DiskError> {
+    if ms.is_finite() && ms.abs() < 1e9 {
+        Ok((ms * 1e6).round() as i64)
+    } else {
+        Err(DiskError::invalid(
+            field,
+            ms,
+            "a finite number of milliseconds (it may be negative)",
+        ))
+    }
 }
 
 /// The most segments a cache may have (drives have a few dozen at most).
@@ -299,10 +380,15 @@ struct Config {
     reconnect: Nanos,
     completion_reconnect: Nanos,
     write_data_delay: Nanos,
-    write_settle: Nanos,
+    /// Signed: DiskSim allows a negative settling delay.
+    write_settle: i64,
+    /// (command, data delay, completion reconnection) of a write after an
+    /// extra disconnect.
+    extra_write: Option<(Nanos, Nanos, Nanos)>,
     write_min_positioning: Nanos,
     bus_read: Nanos,
     bus_write: Nanos,
+    write_start: WriteStart,
     watermark: f64,
     /// One revolution of the spindle, ps.
     period_ps: u64,
@@ -351,6 +437,9 @@ struct State {
     clock: u64,
     /// Whether the last request was a write.
     after_write: bool,
+    /// The block after the last write's, if there was one (what a write
+    /// must start at to continue it).
+    last_write_end: Option<u64>,
 }
 
 /// A disk's cache: its configuration and its state.
@@ -442,13 +531,28 @@ impl Cache {
                 o.completion_reconnect_ms,
             )?,
             write_data_delay: ms("overheads.write_data_delay_ms", o.write_data_delay_ms)?,
-            write_settle: ms("overheads.write_settle_ms", o.write_settle_ms)?,
+            write_settle: signed_ns("cache.overheads.write_settle_ms", o.write_settle_ms)?,
+            extra_write: match &o.extra_write_disconnect {
+                None => None,
+                Some(x) => Some((
+                    per_request + ms("overheads.extra_write_disconnect.command_ms", x.command_ms)?,
+                    ms(
+                        "overheads.extra_write_disconnect.data_delay_ms",
+                        x.data_delay_ms,
+                    )?,
+                    ms(
+                        "overheads.extra_write_disconnect.completion_reconnect_ms",
+                        x.completion_reconnect_ms,
+                    )?,
+                )),
+            },
             write_min_positioning: ms(
                 "overheads.write_min_positioning_ms",
                 o.write_min_positioning_ms,
             )?,
             bus_read: ms("bus.read_block_ms", spec.bus.read_block_ms)?,
             bus_write: ms("bus.write_block_ms", spec.bus.write_block_ms)?,
+            write_start: spec.bus.write_start,
             watermark: w,
             period_ps,
         };
@@ -458,6 +562,7 @@ impl Cache {
             flush: None,
             clock: 0,
             after_write: false,
+            last_write_end: None,
         };
         Ok(Cache { config, state })
     }
@@ -473,7 +578,7 @@ impl Cache {
     /// from `rng`.
     pub(super) fn serve(
         &mut self,
-        disk: &DiskModel,
+        disk: &Mechanics,
         arm: &mut Arm,
         req: &Request,
         travel: Travel,
@@ -486,6 +591,7 @@ impl Cache {
             disk,
             arm,
             rng: Some(rng),
+            frontier: Cell::new(None),
         }
         .serve(req, travel, start)
     }
@@ -494,7 +600,7 @@ impl Cache {
     /// expected seek times for a random seek model; nothing changes.
     pub(super) fn estimate(
         &self,
-        disk: &DiskModel,
+        disk: &Mechanics,
         mut arm: Arm,
         req: &Request,
         now: Nanos,
@@ -506,6 +612,7 @@ impl Cache {
             disk,
             arm: &mut arm,
             rng: None,
+            frontier: Cell::new(None),
         }
         .serve(req, Travel::Direct, now)
     }
@@ -532,10 +639,13 @@ fn parts(
 struct Pass<'a> {
     cfg: &'a Config,
     st: &'a mut State,
-    disk: &'a DiskModel,
+    disk: &'a Mechanics,
     arm: &'a mut Arm,
     /// Where random seek times come from; `None`: their means.
     rng: Option<&'a mut Stream>,
+    /// The last read-ahead progress worked out, (read-ahead, time, frontier):
+    /// a request asks for it several times at the same time.
+    frontier: Cell<Option<(Prefetch, Nanos, u64)>>,
 }
 
 impl Pass<'_> {
@@ -577,6 +687,18 @@ impl Pass<'_> {
 
     /// The first block `p` has not read by `t`.
     fn frontier(&self, p: &Prefetch, t: Nanos) -> u64 {
+        if let Some((q, at, front)) = self.frontier.get()
+            && (q, at) == (*p, t)
+        {
+            return front;
+        }
+        let front = self.progress(p, t);
+        self.frontier.set(Some((*p, t, front)));
+        front
+    }
+
+    /// [`Pass::frontier`], worked out.
+    fn progress(&self, p: &Prefetch, t: Nanos) -> u64 {
         match t.checked_sub(p.start) {
             Some(elapsed) => {
                 p.first
@@ -750,13 +872,11 @@ impl Pass<'_> {
 
     fn read(&mut self, block: u64, end: u64, travel: Travel, start: Nanos) -> ServiceBreakdown {
         // The segments that may serve the read, with what they hold now.
-        let windows: Vec<(usize, u64, u64)> = (0..self.cfg.segments)
-            .filter_map(|i| self.readable(i, start).map(|(lo, hi)| (i, lo, hi)))
-            .collect();
-        if let Some(&(i, _, hi)) = windows
-            .iter()
-            .find(|&&(_, lo, hi)| lo <= block && end <= hi)
-        {
+        let windows = || {
+            (0..self.cfg.segments)
+                .filter_map(|i| self.readable(i, start).map(|(lo, hi)| (i, lo, hi)))
+        };
+        if let Some((i, _, hi)) = windows().find(|&(_, lo, hi)| lo <= block && end <= hi) {
             return self.read_hit(i, block, end, hi, start);
         }
         if let Some(p) = self.running(start) {
@@ -769,11 +889,10 @@ impl Pass<'_> {
         }
         // Blocks that writes left may serve whole reads only: a read that
         // goes on past them is read into a read segment.
-        let partial = windows
-            .iter()
-            .find(|&&(i, lo, hi)| !self.st.segments[i].written && lo <= block && block < hi);
+        let partial = windows()
+            .find(|&(i, lo, hi)| !self.st.segments[i].written && lo <= block && block < hi);
         match partial {
-            Some(&(i, _, hi)) => self.read_media(i, hi, block, end, travel, start),
+            Some((i, _, hi)) => self.read_media(i, hi, block, end, travel, start),
             None => {
                 let victim = self.lru(usize::from(self.cfg.write_segment));
                 self.read_media(victim, block, block, end, travel, start)
@@ -915,9 +1034,27 @@ impl Pass<'_> {
                 .iter()
                 .any(|s| s.written && s.start < s.end && s.end == block),
         };
-        let overhead = if back { cfg.write_hit } else { cfg.write_miss };
-        let ready = start + overhead[self.prev()];
-        let mut data_from = ready + cfg.write_data_delay;
+        // A drive with extra write disconnects takes them on a write-through
+        // write that does not continue the previous write.
+        let extra = cfg
+            .extra_write
+            .filter(|_| !back && self.st.last_write_end.is_some_and(|e| e != block));
+        self.st.last_write_end = Some(end);
+        let (command, data_delay, completion_reconnect) = match extra {
+            Some(path) => path,
+            None if back => (
+                cfg.write_hit[self.prev()],
+                cfg.write_data_delay,
+                cfg.completion_reconnect,
+            ),
+            None => (
+                cfg.write_miss[self.prev()],
+                cfg.write_data_delay,
+                cfg.completion_reconnect,
+            ),
+        };
+        let ready = start + command;
+        let mut data_from = ready + data_delay;
         if back && let Some(f) = appending {
             // The media write goes straight on into this write's blocks if
             // they reach the buffer in time.
@@ -952,22 +1089,29 @@ impl Pass<'_> {
         let (distance, seek, switch) =
             self.disk
                 .reach(*self.arm, travel, &target, self.rng.as_deref_mut());
-        let settle = if seek + switch > 0 {
-            cfg.write_settle
-        } else {
-            0
-        };
-        let positioning = (seek + switch + settle).max(cfg.write_min_positioning);
-        let go = (free + positioning).max(self.data_ready(data_from, block, n));
-        let latency = self.disk.rotational_wait(go, &target, cfg.period_ps);
-        let media = self.media(block, n);
-        let written = go + latency + media;
+        // DiskSim adds the (signed) settling delay to any movement.
+        let moved = seek + switch;
+        let settle = if moved > 0 { cfg.write_settle } else { 0 };
+        let positioning = (moved.saturating_add_signed(settle)).max(cfg.write_min_positioning);
+        let positioned = free + positioning;
+        let (first, written) = self.disk.write_sectors(
+            block,
+            n,
+            positioned,
+            WriteData {
+                from: data_from,
+                per_block: cfg.bus_write,
+                start_blocks: cfg.write_start.blocks_before(n),
+            },
+            cfg.write_settle,
+            cfg.period_ps,
+        );
         *self.arm = Arm::on(&self.disk.place(end - 1));
         let sent = data_from + n * cfg.bus_write;
         if back {
             self.st.flush = Some(Flush {
                 first: block,
-                start: go + latency,
+                start: first,
                 blocks: n,
                 done: written,
             });
@@ -975,12 +1119,13 @@ impl Pass<'_> {
             parts(done - start, 0, 0, 0, distance)
         } else {
             self.st.flush = None;
-            let done = (written + cfg.completion_reconnect).max(sent) + cfg.write_completion;
+            let done = (written + completion_reconnect).max(sent) + cfg.write_completion;
+            let seek_part = positioning.saturating_sub(switch);
             parts(
                 done - start,
-                positioning - switch,
-                switch + latency,
-                media,
+                seek_part,
+                positioning - seek_part + (first - positioned),
+                written - first,
                 distance,
             )
         }
@@ -1024,7 +1169,8 @@ mod tests {
     use super::*;
     use crate::disk::seek::ms_to_ns;
     use crate::disk::{
-        DiskSpec, GeometrySpec, RotationSpec, SeekSpec, SpecFormat, TransferSpec, presets,
+        DiskModel, DiskSpec, GeometrySpec, RotationSpec, SeekSpec, SpecFormat, TransferSpec,
+        presets,
     };
     use crate::random::Purpose;
     use sched_core::{Head, RequestId, ServiceEstimator};
@@ -1087,6 +1233,7 @@ mod tests {
                 write_data_delay_ms: 0.0,
                 write_settle_ms: 0.0,
                 write_min_positioning_ms: 0.0,
+                extra_write_disconnect: None,
             },
             bus: BusSpec::default(),
         }
@@ -1319,6 +1466,7 @@ mod tests {
             read_block_ms: 0.04,
             write_block_ms: 0.06,
             read_watermark: 0.5,
+            write_start: WriteStart::default(),
         };
         c.overheads.reconnect_ms = 0.1;
         c.overheads.read_completion_ms = 0.03;

@@ -22,6 +22,30 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
+/// In which order the tracks of a cylinder take blocks (DiskSim's
+/// `LBN-to-PBN mapping scheme`): blocks always fill a cylinder before the
+/// next one; the order only says which surface comes first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SurfaceOrder {
+    /// Every cylinder from surface 0 up (DiskSim's scheme 0).
+    #[default]
+    Ascending,
+    /// Cylinders an odd number of cylinders from their zone's first run
+    /// from the last surface down, so that the switch to them stays on the
+    /// surface the previous cylinder ended on (scheme 1).
+    SerpentinePerZone,
+    /// Odd-numbered cylinders run from the last surface down, whatever
+    /// zone they are in (scheme 2).
+    Serpentine,
+}
+
+impl SurfaceOrder {
+    fn is_ascending(&self) -> bool {
+        *self == SurfaceOrder::Ascending
+    }
+}
+
 /// A range of cylinders recorded with its own number of sectors per track
 /// (zoned bit recording: outer zones hold more sectors than inner ones).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,6 +88,9 @@ pub struct GeometrySpec {
     /// per entry of `zones`, in the same order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub zone_layout: Vec<ZoneLayout>,
+    /// Which surface of a cylinder takes blocks first.
+    #[serde(default, skip_serializing_if = "SurfaceOrder::is_ascending")]
+    pub surface_order: SurfaceOrder,
 }
 
 /// How the blocks of one zone lie on it, where that differs from the plain
@@ -71,12 +98,13 @@ pub struct GeometrySpec {
 /// skewed on from the end of the previous zone): a management area at the
 /// zone's front, slipped defects, spare space at its end, skews of its own.
 ///
-/// Sector positions in a zone are counted from 0 in the zone's physical
-/// order: cylinder by cylinder, surface by surface within a cylinder, and
-/// from each track's first slot (the one its skew places) along the track.
-/// Blocks fill the positions that are not `unused`, in that order, until the
-/// zone has `blocks` of them; the positions left after the last block are
-/// spare.
+/// Sector positions in a zone are counted from 0 in the zone's block
+/// order: cylinder by cylinder, track by track within a cylinder (in the
+/// [`SurfaceOrder`] of the geometry), and from each track's first slot (the
+/// one its skew places) along the track. Blocks fill the positions that are
+/// not `unused`, in that order, until the zone has `blocks` of them; the
+/// positions left after the last block are spare. A block whose position
+/// is a remapped defect lies at the defect's spare instead.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ZoneLayout {
@@ -100,6 +128,16 @@ pub struct ZoneLayout {
     /// is the default): the positions after the last block are spare.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocks: Option<u64>,
+    /// Tracks of the zone, counted from 0 in block order, from which each
+    /// entry turns the track's first slot one sector further: DiskSim moves
+    /// the skew of every later track (per-track sparing) or cylinder
+    /// (per-cylinder sparing) on by one sector for each slipped sector.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skew_slips: Vec<u64>,
+    /// Remapped defects `[defect, spare]` (zone positions): the block whose
+    /// position is the defect lies at the spare, which must hold no block.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remapped: Vec<(u64, u64)>,
 }
 
 impl GeometrySpec {
@@ -115,6 +153,7 @@ impl GeometrySpec {
             track_skew: 0,
             cylinder_skew: 0,
             zone_layout: Vec::new(),
+            surface_order: SurfaceOrder::Ascending,
         }
     }
 }
@@ -124,7 +163,8 @@ impl GeometrySpec {
 pub struct Location {
     /// Cylinder holding the block.
     pub cylinder: u32,
-    /// Surface (head) within the cylinder.
+    /// Surface (head) within the cylinder: the physical one, whatever the
+    /// [`SurfaceOrder`].
     pub surface: u32,
     /// Logical position on the track, counted from the track's first slot
     /// (the one its skew places): 0 is the track's first block when every
@@ -137,6 +177,8 @@ pub struct Location {
     pub skew: u32,
     /// Blocks from this one to the end of its track, itself included.
     left: u32,
+    /// Of those, the ones in consecutive slots from this one.
+    contiguous: u32,
 }
 
 impl Location {
@@ -151,6 +193,12 @@ impl Location {
     /// [`ZoneLayout`]).
     pub fn left_on_track(&self) -> u32 {
         self.left
+    }
+
+    /// Blocks from this one that lie in consecutive slots of its track,
+    /// itself included: up to the next unused slot or remapped defect.
+    pub fn contiguous(&self) -> u32 {
+        self.contiguous
     }
 }
 
@@ -180,6 +228,12 @@ struct Band {
     blocks: u64,
     /// Unused positions: sorted, disjoint, never adjacent.
     holes: Vec<Hole>,
+    /// Tracks from which the skew turns one more sector, sorted.
+    skew_slips: Vec<u64>,
+    /// Remapped defects (defect position, spare position), sorted by defect.
+    remapped: Vec<(u64, u64)>,
+    /// The same, (spare, defect), sorted by spare.
+    spares_used: Vec<(u64, u64)>,
 }
 
 impl Band {
@@ -202,6 +256,71 @@ impl Band {
         }
     }
 
+    /// The spare holding the block whose position is `nominal`, if that is
+    /// a remapped defect.
+    fn spare_of(&self, nominal: u64) -> Option<u64> {
+        if self.remapped.is_empty() {
+            return None;
+        }
+        self.remapped
+            .binary_search_by_key(&nominal, |r| r.0)
+            .ok()
+            .map(|i| self.remapped[i].1)
+    }
+
+    /// The band's block number that physically lies at position `p`: the
+    /// block numbered there unless `p` is a remapped defect, or the block
+    /// remapped to `p`.
+    fn block_holding(&self, p: u64) -> Option<u64> {
+        if let Ok(i) = self.spares_used.binary_search_by_key(&p, |r| r.0) {
+            return self.block_at(self.spares_used[i].1);
+        }
+        if self.spare_of(p).is_some() {
+            return None;
+        }
+        self.block_at(p)
+    }
+
+    /// Takes zone `index`'s remapped defects `[defect, spare]`: each defect
+    /// a position that holds a block, each spare one that holds none, no
+    /// position twice.
+    fn remap(
+        &mut self,
+        index: usize,
+        remapped: &[(u64, u64)],
+        positions: u64,
+    ) -> Result<(), DiskError> {
+        let bad = |reason: String| DiskError::InvalidZone { index, reason };
+        let mut seen = std::collections::BTreeSet::new();
+        for &(defect, spare) in remapped {
+            if defect >= positions || spare >= positions {
+                return Err(bad(format!(
+                    "remapped defect [{defect}, {spare}] lies past the zone's {positions} sector positions"
+                )));
+            }
+            if self.block_at(defect).is_none() {
+                return Err(bad(format!(
+                    "remapped defect [{defect}, {spare}]: position {defect} holds no block to remap"
+                )));
+            }
+            if self.block_at(spare).is_some() {
+                return Err(bad(format!(
+                    "remapped defect [{defect}, {spare}]: the spare position {spare} already holds a block"
+                )));
+            }
+            if !seen.insert(defect) || !seen.insert(spare) {
+                return Err(bad(format!(
+                    "remapped defect [{defect}, {spare}] uses a position another remap uses"
+                )));
+            }
+        }
+        self.remapped = remapped.to_vec();
+        self.remapped.sort_unstable();
+        self.spares_used = remapped.iter().map(|&(d, s)| (s, d)).collect();
+        self.spares_used.sort_unstable();
+        Ok(())
+    }
+
     /// The band's block number at position `p`, if one lies there.
     fn block_at(&self, p: u64) -> Option<u64> {
         let i = self.holes.partition_point(|h| h.start <= p);
@@ -219,6 +338,7 @@ impl Band {
 pub struct Geometry {
     cylinders: u32,
     surfaces: u32,
+    surface_order: SurfaceOrder,
     sector_bytes: u32,
     bands: Vec<Band>,
     capacity: u64,
@@ -378,6 +498,7 @@ impl Geometry {
         let mut geometry = Geometry {
             cylinders,
             surfaces,
+            surface_order: spec.surface_order,
             sector_bytes,
             bands: Vec::with_capacity(runs.len()),
             capacity: 0,
@@ -435,7 +556,7 @@ impl Geometry {
                 Some(blocks) => blocks,
                 None => usable,
             };
-            let band = Band {
+            let mut band = Band {
                 first_cylinder,
                 cylinders: count,
                 sectors_per_track: spt,
@@ -445,7 +566,15 @@ impl Geometry {
                 cylinder_skew,
                 blocks,
                 holes,
+                skew_slips: Vec::new(),
+                remapped: Vec::new(),
+                spares_used: Vec::new(),
             };
+            if let Some(l) = layout {
+                band.skew_slips = l.skew_slips.clone();
+                band.skew_slips.sort_unstable();
+                band.remap(zone.unwrap_or(0), &l.remapped, positions)?;
+            }
             geometry.capacity = geometry
                 .capacity
                 .checked_add(blocks)
@@ -462,15 +591,37 @@ impl Geometry {
         Ok(geometry)
     }
 
-    /// Skew of track (`cylinder`, `surface`) of `band`, in its sectors.
+    /// Skew of track (`cylinder`, `surface`) of `band`, in its sectors,
+    /// `surface` counted in the cylinder's block order.
     fn skew_in(&self, band: &Band, cylinder: u32, surface: u32) -> u32 {
-        let spt = u128::from(band.sectors_per_track);
-        let per_cylinder = u128::from(self.surfaces - 1) * u128::from(band.track_skew)
-            + u128::from(band.cylinder_skew);
-        let skew = u128::from(band.first_skew)
-            + u128::from(cylinder - band.first_cylinder) * per_cylinder
-            + u128::from(surface) * u128::from(band.track_skew);
+        // Everything modulo the track first, so that it stays in 64 bits.
+        let spt = u64::from(band.sectors_per_track);
+        let per_cylinder = (u64::from(self.surfaces - 1) * u64::from(band.track_skew)
+            + u64::from(band.cylinder_skew))
+            % spt;
+        let relative = u64::from(cylinder - band.first_cylinder);
+        let track = relative * u64::from(self.surfaces) + u64::from(surface);
+        let slips = band.skew_slips.partition_point(|&t| t <= track) as u64;
+        let skew = u64::from(band.first_skew)
+            + (relative % spt) * per_cylinder
+            + u64::from(surface) * u64::from(band.track_skew)
+            + slips % spt;
         (skew % spt) as u32
+    }
+
+    /// The physical surface of the track that comes `order`-th in
+    /// `cylinder`'s block order (the map is its own inverse).
+    fn surface_in(&self, band: &Band, cylinder: u32, order: u32) -> u32 {
+        let backwards = match self.surface_order {
+            SurfaceOrder::Ascending => false,
+            SurfaceOrder::SerpentinePerZone => (cylinder - band.first_cylinder) % 2 == 1,
+            SurfaceOrder::Serpentine => cylinder % 2 == 1,
+        };
+        if backwards {
+            self.surfaces - 1 - order
+        } else {
+            order
+        }
     }
 
     /// The band holding `cylinder` (which must exist).
@@ -506,18 +657,46 @@ impl Geometry {
         let band = &self.bands[self.bands.partition_point(|b| b.first_block <= block) - 1];
         let spt = u64::from(band.sectors_per_track);
         let k = block - band.first_block;
-        let position = band.position(k);
+        let nominal = band.position(k);
+        let (position, left, contiguous) = match band.spare_of(nominal) {
+            // A remapped block is a run of its own.
+            Some(spare) => (spare, 1, 1),
+            None => {
+                let track_end = (nominal / spt + 1) * spt;
+                let left = (band.usable_before(track_end) - k).min(band.blocks - k);
+                if band.holes.is_empty() && band.remapped.is_empty() {
+                    // Every slot holds a block: the common, plain case.
+                    (nominal, left, left)
+                } else {
+                    // A run stops before the next remapped defect on its track.
+                    let next = band.remapped.partition_point(|r| r.0 < nominal);
+                    let left = match band.remapped.get(next) {
+                        Some(&(defect, _)) if defect < track_end => {
+                            left.min(band.usable_before(defect) - k)
+                        }
+                        _ => left,
+                    };
+                    // Consecutive slots end at the next hole on the track.
+                    let hole = band.holes.partition_point(|h| h.start <= nominal);
+                    let contiguous = match band.holes.get(hole) {
+                        Some(h) if h.start < track_end => left.min(h.start - nominal),
+                        _ => left,
+                    };
+                    (nominal, left, contiguous)
+                }
+            }
+        };
         let track = position / spt;
         let cylinder = band.first_cylinder + (track / u64::from(self.surfaces)) as u32;
-        let surface = (track % u64::from(self.surfaces)) as u32;
-        let left = (band.usable_before((track + 1) * spt) - k).min(band.blocks - k);
+        let order = (track % u64::from(self.surfaces)) as u32;
         Location {
             cylinder,
-            surface,
+            surface: self.surface_in(band, cylinder, order),
             sector: (position % spt) as u32,
             sectors_per_track: band.sectors_per_track,
-            skew: self.skew_in(band, cylinder, surface),
+            skew: self.skew_in(band, cylinder, order),
             left: left as u32,
+            contiguous: contiguous as u32,
         }
     }
 
@@ -544,10 +723,11 @@ impl Geometry {
         if sector >= band.sectors_per_track {
             return Err(out("sector", sector, u64::from(band.sectors_per_track)));
         }
-        let track = u64::from(cylinder - band.first_cylinder) * u64::from(self.surfaces)
-            + u64::from(surface);
+        let order = self.surface_in(band, cylinder, surface);
+        let track =
+            u64::from(cylinder - band.first_cylinder) * u64::from(self.surfaces) + u64::from(order);
         let position = track * u64::from(band.sectors_per_track) + u64::from(sector);
-        band.block_at(position)
+        band.block_holding(position)
             .map(|k| band.first_block + k)
             .ok_or(DiskError::NoBlock {
                 cylinder,
@@ -794,6 +974,7 @@ mod tests {
                     first_skew: Some(7),
                     unused: vec![(40, 10), (0, 5), (23, 1), (2, 2)],
                     blocks: Some(40),
+                    ..ZoneLayout::default()
                 },
                 ZoneLayout {
                     blocks: Some(0),

@@ -12,19 +12,24 @@ pub mod cache;
 pub mod disksim;
 mod error;
 mod geometry;
+mod mechanics;
 mod model;
 pub mod presets;
 mod seek;
 mod spec;
+pub mod validation;
 
 pub use cache::{
-    AfterPrevious, BusSpec, CacheOverheads, CacheSpec, ReadAheadScheme, ReadAheadSpec, WriteBack,
+    AfterPrevious, BusSpec, CacheOverheads, CacheSpec, ExtraWriteDisconnect, ReadAheadScheme,
+    ReadAheadSpec, WriteBack, WriteStart,
 };
 pub use disksim::{
     DISKSIM_VALIDATED, DisksimDisk, DisksimOptions, DisksimOverheads, from_disksim, load_disksim,
 };
 pub use error::DiskError;
-pub use geometry::{DEFAULT_SECTOR_BYTES, Geometry, GeometrySpec, Location, Zone, ZoneLayout};
+pub use geometry::{
+    DEFAULT_SECTOR_BYTES, Geometry, GeometrySpec, Location, SurfaceOrder, Zone, ZoneLayout,
+};
 pub use model::DiskModel;
 pub use presets::{PRESETS, preset};
 pub use seek::{LongSeek, SeekSpec};

@@ -7,34 +7,16 @@
 //! whose spec has a `cache` section serves through it instead (see
 //! [`super::cache`]), with the same mechanics.
 //!
-//! The spindle's angle is kept in integer picoseconds: one revolution is
-//! `round(60·10¹² / rpm)` ps and the angle at time t is `t mod revolution`,
-//! so latencies are exact integer arithmetic however long a run lasts.
+//! The mechanics themselves are [`Mechanics`]'s.
 
 use sched_core::{Cylinder, Head, Nanos, Request, ServiceEstimator, Travel};
 
 use super::cache::Cache;
-use super::geometry::{Geometry, Location};
-use super::seek::{Seek, duration};
-use super::{DiskError, DiskSpec, RotationSpec, ServiceBreakdown, TransferSpec};
+use super::geometry::Geometry;
+use super::mechanics::{Arm, Mechanics, Rotation, Transfer, latency};
+use super::seek::duration;
+use super::{DiskError, DiskSpec, ServiceBreakdown};
 use crate::random::Stream;
-
-/// Rotational latency, validated.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Rotation {
-    Tracked { period_ps: u64 },
-    Random { max: Nanos },
-    None,
-}
-
-/// Transfer time, validated.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Transfer {
-    Geometry { period_ps: u64 },
-    Constant(Nanos),
-    Rate { bytes_per_s: f64 },
-    Exponential { mean: Nanos },
-}
 
 /// A disk: its mechanics and where its arm is.
 ///
@@ -45,12 +27,7 @@ enum Transfer {
 #[derive(Clone, Debug, PartialEq)]
 pub struct DiskModel {
     name: String,
-    geometry: Geometry,
-    seek: Seek,
-    rotation: Rotation,
-    transfer: Transfer,
-    period_ps: Option<u64>,
-    head_switch: Nanos,
+    mech: Mechanics,
     overhead: Nanos,
     cylinder: Cylinder,
     surface: u32,
@@ -59,55 +36,6 @@ pub struct DiskModel {
     cache: Option<Box<Cache>>,
     /// Mean random seek plus mean rotational latency, for expected service times.
     mean_positioning: Nanos,
-}
-
-/// Where the heads are: the arm's cylinder and the surface whose head is
-/// selected.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Arm {
-    pub(super) cylinder: Cylinder,
-    pub(super) surface: u32,
-}
-
-impl Arm {
-    /// The heads on the track of `place`.
-    pub(super) fn on(place: &Location) -> Arm {
-        Arm {
-            cylinder: place.cylinder,
-            surface: place.surface,
-        }
-    }
-}
-
-/// Picoseconds to nanoseconds, rounded to nearest.
-fn ps_to_ns(ps: u128) -> Nanos {
-    ((ps + 500) / 1000) as Nanos
-}
-
-/// Picoseconds from the index mark to the start of physical slot `slot` of a
-/// track of `spt` sectors (slots past `spt` continue into the next turn).
-fn angle(slot: u128, spt: u32, period_ps: u128) -> u128 {
-    slot * period_ps / u128::from(spt)
-}
-
-/// Time from `ready` until the block at `target` starts under the head.
-fn latency(ready: Nanos, target: &Location, period_ps: u64) -> Nanos {
-    let p = u128::from(period_ps);
-    let now = u128::from(ready) * 1000 % p;
-    let at = angle(
-        u128::from(target.physical_sector()),
-        target.sectors_per_track,
-        p,
-    );
-    ps_to_ns((at + p - now) % p)
-}
-
-fn positive(field: &str, x: f64, expected: &'static str) -> Result<f64, DiskError> {
-    if x.is_finite() && x > 0.0 {
-        Ok(x)
-    } else {
-        Err(DiskError::invalid(field, x, expected))
-    }
 }
 
 impl DiskModel {
@@ -121,63 +49,9 @@ impl DiskModel {
     /// on a disk without tracked rotation and geometric transfer (its
     /// read-ahead and write-back are timed on the spinning media).
     pub fn from_spec(spec: &DiskSpec) -> Result<Self, DiskError> {
-        let geometry = Geometry::new(&spec.geometry)?;
-        let period_ps = spec
-            .rpm
-            .map(|rpm| {
-                let rpm = positive(
-                    "rpm",
-                    rpm,
-                    "a positive, finite number of revolutions per minute",
-                )?;
-                match (60e12 / rpm).round() as u64 {
-                    0 => Err(DiskError::invalid(
-                        "rpm",
-                        rpm,
-                        "slow enough for a revolution of at least 1 ps",
-                    )),
-                    ps => Ok(ps),
-                }
-            })
-            .transpose()?;
-        let spindle = |expected: &'static str| {
-            period_ps.ok_or_else(|| DiskError::invalid("rpm", "none", expected))
-        };
-        let rotation = match spec.rotation {
-            RotationSpec::Tracked => Rotation::Tracked {
-                period_ps: spindle("a spindle speed, which tracked rotation needs")?,
-            },
-            RotationSpec::Random { max_ms: Some(ms) } => Rotation::Random {
-                max: duration("rotation.max_ms", ms)?,
-            },
-            RotationSpec::Random { max_ms: None } => Rotation::Random {
-                max: ps_to_ns(u128::from(spindle(
-                    "a spindle speed, which random rotation without max_ms needs",
-                )?)),
-            },
-            RotationSpec::None => Rotation::None,
-        };
-        let transfer = match spec.transfer {
-            TransferSpec::Geometry => Transfer::Geometry {
-                period_ps: spindle("a spindle speed, which geometric transfer needs")?,
-            },
-            TransferSpec::Constant { ms } => Transfer::Constant(duration("transfer.ms", ms)?),
-            TransferSpec::Rate { bytes_per_s } => Transfer::Rate {
-                bytes_per_s: positive(
-                    "transfer.bytes_per_s",
-                    bytes_per_s,
-                    "a positive, finite rate",
-                )?,
-            },
-            TransferSpec::Exponential { rate_per_s } => {
-                let rate = positive("transfer.rate_per_s", rate_per_s, "a positive, finite rate")?;
-                Transfer::Exponential {
-                    mean: (1e9 / rate).round() as Nanos,
-                }
-            }
-        };
+        let mech = Mechanics::from_spec(spec)?;
         let overhead = duration("controller_overhead_ms", spec.controller_overhead_ms)?;
-        let cache = match (&spec.cache, rotation, transfer) {
+        let cache = match (&spec.cache, mech.rotation, mech.transfer) {
             (None, ..) => None,
             (Some(cache), Rotation::Tracked { period_ps }, Transfer::Geometry { .. }) => {
                 Some(Box::new(Cache::new(cache, overhead, period_ps)?))
@@ -192,12 +66,7 @@ impl DiskModel {
         };
         let mut model = DiskModel {
             name: spec.name.clone(),
-            geometry,
-            seek: Seek::new(&spec.seek)?,
-            rotation,
-            transfer,
-            period_ps,
-            head_switch: duration("head_switch_ms", spec.head_switch_ms)?,
+            mech,
             overhead,
             cylinder: 0,
             surface: 0,
@@ -215,22 +84,22 @@ impl DiskModel {
 
     /// The block layout.
     pub fn geometry(&self) -> &Geometry {
-        &self.geometry
+        &self.mech.geometry
     }
 
     /// Number of cylinders.
     pub fn cylinders(&self) -> u32 {
-        self.geometry.cylinders()
+        self.mech.geometry.cylinders()
     }
 
     /// Capacity in blocks.
     pub fn capacity_blocks(&self) -> u64 {
-        self.geometry.capacity()
+        self.mech.geometry.capacity()
     }
 
     /// Bytes per block.
     pub fn block_bytes(&self) -> u32 {
-        self.geometry.sector_bytes()
+        self.mech.geometry.sector_bytes()
     }
 
     /// The cylinder holding `block`.
@@ -238,7 +107,7 @@ impl DiskModel {
     /// # Errors
     /// [`DiskError::BlockOutOfRange`] for a block at or past the capacity.
     pub fn locate(&self, block: u64) -> Result<Cylinder, DiskError> {
-        Ok(self.geometry.locate(block)?.cylinder)
+        Ok(self.mech.geometry.locate(block)?.cylinder)
     }
 
     /// The cylinder holding `block`, after checking that all `blocks` blocks
@@ -300,15 +169,15 @@ impl DiskModel {
         {
             return self.serve_through(cache, req, travel, start, rng);
         }
-        let target = self.geometry.locate_clamped(req.block);
-        let (seek_distance, curve) = self.legs(self.cylinder, travel, target.cylinder);
-        let seek = if self.seek.is_random() {
-            self.seek.draw(seek_distance, rng)
+        let target = self.mech.geometry.locate_clamped(req.block);
+        let (seek_distance, curve) = self.mech.legs(self.cylinder, travel, target.cylinder);
+        let seek = if self.mech.seek.is_random() {
+            self.mech.seek.draw(seek_distance, rng)
         } else {
             curve
         };
-        let switch = self.switch_time(self.surface, seek_distance, &target);
-        let latency = match self.rotation {
+        let switch = self.mech.switch_time(self.surface, seek_distance, &target);
+        let latency = match self.mech.rotation {
             Rotation::Tracked { period_ps } => {
                 let ready = start.saturating_add(self.overhead + seek + switch);
                 latency(ready, &target, period_ps)
@@ -316,11 +185,12 @@ impl DiskModel {
             Rotation::Random { max } => rng.uniform_between(0, max),
             Rotation::None => 0,
         };
-        let transfer = match self.transfer {
+        let transfer = match self.mech.transfer {
             Transfer::Exponential { mean } => rng.exponential(mean),
-            _ => self.transfer_time(req.block, req.blocks),
+            _ => self.mech.transfer_time(req.block, req.blocks),
         };
         let end = self
+            .mech
             .geometry
             .locate_clamped(req.block.saturating_add(u64::from(req.blocks.max(1)) - 1));
         self.cylinder = end.cylinder;
@@ -349,196 +219,10 @@ impl DiskModel {
             cylinder: self.cylinder,
             surface: self.surface,
         };
-        let breakdown = cache.serve(self, &mut arm, req, travel, start, rng);
+        let breakdown = cache.serve(&self.mech, &mut arm, req, travel, start, rng);
         (self.cylinder, self.surface) = (arm.cylinder, arm.surface);
         self.cache = Some(cache);
         breakdown
-    }
-
-    /// Cylinders crossed and seek time on the curve from cylinder `from` to
-    /// `to` by way of `travel` (to the edge, and for a wrap back to the
-    /// restart cylinder, first).
-    #[inline]
-    fn legs(&self, from: Cylinder, travel: Travel, to: Cylinder) -> (u32, Nanos) {
-        let via = match travel {
-            Travel::Direct => [None, None],
-            Travel::ViaEdge { edge } => [Some(edge), None],
-            Travel::Wrap { edge, restart } => [Some(edge), Some(restart)],
-        };
-        // On a curve every leg is a seek of its own (it starts and stops).
-        let mut at = from;
-        let (mut distance, mut curve): (u32, Nanos) = (0, 0);
-        for stop in via.into_iter().flatten().chain([to]) {
-            let d = at.abs_diff(stop);
-            distance = distance.saturating_add(d);
-            curve += self.seek.time(d);
-            at = stop;
-        }
-        (distance, curve)
-    }
-
-    /// A head switch is needed when the arm stays on its cylinder but the
-    /// request starts on another surface than `surface`, the selected one; a
-    /// seek hides it in its settling.
-    fn switch_time(&self, surface: u32, seek_distance: u32, target: &Location) -> Nanos {
-        if seek_distance == 0 && target.surface != surface {
-            self.head_switch
-        } else {
-            0
-        }
-    }
-
-    /// Where `block` lies; a block past the end of the disk lies where its
-    /// last block does.
-    pub(super) fn place(&self, block: u64) -> Location {
-        self.geometry.locate_clamped(block)
-    }
-
-    /// Moving the heads from `arm` to the track of `target` by way of
-    /// `travel`: the cylinders crossed, the seek time (drawn from `rng` for
-    /// a random seek model; its mean without a stream) and the head switch.
-    pub(super) fn reach(
-        &self,
-        arm: Arm,
-        travel: Travel,
-        target: &Location,
-        rng: Option<&mut Stream>,
-    ) -> (u32, Nanos, Nanos) {
-        let (distance, curve) = self.legs(arm.cylinder, travel, target.cylinder);
-        let seek = match rng {
-            Some(rng) if self.seek.is_random() => self.seek.draw(distance, rng),
-            None if self.seek.is_random() => self.seek.time(distance),
-            _ => curve,
-        };
-        (
-            distance,
-            seek,
-            self.switch_time(arm.surface, distance, target),
-        )
-    }
-
-    /// Time from `ready` until `target` starts under the heads, the spindle
-    /// turning once every `period_ps`.
-    pub(super) fn rotational_wait(&self, ready: Nanos, target: &Location, period_ps: u64) -> Nanos {
-        latency(ready, target, period_ps)
-    }
-
-    /// How many of the `blocks` blocks from `block` a sequential media
-    /// transfer that reached the start of the first one `elapsed` ns ago
-    /// has read: the largest k with `media_time(block, k, period_ps)` ≤
-    /// `elapsed` (the same rounding, so the two always agree).
-    pub(super) fn media_read_within(
-        &self,
-        block: u64,
-        blocks: u64,
-        period_ps: u64,
-        elapsed: Nanos,
-    ) -> u64 {
-        // media_time rounds picoseconds to the nearest nanosecond: k blocks
-        // taking ps_k are done by `elapsed` iff ps_k + 500 < (elapsed + 1) ns.
-        self.media_walk::<true>(block, blocks, period_ps, u128::from(elapsed) * 1000 + 499)
-            .0
-    }
-
-    /// Time to move the heads from the end of one track to the next track
-    /// of a sequential transfer in another cylinder.
-    fn track_to_track(&self) -> Nanos {
-        match self.seek {
-            Seek::SqrtLinear { .. } | Seek::Table(_) => self.seek.time(1),
-            Seek::None | Seek::Random { .. } => self.head_switch,
-        }
-    }
-
-    /// Transfer time of `blocks` blocks from `block`; for an exponential
-    /// transfer, its mean.
-    ///
-    /// With a geometric transfer each block takes a revolution divided by
-    /// the sectors on its track, and each track boundary crossed costs a head
-    /// switch (or a one-cylinder seek) and the rotation to the next track's
-    /// first block. Once the first block is under the head the rest is
-    /// locked to the spindle, so this does not depend on the time.
-    pub fn transfer_time(&self, block: u64, blocks: u32) -> Nanos {
-        match self.transfer {
-            Transfer::Geometry { period_ps } => {
-                self.media_time(block, u64::from(blocks), period_ps)
-            }
-            Transfer::Constant(t) => t,
-            Transfer::Rate { bytes_per_s } => {
-                let bytes = f64::from(blocks) * f64::from(self.block_bytes());
-                (bytes * 1e9 / bytes_per_s).round() as Nanos
-            }
-            Transfer::Exponential { mean } => mean,
-        }
-    }
-
-    /// Geometric transfer time of `blocks` blocks from `block`, walking the
-    /// request track by track, the spindle turning once every `period_ps`.
-    pub(super) fn media_time(&self, block: u64, blocks: u64, period_ps: u64) -> Nanos {
-        ps_to_ns(self.media_walk::<false>(block, blocks, period_ps, 0).1)
-    }
-
-    /// Walks a sequential media transfer of `blocks` blocks from `block`
-    /// track by track: how many of them are read within `budget_ps`
-    /// picoseconds of the start of the first, and the picoseconds those
-    /// take. Unless `BOUNDED`, the budget is ignored (all of them, and the
-    /// whole time), and the walk compiles to the plain sum the cache-free
-    /// transfer time has always been.
-    fn media_walk<const BOUNDED: bool>(
-        &self,
-        block: u64,
-        blocks: u64,
-        period_ps: u64,
-        budget_ps: u128,
-    ) -> (u64, u128) {
-        let p = u128::from(period_ps);
-        let capacity = self.capacity_blocks();
-        let mut block = block.min(capacity - 1);
-        let mut here = self.geometry.locate_clamped(block);
-        let mut left = blocks;
-        let (mut done, mut ps) = (0u64, 0u128);
-        while left > 0 {
-            let next_track = block + u64::from(here.left_on_track());
-            // Blocks past the end of the disk stay on its last track.
-            let run = if next_track >= capacity {
-                left
-            } else {
-                left.min(u64::from(here.left_on_track()))
-            };
-            let first = u128::from(here.physical_sector());
-            let spt = here.sectors_per_track;
-            let run_ps = angle(first + u128::from(run), spt, p) - angle(first, spt, p);
-            if BOUNDED && ps + run_ps > budget_ps {
-                // The budget ends on this track, at angle x from the index
-                // mark: k blocks from slot `first` end by then iff
-                // ⌊(first + k)·p / spt⌋ ≤ x, i.e. first + k ≤ ⌈(x + 1)·spt / p⌉ − 1.
-                let x = budget_ps.saturating_sub(ps) + angle(first, spt, p);
-                let slots = ((x + 1) * u128::from(spt)).div_ceil(p) - 1;
-                let k = (slots - first).min(u128::from(run));
-                let ps = ps + angle(first + k, spt, p) - angle(first, spt, p);
-                return (done + k as u64, ps);
-            }
-            ps += run_ps;
-            done += run;
-            left -= run;
-            if left == 0 {
-                break;
-            }
-            let next = self.geometry.locate_clamped(next_track);
-            let switch = if next.cylinder == here.cylinder {
-                self.head_switch
-            } else {
-                self.track_to_track()
-            };
-            let switch_ps = u128::from(switch) * 1000;
-            // This track's last block ends where its first one starts (its
-            // skew); the next track's first block starts at that track's skew.
-            let end = angle(u128::from(here.skew), spt, p);
-            let start = angle(u128::from(next.skew), next.sectors_per_track, p);
-            ps += switch_ps + (start + p - (end + switch_ps) % p) % p;
-            block = next_track;
-            here = next;
-        }
-        (done, ps)
     }
 
     /// Controller overhead per request. With a cache, what a read that
@@ -553,7 +237,7 @@ impl DiskModel {
 
     /// Head-switch time.
     pub fn head_switch(&self) -> Nanos {
-        self.head_switch
+        self.mech.head_switch
     }
 
     /// The heads on cylinder `head`, on the surface the model last used.
@@ -564,19 +248,27 @@ impl DiskModel {
         }
     }
 
+    /// Transfer time of `blocks` blocks from `block`; for an exponential
+    /// transfer, its mean.
+    ///
+    /// With a geometric transfer each block takes a revolution divided by
+    /// the sectors on its track, and each track boundary crossed costs a head
+    /// switch (or a one-cylinder seek) and the rotation to the next track's
+    /// first block. Once the first block is under the head the rest is
+    /// locked to the spindle, so this does not depend on the time.
+    pub fn transfer_time(&self, block: u64, blocks: u32) -> Nanos {
+        self.mech.transfer_time(block, blocks)
+    }
+
     /// One revolution of the spindle, if the spec gives its speed.
     pub fn revolution(&self) -> Option<Nanos> {
-        self.period_ps.map(|ps| ps_to_ns(u128::from(ps)))
+        self.mech.revolution()
     }
 
     /// Mean rotational latency: half a revolution when tracked (for requests
     /// at random angles), the middle of the range when drawn, 0 without.
     pub fn mean_rotational_latency(&self) -> Nanos {
-        match self.rotation {
-            Rotation::Tracked { period_ps } => ps_to_ns(u128::from(period_ps) / 2),
-            Rotation::Random { max } => max.div_ceil(2),
-            Rotation::None => 0,
-        }
+        self.mech.mean_rotational_latency()
     }
 
     /// Expected seek time between two blocks drawn independently and
@@ -584,28 +276,7 @@ impl DiskModel {
     /// zoned disk), computed exactly over the distribution of distances and
     /// rounded to the nanosecond. For the random seek model, its mean.
     pub fn mean_random_seek(&self) -> Nanos {
-        if self.seek.is_random() {
-            return self.seek.time(0);
-        }
-        let runs: Vec<(u32, u32, u64)> = self.geometry.cylinder_runs().collect();
-        let mut weighted = 0u128;
-        for &(first_a, count_a, weight_a) in &runs {
-            let (a0, a1) = (i64::from(first_a), i64::from(first_a) + i64::from(count_a));
-            for &(first_b, count_b, weight_b) in &runs {
-                let (b0, b1) = (i64::from(first_b), i64::from(first_b) + i64::from(count_b));
-                // Σ over cylinder pairs (i in A, j in B) of seek(|j − i|),
-                // grouped by k = j − i: the pairs with a given k number
-                // |[a0, a1) ∩ [b0 − k, b1 − k)|.
-                let mut sum = 0u128;
-                for k in (b0 - a1 + 1)..b1 - a0 {
-                    let pairs = (a1.min(b1 - k) - a0.max(b0 - k)).max(0) as u128;
-                    sum += pairs * u128::from(self.seek.time(k.unsigned_abs() as u32));
-                }
-                weighted += u128::from(weight_a) * u128::from(weight_b) * sum;
-            }
-        }
-        let pairs = u128::from(self.capacity_blocks()).pow(2);
-        ((weighted + pairs / 2) / pairs) as Nanos
+        self.mech.mean_random_seek()
     }
 }
 
@@ -621,14 +292,14 @@ impl ServiceEstimator for DiskModel {
     /// write-back) has taken the arm by then, or else from `head`.
     fn positioning_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos {
         if let Some(cache) = &self.cache {
-            let b = cache.estimate(self, self.arm_at(head), req, now);
+            let b = cache.estimate(&self.mech, self.arm_at(head), req, now);
             return b.seek + b.rotation;
         }
-        let target = self.geometry.locate_clamped(req.block);
+        let target = self.mech.geometry.locate_clamped(req.block);
         let distance = head.cylinder.abs_diff(target.cylinder);
-        let seek = self.seek.time(distance);
-        let switch = self.switch_time(self.surface, distance, &target);
-        let rotation = match self.rotation {
+        let seek = self.mech.seek.time(distance);
+        let switch = self.mech.switch_time(self.surface, distance, &target);
+        let rotation = match self.mech.rotation {
             Rotation::Tracked { period_ps } => latency(
                 now.saturating_add(self.overhead + seek + switch),
                 &target,
@@ -644,7 +315,9 @@ impl ServiceEstimator for DiskModel {
     /// `now`, the arm as for [`ServiceEstimator::positioning_time`].
     fn service_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos {
         if let Some(cache) = &self.cache {
-            return cache.estimate(self, self.arm_at(head), req, now).total();
+            return cache
+                .estimate(&self.mech, self.arm_at(head), req, now)
+                .total();
         }
         self.overhead
             + self.positioning_time(head, req, now)
@@ -663,7 +336,7 @@ impl ServiceEstimator for DiskModel {
 mod tests {
     use super::*;
     use crate::disk::seek::ms_to_ns;
-    use crate::disk::{GeometrySpec, SeekSpec, presets};
+    use crate::disk::{GeometrySpec, SeekSpec, TransferSpec, presets};
     use crate::random::Purpose;
     use sched_core::{Kind, RequestId};
 
@@ -742,19 +415,62 @@ mod tests {
     }
 
     #[test]
+    fn a_transfer_passes_over_slipped_sectors_and_goes_to_remapped_ones() {
+        // One zone of 72-sector tracks: slot 5 of track 0 slipped, and the
+        // block that would lie at slot 40 remapped to the zone's last slot.
+        let mut spec = presets::hp97560();
+        spec.geometry.zones = vec![crate::disk::Zone {
+            first_cylinder: 0,
+            last_cylinder: spec.geometry.cylinders - 1,
+            sectors_per_track: 72,
+        }];
+        let last = u64::from(spec.geometry.cylinders) * 19 * 72 - 1;
+        spec.geometry.zone_layout = vec![crate::disk::ZoneLayout {
+            unused: vec![(5, 1)],
+            blocks: Some(last - 1),
+            remapped: vec![(40, last)],
+            ..crate::disk::ZoneLayout::default()
+        }];
+        let disk = model(&spec);
+        let sector = |n: u64| (n * 14_992_503_748 / 72) as f64 / 1000.0;
+        // Blocks 0–9 cross the slipped slot: eleven slots pass under the head.
+        let t = disk.transfer_time(0, 10) as f64;
+        assert!((t - sector(11)).abs() < 2.0, "{t}");
+        // Blocks 30–40 include the remapped block 39: the arm leaves for
+        // the last cylinder and comes back, far longer than 11 slots.
+        let t = disk.transfer_time(30, 11) as f64;
+        assert!(
+            t > 2.0 * disk.mech.seek.time(spec.geometry.cylinders - 1) as f64,
+            "{t}"
+        );
+        let l = disk.geometry().locate(39).unwrap();
+        assert_eq!(
+            (l.cylinder, l.surface, l.sector),
+            (spec.geometry.cylinders - 1, 18, 71)
+        );
+    }
+
+    #[test]
     fn media_progress_agrees_with_the_transfer_time_to_the_nanosecond() {
         // Read-ahead progress is the inverse of the transfer time, across
         // head switches and cylinder boundaries (HP 97560: 72 blocks a
         // track, 19 tracks a cylinder).
         let disk = model(&presets::hp97560());
-        let p = disk.period_ps.unwrap();
+        let p = disk.mech.period_ps.unwrap();
         for block in [0, 70, 72 * 19 - 3, 123_456] {
             for k in 1..=200 {
-                let t = disk.media_time(block, k, p);
-                assert_eq!(disk.media_read_within(block, 200, p, t), k, "{block} {k}");
-                assert_eq!(disk.media_read_within(block, 200, p, t - 1), k - 1);
+                let t = disk.mech.media_time(block, k, p);
+                assert_eq!(
+                    disk.mech.media_read_within(block, 200, p, t),
+                    k,
+                    "{block} {k}"
+                );
+                assert_eq!(disk.mech.media_read_within(block, 200, p, t - 1), k - 1);
             }
-            assert_eq!(disk.media_read_within(block, 200, p, u64::MAX / 2000), 200);
+            assert_eq!(
+                disk.mech.media_read_within(block, 200, p, u64::MAX / 2000),
+                200
+            );
         }
     }
 

@@ -4,10 +4,12 @@
 //! and why; any field can be changed with an override file (see
 //! [`DiskSpec::from_file`]).
 
-use super::{DiskError, DiskSpec, GeometrySpec, LongSeek, RotationSpec, SeekSpec, TransferSpec};
+use super::{
+    DiskError, DiskSpec, GeometrySpec, LongSeek, RotationSpec, SeekSpec, SpecFormat, TransferSpec,
+};
 
 /// Every preset: (name, one-line description), for `spindle presets`.
-pub const PRESETS: [(&str, &str); 6] = [
+pub const PRESETS: [(&str, &str); 10] = [
     (
         "hp97560",
         "HP 97560: 1962x19x72 x 512 B, 4002 RPM, tracked rotation (Ruemmler & Wilkes 1994)",
@@ -32,6 +34,51 @@ pub const PRESETS: [(&str, &str); 6] = [
         "exponential",
         "exponential service, mu = 45/s, no mechanics (Towsley, Chen & Yu 1991, analysis)",
     ),
+    (
+        "hp-c2247a",
+        "HP C2247A, 1 GB, 5400 RPM, 8 zones, cached (DiskSim 4.0 valid/hp_c2247a.parv)",
+    ),
+    (
+        "hp-c3323a",
+        "HP C3323A, 1 GB, 5400 RPM, 8 zones, cached (DiskSim 4.0 valid/hp_c3323a.parv)",
+    ),
+    (
+        "cheetah9lp",
+        "Seagate Cheetah 9LP (ST39102LW), 9 GB, 10025 RPM, cached (DiskSim 4.0 valid/cheetah9LP.parv)",
+    ),
+    (
+        "ibm18es",
+        "IBM Ultrastar 18ES (DNES-309170W), 9 GB, 7200 RPM, cached (DiskSim 4.0 valid/ibm18es.parv)",
+    ),
+];
+
+/// The presets built from DiskSim's validated drives: (preset, the file of
+/// DiskSim's `valid/` directory it is loaded from, the spec as loaded).
+///
+/// Each spec is what [`from_disksim`](super::from_disksim) makes of the
+/// file, renamed to the preset, stored as TOML so that the presets need no
+/// DiskSim files at run time; a test checks them against the files.
+pub const DISKSIM_PRESETS: [(&str, &str, &str); 4] = [
+    (
+        "hp-c2247a",
+        "hp_c2247a.parv",
+        include_str!("presets/hp-c2247a.toml"),
+    ),
+    (
+        "hp-c3323a",
+        "hp_c3323a.parv",
+        include_str!("presets/hp-c3323a.toml"),
+    ),
+    (
+        "cheetah9lp",
+        "cheetah9LP.parv",
+        include_str!("presets/cheetah9lp.toml"),
+    ),
+    (
+        "ibm18es",
+        "ibm18es.parv",
+        include_str!("presets/ibm18es.toml"),
+    ),
 ];
 
 /// The preset called `name` (see [`PRESETS`]), with its default parameters.
@@ -46,12 +93,18 @@ pub fn preset(name: &str) -> Result<DiskSpec, DiskError> {
         "chen-towsley-91" => chen_towsley_91(),
         "ibm3330" => ibm3330(0.6),
         "exponential" => exponential(45.0),
-        _ => {
-            return Err(DiskError::UnknownPreset {
-                name: name.to_string(),
-                known: PRESETS.map(|(n, _)| n).join(", "),
-            });
-        }
+        name => match DISKSIM_PRESETS.iter().find(|p| p.0 == name) {
+            // The stored specs are checked by the tests: never malformed.
+            Some((_, _, toml)) => {
+                DiskSpec::parse(toml, SpecFormat::Toml).expect("a stored DiskSim preset parses")
+            }
+            None => {
+                return Err(DiskError::UnknownPreset {
+                    name: name.to_string(),
+                    known: PRESETS.map(|(n, _)| n).join(", "),
+                });
+            }
+        },
     })
 }
 
@@ -282,7 +335,7 @@ mod tests {
         let err = preset("rk05").unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown disk preset `rk05` (known: hp97560, hp7935, hp7937, chen-towsley-91, ibm3330, exponential)"
+            "unknown disk preset `rk05` (known: hp97560, hp7935, hp7937, chen-towsley-91, ibm3330, exponential, hp-c2247a, hp-c3323a, cheetah9lp, ibm18es)"
         );
     }
 

@@ -1,0 +1,170 @@
+//! `spindle validate`: a drive model against a DiskSim validation trace.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use disk_emu::disk::validation::{Figures, ValidationRun, class_name, validate};
+use sched_core::Kind;
+
+use crate::common::resolve_disk;
+use crate::output::{Cell, Format, Table};
+use crate::plot::{Panel, Series, Source, write_svg};
+
+/// Options of `spindle validate`.
+#[derive(Args, Debug)]
+pub struct ValidateArgs {
+    /// The drive: a DiskSim `.parv`/`.diskspecs`/`.model` file (or, with
+    /// `--disk`, any disk the other commands take).
+    #[arg(long, required_unless_present = "disk", conflicts_with = "disk")]
+    pub parv: Option<PathBuf>,
+    /// The drive as a preset name, spec file or `disksim:FILE`.
+    #[arg(long)]
+    pub disk: Option<String>,
+    /// The validation trace (`R Miss 564347 2 14095.370 13876.270` lines).
+    #[arg(long)]
+    pub trace: PathBuf,
+    /// Write a plot of both access-time distributions (CDFs) to this SVG.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    /// Write every request (trace line, kind, class, blocks, measured and
+    /// simulated ms, the model's seek, rotation, transfer and overhead ms,
+    /// and the cylinders the arm travelled) to this CSV file.
+    #[arg(long)]
+    pub samples: Option<PathBuf>,
+    /// Seed for random service components (if the model has any).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// `spindle validate`.
+pub fn run(args: &ValidateArgs, format: Format) -> Result<()> {
+    let spec = match (&args.parv, &args.disk) {
+        (Some(path), _) => disk_emu::disk::from_disksim(path)
+            .with_context(|| format!("loading DiskSim model {}", path.display()))?,
+        (None, Some(name)) => resolve_disk(name)?,
+        (None, None) => unreachable!("clap requires --parv or --disk"),
+    };
+    let started = Instant::now();
+    let run = validate(&spec, &args.trace, args.seed)?;
+    let elapsed = started.elapsed().as_secs_f64();
+    let overall = run.overall();
+    let mut t = Table::new(
+        format!(
+            "{} against {}: {} requests replayed closed-loop",
+            run.disk, run.trace, overall.requests
+        ),
+        &[
+            "class",
+            "requests",
+            "measured ms",
+            "simulated ms",
+            "difference ms",
+            "demerit ms",
+            "demerit %",
+        ],
+    );
+    let row = |name: &str, f: &Figures| {
+        vec![
+            Cell::text(name),
+            Cell::Int(f.requests as u64),
+            Cell::num(f.measured_mean_ms, 3),
+            Cell::num(f.simulated_mean_ms, 3),
+            Cell::num(f.simulated_mean_ms - f.measured_mean_ms, 3),
+            Cell::num(f.demerit_ms, 3),
+            Cell::num(100.0 * f.demerit_ms / f.measured_mean_ms, 1),
+        ]
+    };
+    t.row(row("all", &overall));
+    for (class, f) in run.by_class() {
+        t.row(row(&class, &f));
+    }
+    t.note(format!(
+        "Demerit: RMS difference of the measured and simulated access-time distributions at 10,000 quantiles (DiskSim's figure). Classes are the trace's buffer column. Simulated in {:.3} s ({:.2} M requests/s).",
+        elapsed,
+        overall.requests as f64 / elapsed.max(1e-9) / 1e6
+    ));
+    if let Some(path) = &args.samples {
+        write_samples(path, &run).with_context(|| format!("writing {}", path.display()))?;
+        t.note(format!(
+            "Per-request samples written to {}.",
+            path.display()
+        ));
+    }
+    if let Some(path) = &args.plot {
+        let (measured, simulated) = run.sorted_ms();
+        let cdf = |v: &[f64]| -> Vec<(f64, f64, f64)> {
+            const POINTS: usize = 200;
+            (1..=POINTS)
+                .map(|i| {
+                    let q = i as f64 / POINTS as f64;
+                    let k = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
+                    (v[k - 1], q, 0.0)
+                })
+                .collect()
+        };
+        let panel = Panel {
+            title: format!("demerit {:.3} ms", overall.demerit_ms),
+            x_label: "access time (ms)".into(),
+            y_label: "fraction of requests".into(),
+            series: vec![
+                Series {
+                    label: "real drive".into(),
+                    source: Source::Simulation,
+                    points: cdf(&measured),
+                },
+                Series {
+                    label: "spindle model".into(),
+                    source: Source::Simulation,
+                    points: cdf(&simulated),
+                },
+            ],
+        };
+        write_svg(
+            path,
+            &format!("{}: access-time distributions", run.disk),
+            &[panel],
+        )?;
+        t.note(format!("CDF plot written to {}.", path.display()));
+    }
+    print!("{}", t.render(format));
+    Ok(())
+}
+
+/// The per-request CSV of `--samples`.
+fn write_samples(path: &std::path::Path, run: &ValidationRun) -> Result<()> {
+    let mut w = csv::Writer::from_path(path)?;
+    w.write_record([
+        "line",
+        "kind",
+        "class",
+        "blocks",
+        "measured_ms",
+        "simulated_ms",
+        "seek_ms",
+        "rotation_ms",
+        "transfer_ms",
+        "overhead_ms",
+        "seek_cylinders",
+    ])?;
+    let ms = |ns: u64| format!("{:.6}", ns as f64 / 1e6);
+    for s in &run.samples {
+        let b = &s.breakdown;
+        w.write_record([
+            s.line.to_string(),
+            if s.kind == Kind::Read { "R" } else { "W" }.to_string(),
+            class_name(s.class).to_string(),
+            s.blocks.to_string(),
+            ms(s.measured),
+            ms(s.simulated),
+            ms(b.seek),
+            ms(b.rotation),
+            ms(b.transfer),
+            ms(b.overhead),
+            b.seek_distance.to_string(),
+        ])?;
+    }
+    w.flush()?;
+    Ok(())
+}

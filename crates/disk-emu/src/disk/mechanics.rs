@@ -1,0 +1,495 @@
+//! [`Mechanics`]: what a disk's parts take (seek, head switch, rotation,
+//! media transfer) over its block layout, wherever its arm is.
+//!
+//! Both the uncached service of [`DiskModel`](super::DiskModel) and the
+//! drive cache of [`super::cache`] time their media work with it; the arm's
+//! position is theirs to keep ([`Arm`]).
+//!
+//! The spindle's angle is kept in integer picoseconds: one revolution is
+//! `round(60·10¹² / rpm)` ps and the angle at time t is `t mod revolution`,
+//! so latencies are exact integer arithmetic however long a run lasts.
+
+use sched_core::{Cylinder, Nanos, Travel};
+
+use super::geometry::{Geometry, Location};
+use super::seek::{Seek, duration};
+use super::{DiskError, DiskSpec, RotationSpec, TransferSpec};
+use crate::random::Stream;
+
+/// Rotational latency, validated.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Rotation {
+    Tracked { period_ps: u64 },
+    Random { max: Nanos },
+    None,
+}
+
+/// Transfer time, validated.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Transfer {
+    Geometry { period_ps: u64 },
+    Constant(Nanos),
+    Rate { bytes_per_s: f64 },
+    Exponential { mean: Nanos },
+}
+/// How a write's data reaches the buffer: block k (from 0) is in from
+/// `from + (k + 1)·per_block`; the media write needs `start_blocks` of them
+/// in before it writes any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct WriteData {
+    pub(super) from: Nanos,
+    pub(super) per_block: Nanos,
+    pub(super) start_blocks: u64,
+}
+
+/// A disk's mechanics and layout, checked: everything about serving a
+/// request except where the arm is and what the cache holds.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Mechanics {
+    pub(super) geometry: Geometry,
+    pub(super) seek: Seek,
+    pub(super) rotation: Rotation,
+    pub(super) transfer: Transfer,
+    /// One revolution, ps, if the spec gives the spindle speed.
+    pub(super) period_ps: Option<u64>,
+    pub(super) head_switch: Nanos,
+}
+
+/// Where the heads are: the arm's cylinder and the surface whose head is
+/// selected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Arm {
+    pub(super) cylinder: Cylinder,
+    pub(super) surface: u32,
+}
+
+impl Arm {
+    /// The heads on the track of `place`.
+    pub(super) fn on(place: &Location) -> Arm {
+        Arm {
+            cylinder: place.cylinder,
+            surface: place.surface,
+        }
+    }
+}
+
+/// Picoseconds to nanoseconds, rounded to nearest.
+pub(super) fn ps_to_ns(ps: u128) -> Nanos {
+    ((ps + 500) / 1000) as Nanos
+}
+
+/// Picoseconds from the index mark to the start of physical slot `slot` of a
+/// track of `spt` sectors (slots past `spt` continue into the next turn).
+fn angle(slot: u128, spt: u32, period_ps: u128) -> u128 {
+    slot * period_ps / u128::from(spt)
+}
+
+/// Time from `ready` until the block at `target` starts under the head.
+pub(super) fn latency(ready: Nanos, target: &Location, period_ps: u64) -> Nanos {
+    let p = u128::from(period_ps);
+    // (ready·1000) mod p, in 64 bits: ready mod p is below p.
+    let now = u128::from(ready % period_ps * 1000 % period_ps);
+    let at = angle(
+        u128::from(target.physical_sector()),
+        target.sectors_per_track,
+        p,
+    );
+    ps_to_ns((at + p - now) % p)
+}
+
+fn positive(field: &str, x: f64, expected: &'static str) -> Result<f64, DiskError> {
+    if x.is_finite() && x > 0.0 {
+        Ok(x)
+    } else {
+        Err(DiskError::invalid(field, x, expected))
+    }
+}
+
+impl Mechanics {
+    /// Checks the mechanical part of `spec` (geometry, spindle, rotation,
+    /// transfer, seek curve, head switch).
+    ///
+    /// # Errors
+    /// As [`DiskModel::from_spec`](super::DiskModel::from_spec) for those
+    /// fields.
+    pub(super) fn from_spec(spec: &DiskSpec) -> Result<Self, DiskError> {
+        let geometry = Geometry::new(&spec.geometry)?;
+        let period_ps = spec
+            .rpm
+            .map(|rpm| {
+                let rpm = positive(
+                    "rpm",
+                    rpm,
+                    "a positive, finite number of revolutions per minute",
+                )?;
+                match (60e12 / rpm).round() as u64 {
+                    0 => Err(DiskError::invalid(
+                        "rpm",
+                        rpm,
+                        "slow enough for a revolution of at least 1 ps",
+                    )),
+                    ps => Ok(ps),
+                }
+            })
+            .transpose()?;
+        let spindle = |expected: &'static str| {
+            period_ps.ok_or_else(|| DiskError::invalid("rpm", "none", expected))
+        };
+        let rotation = match spec.rotation {
+            RotationSpec::Tracked => Rotation::Tracked {
+                period_ps: spindle("a spindle speed, which tracked rotation needs")?,
+            },
+            RotationSpec::Random { max_ms: Some(ms) } => Rotation::Random {
+                max: duration("rotation.max_ms", ms)?,
+            },
+            RotationSpec::Random { max_ms: None } => Rotation::Random {
+                max: ps_to_ns(u128::from(spindle(
+                    "a spindle speed, which random rotation without max_ms needs",
+                )?)),
+            },
+            RotationSpec::None => Rotation::None,
+        };
+        let transfer = match spec.transfer {
+            TransferSpec::Geometry => Transfer::Geometry {
+                period_ps: spindle("a spindle speed, which geometric transfer needs")?,
+            },
+            TransferSpec::Constant { ms } => Transfer::Constant(duration("transfer.ms", ms)?),
+            TransferSpec::Rate { bytes_per_s } => Transfer::Rate {
+                bytes_per_s: positive(
+                    "transfer.bytes_per_s",
+                    bytes_per_s,
+                    "a positive, finite rate",
+                )?,
+            },
+            TransferSpec::Exponential { rate_per_s } => {
+                let rate = positive("transfer.rate_per_s", rate_per_s, "a positive, finite rate")?;
+                Transfer::Exponential {
+                    mean: (1e9 / rate).round() as Nanos,
+                }
+            }
+        };
+        Ok(Mechanics {
+            geometry,
+            seek: Seek::new(&spec.seek)?,
+            rotation,
+            transfer,
+            period_ps,
+            head_switch: duration("head_switch_ms", spec.head_switch_ms)?,
+        })
+    }
+
+    /// Capacity in blocks.
+    pub(super) fn capacity_blocks(&self) -> u64 {
+        self.geometry.capacity()
+    }
+
+    /// Cylinders crossed and seek time on the curve from cylinder `from` to
+    /// `to` by way of `travel` (to the edge, and for a wrap back to the
+    /// restart cylinder, first).
+    #[inline]
+    pub(super) fn legs(&self, from: Cylinder, travel: Travel, to: Cylinder) -> (u32, Nanos) {
+        let via = match travel {
+            Travel::Direct => [None, None],
+            Travel::ViaEdge { edge } => [Some(edge), None],
+            Travel::Wrap { edge, restart } => [Some(edge), Some(restart)],
+        };
+        // On a curve every leg is a seek of its own (it starts and stops).
+        let mut at = from;
+        let (mut distance, mut curve): (u32, Nanos) = (0, 0);
+        for stop in via.into_iter().flatten().chain([to]) {
+            let d = at.abs_diff(stop);
+            distance = distance.saturating_add(d);
+            curve += self.seek.time(d);
+            at = stop;
+        }
+        (distance, curve)
+    }
+
+    /// A head switch is needed when the arm stays on its cylinder but the
+    /// request starts on another surface than `surface`, the selected one; a
+    /// seek hides it in its settling.
+    pub(super) fn switch_time(&self, surface: u32, seek_distance: u32, target: &Location) -> Nanos {
+        if seek_distance == 0 && target.surface != surface {
+            self.head_switch
+        } else {
+            0
+        }
+    }
+
+    /// Where `block` lies; a block past the end of the disk lies where its
+    /// last block does.
+    pub(super) fn place(&self, block: u64) -> Location {
+        self.geometry.locate_clamped(block)
+    }
+
+    /// Moving the heads from `arm` to the track of `target` by way of
+    /// `travel`: the cylinders crossed, the seek time (drawn from `rng` for
+    /// a random seek model; its mean without a stream) and the head switch.
+    pub(super) fn reach(
+        &self,
+        arm: Arm,
+        travel: Travel,
+        target: &Location,
+        rng: Option<&mut Stream>,
+    ) -> (u32, Nanos, Nanos) {
+        let (distance, curve) = self.legs(arm.cylinder, travel, target.cylinder);
+        let seek = match rng {
+            Some(rng) if self.seek.is_random() => self.seek.draw(distance, rng),
+            None if self.seek.is_random() => self.seek.time(distance),
+            _ => curve,
+        };
+        (
+            distance,
+            seek,
+            self.switch_time(arm.surface, distance, target),
+        )
+    }
+
+    /// Time from `ready` until `target` starts under the heads, the spindle
+    /// turning once every `period_ps`.
+    pub(super) fn rotational_wait(&self, ready: Nanos, target: &Location, period_ps: u64) -> Nanos {
+        latency(ready, target, period_ps)
+    }
+
+    /// How many of the `blocks` blocks from `block` a sequential media
+    /// transfer that reached the start of the first one `elapsed` ns ago
+    /// has read: the largest k with `media_time(block, k, period_ps)` ≤
+    /// `elapsed` (the same rounding, so the two always agree).
+    pub(super) fn media_read_within(
+        &self,
+        block: u64,
+        blocks: u64,
+        period_ps: u64,
+        elapsed: Nanos,
+    ) -> u64 {
+        // media_time rounds picoseconds to the nearest nanosecond: k blocks
+        // taking ps_k are done by `elapsed` iff ps_k + 500 < (elapsed + 1) ns.
+        self.media_walk::<true>(block, blocks, period_ps, u128::from(elapsed) * 1000 + 499)
+            .0
+    }
+
+    /// Time to move the heads between cylinders in the middle of a
+    /// sequential transfer: a seek on a seek curve (one cylinder to the
+    /// next track, further to a remapped block's spare), a head switch
+    /// without one.
+    fn move_between(&self, from: Cylinder, to: Cylinder) -> Nanos {
+        match self.seek {
+            Seek::SqrtLinear { .. } | Seek::Table(_) => self.seek.time(from.abs_diff(to)),
+            Seek::None | Seek::Random { .. } => self.head_switch,
+        }
+    }
+
+    /// Transfer time of `blocks` blocks from `block`; for an exponential
+    /// transfer, its mean (see [`DiskModel::transfer_time`](super::DiskModel::transfer_time)).
+    pub(super) fn transfer_time(&self, block: u64, blocks: u32) -> Nanos {
+        match self.transfer {
+            Transfer::Geometry { period_ps } => {
+                self.media_time(block, u64::from(blocks), period_ps)
+            }
+            Transfer::Constant(t) => t,
+            Transfer::Rate { bytes_per_s } => {
+                let bytes = f64::from(blocks) * f64::from(self.geometry.sector_bytes());
+                (bytes * 1e9 / bytes_per_s).round() as Nanos
+            }
+            Transfer::Exponential { mean } => mean,
+        }
+    }
+
+    /// Geometric transfer time of `blocks` blocks from `block`, walking the
+    /// request track by track, the spindle turning once every `period_ps`.
+    pub(super) fn media_time(&self, block: u64, blocks: u64, period_ps: u64) -> Nanos {
+        ps_to_ns(self.media_walk::<false>(block, blocks, period_ps, 0).1)
+    }
+
+    /// Walks a sequential media transfer of `blocks` blocks from `block`
+    /// track by track: how many of them are read within `budget_ps`
+    /// picoseconds of the start of the first, and the picoseconds those
+    /// take. Unless `BOUNDED`, the budget is ignored (all of them, and the
+    /// whole time), and the walk compiles to the plain sum the cache-free
+    /// transfer time has always been.
+    fn media_walk<const BOUNDED: bool>(
+        &self,
+        block: u64,
+        blocks: u64,
+        period_ps: u64,
+        budget_ps: u128,
+    ) -> (u64, u128) {
+        let p = u128::from(period_ps);
+        let capacity = self.capacity_blocks();
+        let mut block = block.min(capacity - 1);
+        let mut here = self.geometry.locate_clamped(block);
+        let mut left = blocks;
+        let (mut done, mut ps) = (0u64, 0u128);
+        while left > 0 {
+            let step = u64::from(here.contiguous());
+            let next_block = block + step;
+            // Blocks past the end of the disk stay on its last track.
+            let run = if next_block >= capacity {
+                left
+            } else {
+                left.min(step)
+            };
+            let first = u128::from(here.physical_sector());
+            let spt = here.sectors_per_track;
+            let run_ps = angle(first + u128::from(run), spt, p) - angle(first, spt, p);
+            if BOUNDED && ps + run_ps > budget_ps {
+                // The budget ends on this track, at angle x from the index
+                // mark: k blocks from slot `first` end by then iff
+                // ⌊(first + k)·p / spt⌋ ≤ x, i.e. first + k ≤ ⌈(x + 1)·spt / p⌉ − 1.
+                let x = budget_ps.saturating_sub(ps) + angle(first, spt, p);
+                let slots = ((x + 1) * u128::from(spt)).div_ceil(p) - 1;
+                let k = (slots - first).min(u128::from(run));
+                let ps = ps + angle(first + k, spt, p) - angle(first, spt, p);
+                return (done + k as u64, ps);
+            }
+            ps += run_ps;
+            done += run;
+            left -= run;
+            if left == 0 {
+                break;
+            }
+            let next = self.geometry.locate_clamped(next_block);
+            // The next block: further along this track past unused slots,
+            // on the next track after a head switch or a one-cylinder seek,
+            // or at a remapped defect's spare.
+            let switch = if (next.cylinder, next.surface) == (here.cylinder, here.surface) {
+                0
+            } else if next.cylinder == here.cylinder {
+                self.head_switch
+            } else {
+                self.move_between(here.cylinder, next.cylinder)
+            };
+            let switch_ps = u128::from(switch) * 1000;
+            // The run ends where its last block does; the next one starts at
+            // its own slot.
+            let end = angle(first + u128::from(run), spt, p);
+            let start = angle(
+                u128::from(next.physical_sector()),
+                next.sectors_per_track,
+                p,
+            );
+            ps += switch_ps + (start + p - (end + switch_ps) % p) % p;
+            block = next_block;
+            here = next;
+        }
+        (done, ps)
+    }
+
+    /// A media write of `blocks` blocks from `block`, sector by sector as
+    /// DiskSim's controller writes: the heads are on the first block's
+    /// track at `positioned`; the data of block k is in the buffer from
+    /// `data.0 + (k + 1)·data.1` (the bus brings one block per `data.1`);
+    /// each block is written at the first pass of its slot after the one
+    /// before it is written and after its data has arrived, so a write that
+    /// outruns the bus waits for its next block to come round again. A
+    /// track switch in the middle costs a head switch or a one-cylinder
+    /// seek, plus `settle` (signed). Returns when the first block starts
+    /// and when the last one ends.
+    pub(super) fn write_sectors(
+        &self,
+        block: u64,
+        blocks: u64,
+        positioned: Nanos,
+        data: WriteData,
+        settle: i64,
+        period_ps: u64,
+    ) -> (Nanos, Nanos) {
+        let p = u128::from(period_ps);
+        let capacity = self.capacity_blocks();
+        let WriteData {
+            from,
+            per_block,
+            start_blocks,
+        } = data;
+        let mut t = u128::from(positioned) * 1000;
+        let mut first = None;
+        let mut done = 0u64;
+        let mut block = block.min(capacity - 1);
+        let mut here = self.geometry.locate_clamped(block);
+        while done < blocks {
+            let step = u64::from(here.contiguous()).max(1);
+            // Blocks past the end of the disk stay on its last track.
+            let run = if block + step >= capacity {
+                blocks - done
+            } else {
+                step.min(blocks - done)
+            };
+            let spt = here.sectors_per_track;
+            let slot0 = u128::from(here.physical_sector());
+            for j in 0..u128::from(run) {
+                let needed = (done + j as u64 + 1).max(start_blocks);
+                let arrival = u128::from(from + needed * per_block) * 1000;
+                let ready = t.max(arrival);
+                let slot = (slot0 + j) % u128::from(spt);
+                let at = angle(slot, spt, p);
+                let start = ready + (at + p - ready % p) % p;
+                first.get_or_insert(start);
+                t = start + angle(slot + 1, spt, p) - at;
+            }
+            done += run;
+            if done == blocks {
+                break;
+            }
+            block += run;
+            let next = self.geometry.locate_clamped(block);
+            let switch = if (next.cylinder, next.surface) == (here.cylinder, here.surface) {
+                0
+            } else if next.cylinder == here.cylinder {
+                self.head_switch
+            } else {
+                self.move_between(here.cylinder, next.cylinder)
+            };
+            if switch > 0 {
+                let moved = i128::from(switch) * 1000 + i128::from(settle) * 1000;
+                t += moved.max(0) as u128;
+            }
+            here = next;
+        }
+        let first = first.unwrap_or(t);
+        (ps_to_ns(first), ps_to_ns(t))
+    }
+
+    /// One revolution of the spindle, if the spec gives its speed.
+    pub(super) fn revolution(&self) -> Option<Nanos> {
+        self.period_ps.map(|ps| ps_to_ns(u128::from(ps)))
+    }
+
+    /// Mean rotational latency: half a revolution when tracked (for requests
+    /// at random angles), the middle of the range when drawn, 0 without.
+    pub(super) fn mean_rotational_latency(&self) -> Nanos {
+        match self.rotation {
+            Rotation::Tracked { period_ps } => ps_to_ns(u128::from(period_ps) / 2),
+            Rotation::Random { max } => max.div_ceil(2),
+            Rotation::None => 0,
+        }
+    }
+
+    /// Expected seek time between two blocks drawn independently and
+    /// uniformly over the capacity (so cylinders weigh by their capacity on a
+    /// zoned disk), computed exactly over the distribution of distances and
+    /// rounded to the nanosecond. For the random seek model, its mean.
+    pub(super) fn mean_random_seek(&self) -> Nanos {
+        if self.seek.is_random() {
+            return self.seek.time(0);
+        }
+        let runs: Vec<(u32, u32, u64)> = self.geometry.cylinder_runs().collect();
+        let mut weighted = 0u128;
+        for &(first_a, count_a, weight_a) in &runs {
+            let (a0, a1) = (i64::from(first_a), i64::from(first_a) + i64::from(count_a));
+            for &(first_b, count_b, weight_b) in &runs {
+                let (b0, b1) = (i64::from(first_b), i64::from(first_b) + i64::from(count_b));
+                // Σ over cylinder pairs (i in A, j in B) of seek(|j − i|),
+                // grouped by k = j − i: the pairs with a given k number
+                // |[a0, a1) ∩ [b0 − k, b1 − k)|.
+                let mut sum = 0u128;
+                for k in (b0 - a1 + 1)..b1 - a0 {
+                    let pairs = (a1.min(b1 - k) - a0.max(b0 - k)).max(0) as u128;
+                    sum += pairs * u128::from(self.seek.time(k.unsigned_abs() as u32));
+                }
+                weighted += u128::from(weight_a) * u128::from(weight_b) * sum;
+            }
+        }
+        let pairs = u128::from(self.capacity_blocks()).pow(2);
+        ((weighted + pairs / 2) / pairs) as Nanos
+    }
+}
