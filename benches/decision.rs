@@ -24,9 +24,11 @@
 //! Their cost per logical request sits next to the single-disk policy they
 //! wrap, in the same run (`array4096/...` against `depth4096/...`).
 //!
-//! In `depthN/NAME` the policy runs on [`Heap`] storage (the emulator's);
-//! `depth4096/NAME-inline` is the same policy on [`Inline`] storage, and
-//! `std-sstf`, `std-look`, `std-edf` are the std-collections references.
+//! In `depthN/NAME` the policy runs on [`Boxed`] storage (heap arrays of a
+//! compile-time capacity, the emulator's); `depth4096/NAME-inline` and
+//! `depth4096/NAME-heap` are the same policy on [`Inline`] and run-time-sized
+//! [`Heap`] storage, and `std-sstf`, `std-look`, `std-edf` are the
+//! std-collections references.
 //!
 //! Run with `cargo bench --bench decision`; add a filter such as `depth4096`
 //! or `array4096` to run one group.
@@ -406,19 +408,24 @@ fn measure<S: Scheduler + ?Sized>(
     });
 }
 
-/// Every policy at `depth` on heap storage, the references beside it, and
-/// (`inline`) every policy on inline storage of the same depth.
-fn bench_depth<const N: usize>(c: &mut Criterion, inline: bool) {
+/// Every policy at `depth` on boxed storage (the emulator's), the references
+/// beside it, and (`variants`) every policy on inline and on run-time-sized
+/// heap storage of the same depth.
+fn bench_depth<const N: usize>(c: &mut Criterion, variants: bool) {
     let mut group = c.benchmark_group(format!("depth{N}"));
-    let heap = Heap::new(N).expect("a valid depth");
     for (name, spec) in specs() {
-        let mut queue = spec.build(heap, CYLINDERS).expect("valid spec");
+        let mut queue = spec
+            .build(Boxed::<N>::new(), CYLINDERS)
+            .expect("valid spec");
         measure(&mut group, &name, &mut queue, N);
-        if inline {
+        if variants {
             // Built in its box: a 4096-deep inline queue is ~250 KB.
             let mut queue: Box<AnyScheduler<Inline<N>>> =
                 Box::new(spec.build(Inline::new(), CYLINDERS).expect("valid spec"));
             measure(&mut group, &format!("{name}-inline"), queue.as_mut(), N);
+            let heap = Heap::new(N).expect("a valid depth");
+            let mut queue = spec.build(heap, CYLINDERS).expect("valid spec");
+            measure(&mut group, &format!("{name}-heap"), &mut queue, N);
         }
     }
     for (name, edf) in [("naive-sstf", false), ("naive-edf", true)] {
