@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use disk_emu::disk::presets;
-use disk_emu::sim::{Experiment, Load};
-use disk_emu::workload::{Arrivals, RequestMix};
+use disk_emu::{Arrivals, RequestMix};
+use disk_emu::{Experiment, Load};
 
 const REQUESTS: u64 = 200_000;
 
@@ -31,6 +31,7 @@ fn emulator(c: &mut Criterion) {
             requests: REQUESTS,
             warmup: 0,
             seed: 1,
+            allow_overload: false,
         };
         group.bench_function(policy, |b| {
             b.iter(|| black_box(experiment.run(0).expect("a stable run")))

@@ -3,11 +3,11 @@
 //! Where several comparisons are made at once, each uses the Bonferroni share
 //! of a 95 % level so that the whole set holds with at least 95 % confidence.
 
+use disk_emu::MetricTable;
 use disk_emu::disk::{DiskModel, presets};
-use disk_emu::random::{Purpose, Stream};
-use disk_emu::sim::{Experiment, Load, metric_table};
-use disk_emu::stats::MetricTable;
-use disk_emu::workload::{Arrivals, RequestMix};
+use disk_emu::{Arrivals, RequestMix};
+use disk_emu::{Experiment, Load, metric_table};
+use disk_emu::{Purpose, Stream};
 use sched_core::{Head, Kind, PolicySpec, Request, RequestId, Travel};
 
 /// Seek time the model charges for moving `distance` cylinders from cylinder 0.
@@ -100,6 +100,7 @@ fn experiment(policy: &str, disk: disk_emu::disk::DiskSpec, arrivals: Arrivals) 
         requests: 20_000,
         warmup: 2_000,
         seed: 5,
+        allow_overload: false,
     }
 }
 

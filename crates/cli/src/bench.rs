@@ -4,8 +4,8 @@ use std::time::Instant;
 
 use anyhow::Result;
 use clap::Subcommand;
-use disk_emu::sim::{Experiment, Load};
-use disk_emu::workload::{Arrivals, RequestMix};
+use disk_emu::{Arrivals, RequestMix};
+use disk_emu::{Experiment, Load};
 use sched_core::PolicySpec;
 
 use crate::common::{policy_label, resolve_disk};
@@ -76,6 +76,7 @@ pub fn run(what: &BenchWhat, format: Format) -> Result<()> {
             requests: *requests,
             warmup: 0,
             seed: 1,
+            allow_overload: false,
         };
         let mut times = Vec::new();
         let mut response = f64::NAN;

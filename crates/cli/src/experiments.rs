@@ -1,10 +1,10 @@
 //! `spindle run` and the default experiment: synthetic workloads on one disk.
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use clap::Args;
 use disk_emu::disk::DiskSpec;
-use disk_emu::sim::{Experiment, Load, metric_table};
-use disk_emu::workload::{Addressing, Arrivals, DeadlineRange, RequestMix};
+use disk_emu::{Addressing, Arrivals, DeadlineRange, RequestMix};
+use disk_emu::{Experiment, Load, metric_table};
 use sched_core::PolicySpec;
 
 use crate::common::{estimate, policy_label, progress, resolve_disk};
@@ -59,6 +59,10 @@ pub struct RunArgs {
     /// Threads running replications; results do not depend on it.
     #[arg(long, default_value_t = default_jobs())]
     pub jobs: usize,
+    /// Run open loads at or above saturation anyway (with a warning): the
+    /// queue grows without bound and the figures depend on the run length.
+    #[arg(long)]
+    pub allow_overload: bool,
 }
 
 /// All cores.
@@ -98,6 +102,7 @@ struct Plan {
     seed: u64,
     replications: u64,
     jobs: usize,
+    allow_overload: bool,
 }
 
 /// `spindle run`.
@@ -145,6 +150,7 @@ pub fn run(args: &RunArgs, format: Format) -> Result<()> {
         seed: args.seed,
         replications: args.replications,
         jobs: args.jobs,
+        allow_overload: args.allow_overload,
     };
     print!("{}", execute(&plan)?.render(format));
     Ok(())
@@ -167,6 +173,7 @@ pub fn default_experiment(format: Format) -> Result<()> {
         seed: 1,
         replications: 10,
         jobs: default_jobs(),
+        allow_overload: false,
     };
     let mut table = execute(&plan)?;
     table.note(
@@ -206,6 +213,8 @@ fn execute(plan: &Plan) -> Result<Table> {
         (plan.policies.len() * plan.points.len()) as u64 * plan.replications,
         "replications",
     );
+    // Every run is built and checked before any runs.
+    let mut runs = Vec::new();
     for point in &plan.points {
         let (arrivals, load_label, rate) = match *point {
             Point::Open(load) => {
@@ -231,8 +240,24 @@ fn execute(plan: &Plan) -> Result<Table> {
                 requests: plan.requests,
                 warmup: plan.warmup,
                 seed: plan.seed,
+                allow_overload: plan.allow_overload,
             };
-            let reports = disk_emu::sim::parallel(plan.replications, plan.jobs, |r| {
+            let load = experiment
+                .check()
+                .with_context(|| format!("{}, load {load_label}", policy_label(policy)))?;
+            if load >= 1.0 {
+                eprintln!(
+                    "warning: {}, load {load_label}: the offered load is {load:.3} of the disk's capacity; the queue grows without bound and the figures depend on the run length",
+                    policy_label(policy)
+                );
+            }
+            runs.push((experiment, load_label.clone(), rate.clone()));
+        }
+    }
+    for (experiment, load_label, rate) in &runs {
+        let policy = &experiment.policy;
+        {
+            let reports = disk_emu::parallel(plan.replications, plan.jobs, |r| {
                 let out = experiment.run(r);
                 bar.inc(1);
                 out

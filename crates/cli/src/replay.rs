@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
-use disk_emu::replay::{ReplayOptions, replay};
 use disk_emu::trace::{TraceFormat, TraceOptions};
+use disk_emu::{ReplayOptions, replay};
 use sched_core::PolicySpec;
 
 use crate::common::{policy_label, resolve_disk};

@@ -1,42 +1,25 @@
-//! A mirrored device: two disks holding copies of the same blocks, driven by
-//! any `sched-core` [`ArrayPolicy`].
+//! The mirrored experiment: a workload of reads and updates driving a
+//! two-disk [`ArrayDevice`] under any `sched-core` array policy, through the
+//! crate's event loop.
 //!
 //! Each disk has its own mechanics and arm. The copy of a block on the second
 //! disk sits where the [`Placement`] puts it, so the two copies may lie at
-//! different cylinders. The device follows the array driver loop: arrivals
-//! are submitted, completions reported, aborted copies stopped, and the
-//! policy polled for operations to start until it has none. An aborted copy
-//! frees its disk at once; its arm is left where the copy's seek was taking
-//! it (the model moves the arm when service starts).
+//! different cylinders.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-use sched_core::array::{AnyArray, ArrayPolicy, ArraySpec, ArrayView, Copies, Location};
-use sched_core::{Heap, Kind, Nanos, Request, RequestId, ServiceEstimator};
+use sched_core::array::{ArraySpec, Copies, Location};
+use sched_core::{Kind, Nanos, Request, RequestId};
 use serde::{Deserialize, Serialize};
 
-use crate::disk::{DiskModel, DiskSpec, ServiceBreakdown};
-use crate::engine::EventQueue;
+use crate::device::{ArrayDevice, Outcome};
+use crate::disk::{DiskModel, DiskSpec};
+use crate::engine::{Driver, Flow, Simulation};
 use crate::random::{Purpose, Stream};
-use crate::sim::{RunError, check_requests, parallel};
+use crate::sim::{Experiment, RunError, check_fits, check_requests, parallel};
 use crate::stats::{
-    Distribution, DistributionReport, MetricTable, Moments, MomentsReport, TimeWeighted,
+    ArrayQueueReport, DiskUsageReport, Distribution, DistributionReport, MetricTable, Moments,
+    MomentsReport,
 };
 use crate::workload::{ArrivalProcess, Arrivals, Generator, RequestMix};
-
-/// Logical requests the array holds at most (queued or in service).
-pub const ARRAY_CAPACITY: usize = 2048;
-
-/// Heap storage of [`ARRAY_CAPACITY`] slots.
-fn array_storage() -> Heap {
-    match Heap::new(ARRAY_CAPACITY) {
-        Ok(heap) => heap,
-        Err(_) => unreachable!("ARRAY_CAPACITY is within sched-core's limits"),
-    }
-}
-
-const D: usize = 2;
 
 /// Where the second disk keeps its copy of each block.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -93,246 +76,78 @@ pub struct MirrorExperiment {
     pub warmup: u64,
     /// Experiment seed.
     pub seed: u64,
-}
-
-/// Time-averaged lengths of the array's queues and the fraction of time the
-/// auxiliary queue held more than one write.
-#[derive(Clone, Debug, Serialize)]
-pub struct QueueStats {
-    /// Common queue (single-queue family, CMQ).
-    pub common: f64,
-    /// Per-disk queues (DMQ).
-    pub disk: [f64; 2],
-    /// Auxiliary queues (CMQ).
-    pub aux: [f64; 2],
-    /// Fraction of time some auxiliary queue held more than one write.
-    pub aux_over_one: f64,
+    /// Run an open load at or above saturation anyway (see
+    /// [`MirrorExperiment::check`]).
+    pub allow_overload: bool,
 }
 
 /// What one replication measured.
 #[derive(Clone, Debug, Serialize)]
 pub struct MirrorReport {
     /// Reads: response and waiting (arrival to first copy's start).
-    pub read: ClassReport,
+    pub read: KindReport,
     /// Updates.
-    pub update: ClassReport,
+    pub update: KindReport,
     /// All requests.
     pub all: DistributionReport,
     /// Logical completions per second in the window.
     pub throughput_per_s: f64,
     /// Each disk: utilisation and service-time breakdown of its operations
     /// (aborted copies count as busy time, not as completions).
-    pub disks: [DiskUsage; 2],
+    pub disks: Vec<DiskUsageReport>,
     /// Queue lengths.
-    pub queues: QueueStats,
+    pub queues: ArrayQueueReport,
     /// Length of the measured window, ms.
     pub window_ms: f64,
 }
 
-/// Response and waiting times of one class of logical requests, ns.
+/// Response and waiting times of the reads or of the updates, ns.
 #[derive(Clone, Debug, Serialize)]
-pub struct ClassReport {
+pub struct KindReport {
     /// Arrival to completion.
     pub response: DistributionReport,
     /// Arrival to the start of the first operation.
     pub waiting: MomentsReport,
 }
 
-/// How one disk of the array spent the window.
-#[derive(Clone, Debug, Serialize)]
-pub struct DiskUsage {
-    /// Busy time / window.
-    pub utilisation: f64,
-    /// Operations completed.
-    pub completions: u64,
-    /// Operations aborted in service (the losing copy of a read).
-    pub aborted: u64,
-    /// Service time of completed operations, ns.
-    pub service: MomentsReport,
-    /// Seek part, ns.
-    pub seek: MomentsReport,
-    /// Rotational part, ns.
-    pub rotation: MomentsReport,
-    /// Transfer part, ns.
-    pub transfer: MomentsReport,
-}
-
-/// Streaming accumulator behind [`DiskUsage`]: a handful of moments, no
-/// histograms, since the array's statistics of interest are per class.
-#[derive(Clone, Copy, Debug)]
-struct Usage {
-    busy_since: Option<Nanos>,
-    busy: Nanos,
-    aborted: u64,
-    service: Moments,
-    seek: Moments,
-    rotation: Moments,
-    transfer: Moments,
-}
-
-impl Usage {
-    fn new() -> Self {
-        Usage {
-            busy_since: None,
-            busy: 0,
-            aborted: 0,
-            service: Moments::new(),
-            seek: Moments::new(),
-            rotation: Moments::new(),
-            transfer: Moments::new(),
-        }
-    }
-
-    fn start(&mut self, now: Nanos) {
-        self.busy_since = Some(now);
-    }
-
-    fn stop(&mut self, now: Nanos) {
-        if let Some(t) = self.busy_since.take() {
-            self.busy += now - t;
-        }
-    }
-
-    fn complete(&mut self, now: Nanos, op: &Op) {
-        self.stop(now);
-        self.service.add((now - op.start) as f64);
-        self.seek.add(op.breakdown.seek as f64);
-        self.rotation.add(op.breakdown.rotation as f64);
-        self.transfer.add(op.breakdown.transfer as f64);
-    }
-
-    fn abort(&mut self, now: Nanos) {
-        self.stop(now);
-        self.aborted += 1;
-    }
-
-    /// Restarts the window at `now`; a service under way counts from `now`.
-    fn reset(&mut self, now: Nanos) {
-        let busy_since = self.busy_since.map(|_| now);
-        *self = Usage::new();
-        self.busy_since = busy_since;
-    }
-
-    fn report(&self, window_start: Nanos, now: Nanos) -> DiskUsage {
-        let busy = self.busy + self.busy_since.map_or(0, |t| now - t);
-        let window = now - window_start;
-        DiskUsage {
-            utilisation: if window > 0 {
-                busy as f64 / window as f64
-            } else {
-                f64::NAN
-            },
-            completions: self.service.count(),
-            aborted: self.aborted,
-            service: self.service.report(),
-            seek: self.seek.report(),
-            rotation: self.rotation.report(),
-            transfer: self.transfer.report(),
-        }
-    }
-}
-
-/// Request ids are dense integers: a multiplicative hash spreads them well
-/// and costs a fraction of the default SipHash on this hot path.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01B3);
-        }
-    }
-    fn write_u64(&mut self, id: u64) {
-        self.0 = id.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Event {
-    Arrival(u16),
-    /// Disk `usize` finishes the operation it started as number `u64`.
-    Done(usize, u64),
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Op {
-    req: Request,
-    start: Nanos,
-    breakdown: ServiceBreakdown,
-}
-
-/// Everything measured over the window.
-struct Recorder {
+/// The mirrored experiment as a driver of the event loop.
+struct MirrorRun {
+    generator: Generator,
+    arrivals: ArrivalProcess,
+    placement: Placement,
+    /// Blocks both disks hold.
+    capacity: u64,
+    next_id: u64,
+    completed: u64,
+    warmup: u64,
+    target: u64,
     read: Distribution,
     update: Distribution,
     read_wait: Moments,
     update_wait: Moments,
-    disks: [Usage; 2],
-    queues: [TimeWeighted; 5],
-    aux_over_one: TimeWeighted,
     window_start: Nanos,
 }
 
-impl Recorder {
-    fn new(now: Nanos) -> Self {
-        Recorder {
-            read: Distribution::new(),
-            update: Distribution::new(),
-            read_wait: Moments::new(),
-            update_wait: Moments::new(),
-            disks: [Usage::new(); 2],
-            queues: [TimeWeighted::new(now, 0); 5],
-            aux_over_one: TimeWeighted::new(now, 0),
-            window_start: now,
-        }
-    }
-
-    /// Starts the measured window at `now`, keeping the state of the queues.
+impl MirrorRun {
     fn reset(&mut self, now: Nanos) {
         self.read = Distribution::new();
         self.update = Distribution::new();
         self.read_wait = Moments::new();
         self.update_wait = Moments::new();
-        for d in &mut self.disks {
-            d.reset(now);
-        }
-        for q in &mut self.queues {
-            q.reset(now);
-        }
-        self.aux_over_one.reset(now);
         self.window_start = now;
     }
 
-    fn queues(&mut self, now: Nanos, q: &dyn ArrayPolicy) {
-        let aux = [q.aux_len(0), q.aux_len(1)];
-        let lens = [
-            q.common_len(),
-            q.disk_queue_len(0),
-            q.disk_queue_len(1),
-            aux[0],
-            aux[1],
-        ];
-        for (acc, len) in self.queues.iter_mut().zip(lens) {
-            acc.set(now, len as u64);
-        }
-        self.aux_over_one
-            .set(now, u64::from(aux.iter().any(|&a| a > 1)));
-    }
-
-    fn finish(&mut self, now: Nanos) -> MirrorReport {
+    fn finish(&self, array: &ArrayDevice, now: Nanos) -> MirrorReport {
         let mut all = self.read;
         all.merge(&self.update);
         let window = now - self.window_start;
+        let usage = array.report(now);
         MirrorReport {
-            read: ClassReport {
+            read: KindReport {
                 response: self.read.report(),
                 waiting: self.read_wait.report(),
             },
-            update: ClassReport {
+            update: KindReport {
                 response: self.update.report(),
                 waiting: self.update_wait.report(),
             },
@@ -342,41 +157,155 @@ impl Recorder {
                 f64::NAN
             },
             all: all.report(),
-            disks: [
-                self.disks[0].report(self.window_start, now),
-                self.disks[1].report(self.window_start, now),
-            ],
-            queues: QueueStats {
-                common: self.queues[0].mean(now),
-                disk: [self.queues[1].mean(now), self.queues[2].mean(now)],
-                aux: [self.queues[3].mean(now), self.queues[4].mean(now)],
-                aux_over_one: self.aux_over_one.mean(now),
-            },
+            disks: usage.disks,
+            queues: usage.queues,
             window_ms: window as f64 / 1e6,
         }
     }
 }
 
+impl Driver<ArrayDevice> for MirrorRun {
+    /// An arrival from closed client `u16` (0 for the open stream).
+    type Event = u16;
+    type Output = MirrorReport;
+    type Error = RunError;
+
+    fn on_event(
+        &mut self,
+        sim: &mut Simulation<ArrayDevice, u16>,
+        now: Nanos,
+        client: u16,
+    ) -> Result<Flow<MirrorReport>, RunError> {
+        let d = self.generator.draw(now);
+        let second = self.placement.second_copy(d.block, d.blocks, self.capacity);
+        let copies = Copies::new()
+            .with(
+                0,
+                Location {
+                    block: d.block,
+                    cylinder: 0,
+                },
+            )
+            .with(
+                1,
+                Location {
+                    block: second,
+                    cylinder: 0,
+                },
+            );
+        let mut req = Request::new(RequestId(self.next_id), d.kind, d.block, d.blocks, 0, now)
+            .with_class(client);
+        req.deadline = d.deadline;
+        self.next_id += 1;
+        sim.with_device(0, |array| array.submit(req, &copies, now))
+            .map_err(|e| RunError::device(e, now))?;
+        if let Some(t) = self.arrivals.after_arrival(now) {
+            sim.schedule(t, 0);
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn on_outcome(
+        &mut self,
+        sim: &mut Simulation<ArrayDevice, u16>,
+        now: Nanos,
+        _device: usize,
+        outcome: Outcome,
+    ) -> Result<Flow<MirrorReport>, RunError> {
+        let r = match outcome {
+            Outcome::Completed(done) => {
+                let r = done.request;
+                let (resp, wait) = (now - r.arrival, done.first_start - r.arrival);
+                if r.kind == Kind::Read {
+                    self.read.record(resp);
+                    self.read_wait.add(wait as f64);
+                } else {
+                    self.update.record(resp);
+                    self.update_wait.add(wait as f64);
+                }
+                self.completed += 1;
+                if self.completed == self.warmup {
+                    self.reset(now);
+                    sim.devices_mut()[0].reset_stats();
+                }
+                if self.completed >= self.target {
+                    return Ok(Flow::Stop(self.finish(sim.device(0), now)));
+                }
+                r
+            }
+            Outcome::Expired(r) | Outcome::Failed(r) => r,
+            Outcome::Resynced { .. } => return Ok(Flow::Continue),
+        };
+        if let Some(t) = self.arrivals.after_completion(now) {
+            sim.schedule(t, r.class);
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn on_quiet(
+        &mut self,
+        sim: &mut Simulation<ArrayDevice, u16>,
+    ) -> Result<MirrorReport, RunError> {
+        Err(RunError::Stalled {
+            at_ms: sim.device(0).now() as f64 / 1e6,
+            completed: self.completed,
+            target: self.target,
+        })
+    }
+}
+
 impl MirrorExperiment {
+    /// Checks that the experiment can run, before anything runs (see
+    /// [`Experiment::check`]): the open load is the work it offers the two
+    /// disks — a read is one operation, an update two — over what they serve
+    /// working in parallel on requests each taking the disk's mean isolated
+    /// service time; no policy sustains a load at or above 1. Returns it
+    /// (NaN for a closed population).
+    ///
+    /// # Errors
+    /// [`RunError::Invalid`], [`RunError::Workload`], [`RunError::Disk`],
+    /// [`RunError::Overload`].
+    pub fn check(&self) -> Result<f64, RunError> {
+        check_requests(self.requests)?;
+        let models = [
+            DiskModel::from_spec(&self.disks[0])?,
+            DiskModel::from_spec(&self.disks[1])?,
+        ];
+        self.arrivals.validate()?;
+        check_fits(
+            &self.mix,
+            models[0].capacity_blocks().min(models[1].capacity_blocks()),
+        )?;
+        let load = match self.arrivals {
+            Arrivals::Poisson { rate } => {
+                let service: f64 = models
+                    .iter()
+                    .map(|m| Experiment::mean_isolated_service(m, &self.mix) as f64 / 1e9)
+                    .sum::<f64>()
+                    / 2.0;
+                let ops = 2.0 - self.mix.read_fraction;
+                rate * ops * service / 2.0
+            }
+            Arrivals::Closed { .. } => f64::NAN,
+        };
+        if load >= 1.0 && !self.allow_overload {
+            return Err(RunError::Overload { load });
+        }
+        Ok(load)
+    }
+
     /// Runs replication `replication`.
     ///
     /// # Errors
     /// [`RunError`] for bad parameters or a queue overflow under overload.
     pub fn run(&self, replication: u64) -> Result<MirrorReport, RunError> {
         check_requests(self.requests)?;
-        let mut models = [
+        let models = vec![
             DiskModel::from_spec(&self.disks[0])?,
             DiskModel::from_spec(&self.disks[1])?,
         ];
         let capacity = models[0].capacity_blocks().min(models[1].capacity_blocks());
-        let cylinders = models[0].cylinders().max(models[1].cylinders());
-        let mut policy: AnyArray<Heap> = self.policy.build(
-            array_storage(),
-            D,
-            cylinders,
-            self.seed ^ replication.wrapping_mul(0x9E37_79B9),
-        )?;
-        let mut generator = Generator::new(
+        let generator = Generator::new(
             self.mix,
             capacity,
             Stream::new(self.seed, replication, Purpose::Addresses),
@@ -385,144 +314,45 @@ impl MirrorExperiment {
             self.arrivals,
             Stream::new(self.seed, replication, Purpose::Arrivals),
         )?;
-        let mut service = [
+        let service = vec![
             Stream::new(self.seed, replication, Purpose::Service),
             Stream::new(self.seed, replication, Purpose::Other(1)),
         ];
-        let mut events = EventQueue::new();
+        let array = ArrayDevice::new(
+            models,
+            &self.policy,
+            service,
+            self.seed ^ replication.wrapping_mul(0x9E37_79B9),
+        )?;
+        let mut sim = Simulation::new();
+        sim.add_device(array);
         for (t, client) in arrivals.first() {
-            events.schedule(t, Event::Arrival(client));
+            sim.schedule(t, client);
         }
-        let mut rec = Recorder::new(0);
-        let mut busy: [Option<Op>; D] = [None; D];
-        let mut started = [0u64; D];
-        let mut first_start: HashMap<u64, Nanos, BuildHasherDefault<IdHasher>> = HashMap::default();
-        let mut next_id = 0u64;
-        let mut completed = 0u64;
-        let target = self.warmup + self.requests;
-        while let Some((now, event)) = events.pop() {
-            match event {
-                Event::Arrival(client) => {
-                    let d = generator.draw(now);
-                    let second = self.placement.second_copy(d.block, d.blocks, capacity);
-                    let copies = Copies::new()
-                        .with(
-                            0,
-                            Location {
-                                block: d.block,
-                                cylinder: models[0].check_extent(d.block, d.blocks)?,
-                            },
-                        )
-                        .with(
-                            1,
-                            Location {
-                                block: second,
-                                cylinder: models[1].check_extent(second, d.blocks)?,
-                            },
-                        );
-                    let cylinder = models[0].check_extent(d.block, d.blocks)?;
-                    let mut req =
-                        Request::new(RequestId(next_id), d.kind, d.block, d.blocks, cylinder, now)
-                            .with_class(client);
-                    req.deadline = d.deadline;
-                    next_id += 1;
-                    let heads = [models[0].head(), models[1].head()];
-                    let est: [&dyn ServiceEstimator; D] = [&models[0], &models[1]];
-                    let view = ArrayView {
-                        now,
-                        heads: &heads,
-                        estimators: &est,
-                    };
-                    policy
-                        .submit(req, &copies, &view)
-                        .map_err(|e| RunError::refused(e, now))?;
-                    if let Some(t) = arrivals.after_arrival(now) {
-                        events.schedule(t, Event::Arrival(0));
-                    }
-                }
-                Event::Done(disk, number) => {
-                    if started[disk] != number || busy[disk].is_none() {
-                        continue; // an aborted copy's completion
-                    }
-                    let op = busy[disk].take().expect("checked above");
-                    rec.disks[disk].complete(now, &op);
-                    let c = policy.complete(disk, now)?;
-                    for e in c.abort.iter() {
-                        if busy[e].take().is_some() {
-                            rec.disks[e].abort(now);
-                        }
-                    }
-                    if c.finished.is_none() && op.req.kind == Kind::Read {
-                        // A read copy that finished nothing: its read had
-                        // already completed with another copy (MR-DMQ).
-                        first_start.remove(&op.req.id.0);
-                    }
-                    if let Some(r) = c.finished {
-                        let start = first_start.remove(&r.id.0).unwrap_or(now);
-                        let (resp, wait) = (now - r.arrival, start - r.arrival);
-                        if r.kind == Kind::Read {
-                            rec.read.record(resp);
-                            rec.read_wait.add(wait as f64);
-                        } else {
-                            rec.update.record(resp);
-                            rec.update_wait.add(wait as f64);
-                        }
-                        completed += 1;
-                        if completed == self.warmup {
-                            rec.reset(now);
-                        }
-                        if completed >= target {
-                            rec.queues(now, &policy);
-                            return Ok(rec.finish(now));
-                        }
-                        if let Some(t) = arrivals.after_completion(now) {
-                            events.schedule(t, Event::Arrival(r.class));
-                        }
-                    }
-                }
-            }
-            // Start whatever the policy allows.
-            loop {
-                let heads = [models[0].head(), models[1].head()];
-                let start = {
-                    let est: [&dyn ServiceEstimator; D] = [&models[0], &models[1]];
-                    let view = ArrayView {
-                        now,
-                        heads: &heads,
-                        estimators: &est,
-                    };
-                    policy.poll_start(&view)?
-                };
-                let Some(s) = start else { break };
-                let breakdown = models[s.disk].serve(
-                    &s.dispatch.request,
-                    s.dispatch.travel,
-                    now,
-                    &mut service[s.disk],
-                );
-                rec.disks[s.disk].start(now);
-                first_start.entry(s.dispatch.request.id.0).or_insert(now);
-                started[s.disk] += 1;
-                busy[s.disk] = Some(Op {
-                    req: s.dispatch.request,
-                    start: now,
-                    breakdown,
-                });
-                events.schedule(
-                    now + breakdown.total(),
-                    Event::Done(s.disk, started[s.disk]),
-                );
-            }
-            rec.queues(now, &policy);
-        }
-        unreachable!("an open stream or a closed client always has a next event")
+        sim.run(&mut MirrorRun {
+            generator,
+            arrivals,
+            placement: self.placement,
+            capacity,
+            next_id: 0,
+            completed: 0,
+            warmup: self.warmup,
+            target: self.warmup + self.requests,
+            read: Distribution::new(),
+            update: Distribution::new(),
+            read_wait: Moments::new(),
+            update_wait: Moments::new(),
+            window_start: 0,
+        })
     }
 
-    /// Replications `0..n` on `jobs` threads; identical whatever `jobs` is.
+    /// Replications `0..n` on up to `jobs` threads, after
+    /// [`check`](Self::check); identical whatever `jobs` is.
     ///
     /// # Errors
-    /// The first failing replication's error.
+    /// The check's refusal, or the first failing replication's error.
     pub fn run_replications(&self, n: u64, jobs: usize) -> Result<Vec<MirrorReport>, RunError> {
+        self.check()?;
         parallel(n, jobs, |r| self.run(r))
     }
 }
@@ -584,6 +414,7 @@ mod tests {
             requests: 20_000,
             warmup: 2_000,
             seed: 3,
+            allow_overload: false,
         }
     }
 

@@ -12,17 +12,20 @@
 //! at 10,000 quantiles.
 
 use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::BufReader;
 use std::path::Path;
 
 use sched_core::{Nanos, PolicySpec, Request, RequestId};
 use serde::Serialize;
 
+use crate::device::{DeviceError, DiskDevice, Outcome};
 use crate::disk::{DiskError, DiskModel, DiskSpec};
-use crate::engine::EventQueue;
+use crate::engine::{Driver, Flow, Simulation};
 use crate::random::{Purpose, Stream};
-use crate::sim::{Next, RunError, Unit};
-use crate::stats::{DiskReport, DiskStats, Histogram};
-use crate::trace::{self, TraceError, TraceFormat, TraceOptions, TraceRecord};
+use crate::sim::RunError;
+use crate::stats::{DiskReport, Histogram};
+use crate::trace::{self, TraceError, TraceFormat, TraceOptions, TraceReader, TraceRecord};
 
 /// How to replay a trace.
 #[derive(Clone, Debug)]
@@ -70,6 +73,9 @@ pub enum ReplayError {
     /// The disk or policy cannot be built.
     #[error(transparent)]
     Setup(#[from] RunError),
+    /// A device failed while the trace was replayed (a bug, reported).
+    #[error(transparent)]
+    Device(#[from] DeviceError),
     /// A replay option is out of range.
     #[error("speed: expected a positive, finite factor, got {0}")]
     Speed(f64),
@@ -117,47 +123,166 @@ pub struct ReplayReport {
     pub validation: Option<Validation>,
 }
 
-#[derive(Clone, Copy, Debug)]
-enum Event {
-    /// The next trace record is due.
-    Next,
-    /// Unit `usize` finishes its request.
-    Done(usize),
-    /// Unit `usize`'s policy releases work it held back.
-    Wake(usize),
-}
-
-/// The event of unit `unit` that `next` asks for.
-fn unit_event(unit: usize, next: Next) -> (Nanos, Event) {
-    match next {
-        Next::Finish(t) => (t, Event::Done(unit)),
-        Next::Wake(t) => (t, Event::Wake(unit)),
-    }
-}
-
-/// The emulated devices, created as the trace first names them.
-struct Devices<'a> {
+/// Trace replay as a driver of the event loop: its one event is "the next
+/// record is due"; each device number of the trace is a [`DiskDevice`],
+/// created when the trace first names it.
+struct ReplayRun<'a> {
     options: &'a ReplayOptions,
+    reader: TraceReader<BufReader<File>>,
+    file: String,
     model: DiskModel,
     index: BTreeMap<u32, usize>,
-    units: Vec<(u32, Unit)>,
+    devices: Vec<u32>,
+    pending: Option<TraceRecord>,
+    closed_loop: bool,
+    /// Closed loop: the record in service and when it started.
+    outstanding: Option<(TraceRecord, Nanos)>,
+    measured: Histogram,
+    simulated: Histogram,
+    measured_sum: u128,
+    simulated_sum: u128,
+    requests: u64,
+    last: Nanos,
+    first: Option<Nanos>,
 }
 
-impl Devices<'_> {
-    fn unit(&mut self, device: u32) -> Result<usize, RunError> {
+impl ReplayRun<'_> {
+    fn arrival_of(&self, r: &TraceRecord) -> Nanos {
+        (r.arrival.unwrap_or(0) as f64 / self.options.speed).round() as Nanos
+    }
+
+    fn device(
+        &mut self,
+        sim: &mut Simulation<DiskDevice, ()>,
+        device: u32,
+    ) -> Result<usize, RunError> {
         if let Some(&i) = self.index.get(&device) {
             return Ok(i);
         }
         let stream = Stream::new(self.options.seed, u64::from(device), Purpose::Service);
-        let unit = Unit::new(
+        let i = sim.add_device(DiskDevice::new(
             self.model.clone(),
             &self.options.policy,
-            DiskStats::new(0),
             stream,
-        )?;
-        self.units.push((device, unit));
-        self.index.insert(device, self.units.len() - 1);
-        Ok(self.units.len() - 1)
+        )?);
+        self.devices.push(device);
+        self.index.insert(device, i);
+        Ok(i)
+    }
+}
+
+impl Driver<DiskDevice> for ReplayRun<'_> {
+    type Event = ();
+    type Output = ReplayReport;
+    type Error = ReplayError;
+
+    fn on_event(
+        &mut self,
+        sim: &mut Simulation<DiskDevice, ()>,
+        now: Nanos,
+        (): (),
+    ) -> Result<Flow<ReplayReport>, ReplayError> {
+        self.last = now;
+        let Some(record) = self.pending.take() else {
+            return Ok(Flow::Continue);
+        };
+        let fail = |file: &str, source| ReplayError::Run {
+            file: file.to_string(),
+            line: record.line,
+            source,
+        };
+        let unit = self
+            .device(sim, record.device)
+            .map_err(|e| fail(&self.file, e))?;
+        let req = Request::new(
+            RequestId(self.requests),
+            record.kind,
+            record.block,
+            record.blocks,
+            0,
+            now,
+        );
+        self.requests += 1;
+        sim.with_device(unit, |d| d.submit(req, now)).map_err(|e| {
+            match RunError::device(e, now) {
+                RunError::Disk(source) => ReplayError::Extent {
+                    file: self.file.clone(),
+                    line: record.line,
+                    source,
+                },
+                e => fail(&self.file, e),
+            }
+        })?;
+        self.pending = self.reader.next().transpose()?;
+        if self.closed_loop {
+            self.outstanding = Some((record, now));
+        } else if let Some(next) = &self.pending {
+            sim.schedule(self.arrival_of(next).max(now), ());
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn on_outcome(
+        &mut self,
+        sim: &mut Simulation<DiskDevice, ()>,
+        now: Nanos,
+        _device: usize,
+        outcome: Outcome,
+    ) -> Result<Flow<ReplayReport>, ReplayError> {
+        self.last = now;
+        if !matches!(outcome, Outcome::Completed(_) | Outcome::Expired(_)) {
+            return Ok(Flow::Continue);
+        }
+        if let Some((record, start)) = self.outstanding.take() {
+            let real = record.measured.map_or(0, |m| m.access);
+            let ours = now - start;
+            self.measured.record(real);
+            self.simulated.record(ours);
+            self.measured_sum += u128::from(real);
+            self.simulated_sum += u128::from(ours);
+            if self.pending.is_some() {
+                let idle = record.measured.map_or(0, |m| m.idle_after);
+                sim.schedule(now + idle, ());
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn on_quiet(
+        &mut self,
+        sim: &mut Simulation<DiskDevice, ()>,
+    ) -> Result<ReplayReport, ReplayError> {
+        let validation = (self.closed_loop && self.requests > 0).then(|| {
+            let n = self.requests as f64;
+            let measured_mean_ms = self.measured_sum as f64 / n / 1e6;
+            let demerit_ms = demerit(&self.measured, &self.simulated) / 1e6;
+            Validation {
+                measured_mean_ms,
+                simulated_mean_ms: self.simulated_sum as f64 / n / 1e6,
+                demerit_ms,
+                relative_demerit: demerit_ms / measured_mean_ms,
+            }
+        });
+        let last = self.last;
+        let mut out: Vec<DeviceReport> = sim
+            .devices_mut()
+            .iter_mut()
+            .zip(&self.devices)
+            .map(|(unit, &device)| DeviceReport {
+                device,
+                report: unit.report(last),
+            })
+            .collect();
+        out.sort_by_key(|d| d.device);
+        Ok(ReplayReport {
+            file: self.file.clone(),
+            format: self.reader.format().name().to_string(),
+            requests: self.requests,
+            filtered: self.reader.filtered(),
+            span_ms: (last - self.first.unwrap_or(0)) as f64 / 1e6,
+            devices: out,
+            validation,
+        })
     }
 }
 
@@ -175,130 +300,35 @@ pub fn replay(
     }
     let mut reader = trace::open(path, options.format, options.trace.clone())?;
     let file = reader.file().to_string();
-    let format = reader.format();
-    let mut devices = Devices {
+    let pending: Option<TraceRecord> = reader.next().transpose()?;
+    let closed_loop = pending.is_some_and(|r| r.arrival.is_none());
+    let mut run = ReplayRun {
         options,
+        reader,
+        file,
         model: DiskModel::from_spec(&options.disk).map_err(RunError::from)?,
         index: BTreeMap::new(),
-        units: Vec::new(),
+        devices: Vec::new(),
+        pending,
+        closed_loop,
+        outstanding: None,
+        measured: Histogram::new(),
+        simulated: Histogram::new(),
+        measured_sum: 0,
+        simulated_sum: 0,
+        requests: 0,
+        last: 0,
+        first: None,
     };
-    let mut events = EventQueue::new();
-    let mut pending: Option<TraceRecord> = reader.next().transpose()?;
-    let closed_loop = pending.is_some_and(|r| r.arrival.is_none());
-    let arrival_of = |r: &TraceRecord| -> Nanos {
-        (r.arrival.unwrap_or(0) as f64 / options.speed).round() as Nanos
-    };
-    let first = pending
+    let mut sim = Simulation::new();
+    run.first = run
+        .pending
         .as_ref()
-        .map(|r| if closed_loop { 0 } else { arrival_of(r) });
-    if let Some(t) = first {
-        events.schedule(t, Event::Next);
+        .map(|r| if closed_loop { 0 } else { run.arrival_of(r) });
+    if let Some(t) = run.first {
+        sim.schedule(t, ());
     }
-    let mut measured = Histogram::new();
-    let mut simulated = Histogram::new();
-    let (mut measured_sum, mut simulated_sum) = (0u128, 0u128);
-    // Closed loop: the record in service and when it started.
-    let mut outstanding: Option<(TraceRecord, Nanos)> = None;
-    let mut requests = 0u64;
-    let mut last = 0;
-    while let Some((now, event)) = events.pop() {
-        last = now;
-        match event {
-            Event::Next => {
-                let Some(record) = pending.take() else {
-                    continue;
-                };
-                let fail = |source| ReplayError::Run {
-                    file: file.clone(),
-                    line: record.line,
-                    source,
-                };
-                let unit = devices.unit(record.device).map_err(fail)?;
-                let req = Request::new(
-                    RequestId(requests),
-                    record.kind,
-                    record.block,
-                    record.blocks,
-                    0,
-                    now,
-                );
-                requests += 1;
-                let started = devices.units[unit]
-                    .1
-                    .arrive(req, now)
-                    .map_err(|e| match e {
-                        RunError::Disk(source) => ReplayError::Extent {
-                            file: file.clone(),
-                            line: record.line,
-                            source,
-                        },
-                        e => fail(e),
-                    })?;
-                if let Some((t, e)) = started.map(|n| unit_event(unit, n)) {
-                    events.schedule(t, e);
-                }
-                pending = reader.next().transpose()?;
-                if closed_loop {
-                    outstanding = Some((record, now));
-                } else if let Some(next) = &pending {
-                    events.schedule(arrival_of(next).max(now), Event::Next);
-                }
-            }
-            Event::Wake(unit) => {
-                if let Some((t, e)) = devices.units[unit].1.wake(now).map(|n| unit_event(unit, n)) {
-                    events.schedule(t, e);
-                }
-            }
-            Event::Done(unit) => {
-                let (_, next) = devices.units[unit].1.complete(now);
-                if let Some((t, e)) = next.map(|n| unit_event(unit, n)) {
-                    events.schedule(t, e);
-                }
-                if let Some((record, start)) = outstanding.take() {
-                    let real = record.measured.map_or(0, |m| m.access);
-                    let ours = now - start;
-                    measured.record(real);
-                    simulated.record(ours);
-                    measured_sum += u128::from(real);
-                    simulated_sum += u128::from(ours);
-                    if pending.is_some() {
-                        let idle = record.measured.map_or(0, |m| m.idle_after);
-                        events.schedule(now + idle, Event::Next);
-                    }
-                }
-            }
-        }
-    }
-    let validation = (closed_loop && requests > 0).then(|| {
-        let n = requests as f64;
-        let measured_mean_ms = measured_sum as f64 / n / 1e6;
-        let demerit_ms = demerit(&measured, &simulated) / 1e6;
-        Validation {
-            measured_mean_ms,
-            simulated_mean_ms: simulated_sum as f64 / n / 1e6,
-            demerit_ms,
-            relative_demerit: demerit_ms / measured_mean_ms,
-        }
-    });
-    let mut out: Vec<DeviceReport> = devices
-        .units
-        .iter_mut()
-        .map(|(device, unit)| DeviceReport {
-            device: *device,
-            report: unit.report(last),
-        })
-        .collect();
-    out.sort_by_key(|d| d.device);
-    let span_ms = (last - first.unwrap_or(0)) as f64 / 1e6;
-    Ok(ReplayReport {
-        file,
-        format: format.name().to_string(),
-        requests,
-        filtered: reader.filtered(),
-        span_ms,
-        devices: out,
-        validation,
-    })
+    sim.run(&mut run)
 }
 
 /// DiskSim's demerit figure: the RMS difference of two distributions at the

@@ -1,40 +1,20 @@
-//! Running workloads against emulated disks in virtual time.
-//!
-//! A [`Unit`] is one disk: its mechanics ([`DiskModel`]), a `sched-core`
-//! policy's queue, and its [`DiskStats`]. The unit follows the sans-IO
-//! driver loop of `sched-core`: arrivals are enqueued, and whenever the disk
-//! is free the policy is asked which request to serve; the model says how long
-//! that takes. [`Experiment`] drives one unit with a synthetic workload;
-//! [`crate::replay`] drives one unit per device of a trace.
+//! The single-disk experiment: a synthetic workload driving one
+//! [`DiskDevice`] through the crate's event loop, over independent
+//! replications.
+
+use std::sync::OnceLock;
 
 use sched_core::{
-    AnyScheduler, BuildError, CompleteError, EnqueueError, Heap, Kind, Nanos, PolicySpec,
-    PollError, Request, RequestId, Scheduler,
+    BuildError, CompleteError, EnqueueError, Nanos, PolicySpec, PollError, Request, RequestId,
 };
 use serde::Serialize;
 
-use crate::disk::{DiskError, DiskModel, DiskSpec, ServiceBreakdown};
-use crate::engine::EventQueue;
+use crate::device::{DeviceError, DiskDevice, Outcome};
+use crate::disk::{DiskError, DiskModel, DiskSpec};
+use crate::engine::{Driver, Flow, Simulation};
 use crate::random::{Purpose, Stream};
-use crate::stats::{Completion, DiskReport, DiskStats, MetricTable, StatsError, WarmUp};
+use crate::stats::{DiskReport, DiskStats, MetricTable, StatsError, WarmUp};
 use crate::workload::{ArrivalProcess, Arrivals, Generator, RequestMix, WorkloadError};
-
-/// Depth of every emulated disk's queue. A workload that piles up more
-/// requests than this is overloading the disk: the run stops with
-/// [`RunError::QueueOverflow`] rather than dropping anything.
-pub const QUEUE_CAPACITY: usize = 4096;
-
-/// Heap storage of [`QUEUE_CAPACITY`] slots.
-pub(crate) fn queue_storage() -> Heap {
-    match Heap::new(QUEUE_CAPACITY) {
-        Ok(heap) => heap,
-        Err(_) => unreachable!("QUEUE_CAPACITY is within sched-core's limits"),
-    }
-}
-
-/// Stats class of reads and writes.
-const READ: u16 = 0;
-const WRITE: u16 = 1;
 
 /// Why a run could not complete.
 #[derive(Debug, thiserror::Error)]
@@ -68,6 +48,30 @@ pub enum RunError {
         /// The queue capacity.
         capacity: usize,
     },
+    /// A device refused an input or misbehaved.
+    #[error("device: {0}")]
+    Device(DeviceError),
+    /// The workload ran out of events before its target (every closed
+    /// client waiting on a request that will never complete).
+    #[error("the run stalled at t = {at_ms:.3} ms with {completed} of {target} completions")]
+    Stalled {
+        /// Virtual time of the last event, ms.
+        at_ms: f64,
+        /// Completions counted.
+        completed: u64,
+        /// Completions needed.
+        target: u64,
+    },
+    /// The offered load is at or above what the device can serve: the queue
+    /// would grow without bound and every figure would depend on the run's
+    /// length. Runs only with `allow_overload`.
+    #[error(
+        "offered load {load:.3} of the device's capacity is at or above saturation; the queue would grow without bound (allow overload explicitly to run it anyway)"
+    )]
+    Overload {
+        /// Offered work per unit of capacity.
+        load: f64,
+    },
     /// Replication statistics could not be combined.
     #[error(transparent)]
     Stats(#[from] StatsError),
@@ -82,15 +86,16 @@ pub enum RunError {
 }
 
 impl RunError {
-    /// A policy's refusal of a request at `now`: a full queue means the
-    /// offered load exceeds what the device serves.
-    pub(crate) fn refused(e: EnqueueError, now: Nanos) -> RunError {
+    /// A device's refusal of an input at `now`: a full queue means the
+    /// offered load exceeds what the device serves; a request beyond the
+    /// disk is the disk's error.
+    pub(crate) fn device(e: DeviceError, now: Nanos) -> RunError {
         match e {
-            EnqueueError::QueueFull { capacity } => RunError::QueueOverflow {
+            DeviceError::Refused(EnqueueError::QueueFull { capacity }) => RunError::QueueOverflow {
                 at_ms: now as f64 / 1e6,
                 capacity,
             },
-            e => RunError::Refused(e),
+            e => RunError::from(e),
         }
     }
 }
@@ -106,135 +111,16 @@ pub(crate) fn check_requests(requests: u64) -> Result<(), RunError> {
     Ok(())
 }
 
-/// A request being served and what its service consists of.
-#[derive(Clone, Copy, Debug)]
-struct InService {
-    req: Request,
-    start: Nanos,
-    breakdown: ServiceBreakdown,
-}
-
-/// When a [`Unit`] next needs its driver.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Next {
-    /// The request it started finishes then: call [`Unit::complete`].
-    Finish(Nanos),
-    /// Its policy holds queued work back until then: call [`Unit::wake`].
-    Wake(Nanos),
-}
-
-/// One emulated disk driven by a policy.
-pub struct Unit {
-    model: DiskModel,
-    queue: AnyScheduler<Heap>,
-    in_service: Option<InService>,
-    stats: Box<DiskStats>,
-    service: Stream,
-}
-
-impl Unit {
-    /// A disk with `model` mechanics, scheduled by `policy`, recording into
-    /// `stats`, drawing random service components from `service`.
-    ///
-    /// # Errors
-    /// The policy's [`BuildError`] for invalid parameters.
-    pub fn new(
-        model: DiskModel,
-        policy: &PolicySpec,
-        stats: DiskStats,
-        service: Stream,
-    ) -> Result<Self, RunError> {
-        let queue = policy.build(queue_storage(), model.cylinders())?;
-        Ok(Unit {
-            model,
-            queue,
-            in_service: None,
-            stats: Box::new(
-                stats
-                    .with_class_label(READ, "read")
-                    .with_class_label(WRITE, "write"),
-            ),
-            service,
-        })
-    }
-
-    /// A request for `block..block + blocks` arrives at `now`. Returns when
-    /// the unit next needs the driver: when it finishes a request this
-    /// arrival started, or when its policy will release held work.
-    ///
-    /// # Errors
-    /// [`RunError::Disk`] for blocks beyond the disk, [`RunError::QueueOverflow`]
-    /// when the queue is full, or the policy's refusal.
-    pub fn arrive(&mut self, mut req: Request, now: Nanos) -> Result<Option<Next>, RunError> {
-        req.cylinder = self.model.check_extent(req.block, req.blocks)?;
-        self.queue
-            .enqueue(req, now)
-            .map_err(|e| RunError::refused(e, now))?;
-        self.stats.arrive(now);
-        Ok(if self.in_service.is_none() {
-            self.dispatch(now)
-        } else {
-            None
-        })
-    }
-
-    /// The request in service finishes at `now`. Returns it, and when the
-    /// unit next needs the driver (see [`Unit::arrive`]).
-    ///
-    /// # Panics
-    /// If the disk is idle: the caller schedules completions only for started requests.
-    pub fn complete(&mut self, now: Nanos) -> (Request, Option<Next>) {
-        let done = self
-            .in_service
-            .take()
-            .expect("a completion only follows a start");
-        self.stats.complete(Completion {
-            arrival: done.req.arrival,
-            start: done.start,
-            finish: now,
-            breakdown: done.breakdown,
-            class: if done.req.kind == Kind::Read {
-                READ
-            } else {
-                WRITE
-            },
-        });
-        (done.req, self.dispatch(now))
-    }
-
-    /// The wake-up time a policy holding work back asked for has come: start
-    /// what it releases, if the disk is free.
-    pub fn wake(&mut self, now: Nanos) -> Option<Next> {
-        if self.in_service.is_some() {
-            return None;
+impl From<DeviceError> for RunError {
+    fn from(e: DeviceError) -> Self {
+        match e {
+            DeviceError::Build(e) => RunError::Build(e),
+            DeviceError::Extent { source, .. } => RunError::Disk(source),
+            DeviceError::Refused(e) => RunError::Refused(e),
+            DeviceError::Complete(e) => RunError::Complete(e),
+            DeviceError::Poll(e) => RunError::Poll(e),
+            e => RunError::Device(e),
         }
-        self.dispatch(now)
-    }
-
-    /// Starts the policy's next request, if any, and says when it finishes;
-    /// or, when the policy holds its queued work back, when to ask again.
-    fn dispatch(&mut self, now: Nanos) -> Option<Next> {
-        while self.queue.take_expired(now).is_some() {
-            self.stats.withdraw(now);
-        }
-        let Some(d) = self.queue.next(self.model.head(), now, &self.model) else {
-            return self.queue.next_eligible_at(now).map(Next::Wake);
-        };
-        let breakdown = self
-            .model
-            .serve(&d.request, d.travel, now, &mut self.service);
-        self.stats.start(now);
-        self.in_service = Some(InService {
-            req: d.request,
-            start: now,
-            breakdown,
-        });
-        Some(Next::Finish(now + breakdown.total()))
-    }
-
-    /// Statistics over the measured window ending at `end`.
-    pub fn report(&mut self, end: Nanos) -> DiskReport {
-        self.stats.finish(end)
     }
 }
 
@@ -266,25 +152,77 @@ pub struct Experiment {
     pub warmup: u64,
     /// Seed of the whole experiment; replication r uses streams derived from (seed, r).
     pub seed: u64,
+    /// Run an open load at or above saturation anyway (see
+    /// [`Experiment::check`]): the queue then grows without bound and the
+    /// figures depend on the run's length.
+    pub allow_overload: bool,
 }
 
-/// Events of a single-disk run.
-#[derive(Clone, Copy, Debug)]
-enum Event {
-    /// A request arrives (from the open stream, or from closed client `u16`).
-    Arrival(u16),
-    /// The disk finishes its request.
-    Done,
-    /// The policy releases work it held back.
-    Wake,
+/// The single-disk experiment as a driver of the event loop.
+struct SingleRun {
+    generator: Generator,
+    arrivals: ArrivalProcess,
+    next_id: u64,
+    completed: u64,
+    target: u64,
 }
 
-impl Next {
-    fn event(self) -> (Nanos, Event) {
-        match self {
-            Next::Finish(t) => (t, Event::Done),
-            Next::Wake(t) => (t, Event::Wake),
+impl Driver<DiskDevice> for SingleRun {
+    /// An arrival from closed client `u16` (0 for the open stream).
+    type Event = u16;
+    type Output = DiskReport;
+    type Error = RunError;
+
+    fn on_event(
+        &mut self,
+        sim: &mut Simulation<DiskDevice, u16>,
+        now: Nanos,
+        client: u16,
+    ) -> Result<Flow<DiskReport>, RunError> {
+        let d = self.generator.draw(now);
+        let mut req = Request::new(RequestId(self.next_id), d.kind, d.block, d.blocks, 0, now)
+            .with_class(client);
+        req.deadline = d.deadline;
+        self.next_id += 1;
+        sim.with_device(0, |disk| disk.submit(req, now))
+            .map_err(|e| RunError::device(e, now))?;
+        if let Some(t) = self.arrivals.after_arrival(now) {
+            sim.schedule(t, 0);
         }
+        Ok(Flow::Continue)
+    }
+
+    fn on_outcome(
+        &mut self,
+        sim: &mut Simulation<DiskDevice, u16>,
+        now: Nanos,
+        _device: usize,
+        outcome: Outcome,
+    ) -> Result<Flow<DiskReport>, RunError> {
+        let req = match outcome {
+            Outcome::Completed(done) => {
+                self.completed += 1;
+                if self.completed >= self.target {
+                    return Ok(Flow::Stop(sim.devices_mut()[0].report(now)));
+                }
+                done.request
+            }
+            // A dropped request's client comes back as if it had completed.
+            Outcome::Expired(req) | Outcome::Failed(req) => req,
+            Outcome::Resynced { .. } => return Ok(Flow::Continue),
+        };
+        if let Some(t) = self.arrivals.after_completion(now) {
+            sim.schedule(t, req.class);
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn on_quiet(&mut self, sim: &mut Simulation<DiskDevice, u16>) -> Result<DiskReport, RunError> {
+        Err(RunError::Stalled {
+            at_ms: sim.device(0).now() as f64 / 1e6,
+            completed: self.completed,
+            target: self.target,
+        })
     }
 }
 
@@ -320,6 +258,34 @@ impl Experiment {
         Ok(rate)
     }
 
+    /// Checks that the experiment can run, before anything runs: something
+    /// to measure, a workload that fits the disk (at least one client,
+    /// requests no larger than the disk), and an open load below
+    /// saturation — the rate at which requests served one at a time, each
+    /// taking [`mean_isolated_service`](Self::mean_isolated_service), keep
+    /// the disk always busy — unless `allow_overload` is set. Returns the
+    /// offered load (NaN for a closed population).
+    ///
+    /// # Errors
+    /// [`RunError::Invalid`], [`RunError::Workload`], [`RunError::Disk`],
+    /// [`RunError::Overload`].
+    pub fn check(&self) -> Result<f64, RunError> {
+        check_requests(self.requests)?;
+        let model = DiskModel::from_spec(&self.disk)?;
+        self.arrivals.validate()?;
+        check_fits(&self.mix, model.capacity_blocks())?;
+        let load = match self.arrivals {
+            Arrivals::Poisson { rate } => {
+                rate * Self::mean_isolated_service(&model, &self.mix) as f64 / 1e9
+            }
+            Arrivals::Closed { .. } => f64::NAN,
+        };
+        if load >= 1.0 && !self.allow_overload {
+            return Err(RunError::Overload { load });
+        }
+        Ok(load)
+    }
+
     /// Runs replication `replication` and reports the measured window.
     ///
     /// # Errors
@@ -327,7 +293,7 @@ impl Experiment {
     pub fn run(&self, replication: u64) -> Result<DiskReport, RunError> {
         check_requests(self.requests)?;
         let model = DiskModel::from_spec(&self.disk)?;
-        let mut generator = Generator::new(
+        let generator = Generator::new(
             self.mix,
             model.capacity_blocks(),
             Stream::new(self.seed, replication, Purpose::Addresses),
@@ -341,69 +307,59 @@ impl Experiment {
         } else {
             WarmUp::None
         };
-        let mut unit = Unit::new(
+        let disk = DiskDevice::new(
             model,
             &self.policy,
-            DiskStats::new(0).with_warm_up(warm_up),
             Stream::new(self.seed, replication, Purpose::Service),
-        )?;
-        let mut events = EventQueue::new();
+        )?
+        .with_stats(DiskStats::new(0).with_warm_up(warm_up));
+        let mut sim = Simulation::new();
+        sim.add_device(disk);
         for (t, client) in arrivals.first() {
-            events.schedule(t, Event::Arrival(client));
+            sim.schedule(t, client);
         }
-        let target = self.warmup + self.requests;
-        let mut next_id = 0u64;
-        let mut completed = 0u64;
-        while let Some((now, event)) = events.pop() {
-            match event {
-                Event::Arrival(client) => {
-                    let d = generator.draw(now);
-                    let mut req =
-                        Request::new(RequestId(next_id), d.kind, d.block, d.blocks, 0, now)
-                            .with_class(client);
-                    req.deadline = d.deadline;
-                    next_id += 1;
-                    if let Some((t, e)) = unit.arrive(req, now)?.map(Next::event) {
-                        events.schedule(t, e);
-                    }
-                    if let Some(t) = arrivals.after_arrival(now) {
-                        events.schedule(t, Event::Arrival(0));
-                    }
-                }
-                Event::Wake => {
-                    if let Some((t, e)) = unit.wake(now).map(Next::event) {
-                        events.schedule(t, e);
-                    }
-                }
-                Event::Done => {
-                    let (req, next) = unit.complete(now);
-                    if let Some((t, e)) = next.map(Next::event) {
-                        events.schedule(t, e);
-                    }
-                    completed += 1;
-                    if completed >= target {
-                        return Ok(unit.report(now));
-                    }
-                    if let Some(t) = arrivals.after_completion(now) {
-                        events.schedule(t, Event::Arrival(req.class));
-                    }
-                }
-            }
-        }
-        unreachable!("an open stream or a closed client always has a next event")
+        sim.run(&mut SingleRun {
+            generator,
+            arrivals,
+            next_id: 0,
+            completed: 0,
+            target: self.warmup + self.requests,
+        })
     }
 
-    /// Runs replications `0..n` on `jobs` threads. Each replication has its own
-    /// random streams, so the reports are identical whatever `jobs` is.
+    /// Runs replications `0..n` on up to `jobs` threads, after
+    /// [`check`](Self::check). Each replication has its own random streams,
+    /// so the reports are identical whatever `jobs` is.
     ///
     /// # Errors
-    /// The first failing replication's error.
+    /// The check's refusal, or the first failing replication's error.
     pub fn run_replications(&self, n: u64, jobs: usize) -> Result<Vec<DiskReport>, RunError> {
+        self.check()?;
         parallel(n, jobs, |r| self.run(r))
     }
 }
 
-/// Runs `f(0..n)` on a pool of `jobs` threads, results in replication order.
+/// Refuses a mix whose requests do not fit a disk of `capacity` blocks.
+pub(crate) fn check_fits(mix: &RequestMix, capacity: u64) -> Result<(), RunError> {
+    mix.validate()?;
+    if u64::from(mix.blocks) > capacity {
+        return Err(RunError::Invalid {
+            field: "blocks",
+            expected: "requests no larger than the disk",
+        });
+    }
+    Ok(())
+}
+
+/// The process's one pool of worker threads, sized on first use.
+static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
+
+/// Runs `f(0..n)` on the process's shared thread pool, at most `jobs`
+/// replications at a time, results in replication order.
+///
+/// The pool is built once per process, on the first call, with one thread
+/// per available core (or `jobs`, if larger); later calls reuse it and keep
+/// to `jobs` by splitting the replications into `jobs` interleaved lanes.
 ///
 /// # Errors
 /// The first (lowest-numbered) failing replication's error.
@@ -413,13 +369,31 @@ pub fn parallel<T: Send, E: Send>(
     f: impl Fn(u64) -> Result<T, E> + Sync,
 ) -> Result<Vec<T>, E> {
     use rayon::prelude::*;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
-        .build()
-        .expect("a thread pool of the requested size");
-    pool.install(|| (0..n).into_par_iter().map(&f).collect::<Vec<_>>())
-        .into_iter()
-        .collect()
+    let jobs = jobs.max(1);
+    if jobs == 1 || n <= 1 {
+        return (0..n).map(&f).collect();
+    }
+    let pool = POOL.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(cores.max(jobs))
+            .build()
+            .expect("a thread pool")
+    });
+    let lanes = jobs.min(n as usize) as u64;
+    let mut results: Vec<(u64, Result<T, E>)> = pool.install(|| {
+        (0..lanes)
+            .into_par_iter()
+            .flat_map_iter(|lane| {
+                (lane..n)
+                    .step_by(lanes as usize)
+                    .map(|r| (r, f(r)))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    });
+    results.sort_by_key(|(r, _)| *r);
+    results.into_iter().map(|(_, x)| x).collect()
 }
 
 /// The headline metrics of a disk report, for confidence intervals across
@@ -472,6 +446,7 @@ mod tests {
             requests: 20_000,
             warmup: 1_000,
             seed: 7,
+            allow_overload: false,
         }
     }
 
@@ -505,9 +480,48 @@ mod tests {
         assert!(matches!(
             e.run(0),
             Err(RunError::QueueOverflow {
-                capacity: QUEUE_CAPACITY,
+                capacity: crate::QUEUE_CAPACITY,
                 ..
             })
+        ));
+    }
+
+    #[test]
+    fn what_cannot_run_is_refused_before_anything_runs() {
+        let overloaded = exp_experiment(PolicySpec::Fcfs, 54.0);
+        // 54/s on a disk serving 45/s offers 1.2 of its capacity.
+        match overloaded.run_replications(2, 1) {
+            Err(RunError::Overload { load }) => assert!((load - 1.2).abs() < 0.01, "{load}"),
+            other => panic!("{other:?}"),
+        }
+        let no_clients = Experiment {
+            arrivals: Arrivals::Closed {
+                clients: 0,
+                think_ms: 1.0,
+            },
+            ..exp_experiment(PolicySpec::Fcfs, 10.0)
+        };
+        assert!(matches!(
+            no_clients.run_replications(2, 1),
+            Err(RunError::Workload(_))
+        ));
+        let mut huge = exp_experiment(PolicySpec::Fcfs, 10.0);
+        huge.mix.blocks = u32::MAX;
+        assert!(matches!(
+            huge.run_replications(2, 1),
+            Err(RunError::Invalid {
+                field: "blocks",
+                ..
+            })
+        ));
+        // Explicitly allowed, the overload runs until the queue overflows.
+        let allowed = Experiment {
+            allow_overload: true,
+            ..exp_experiment(PolicySpec::Fcfs, 90.0)
+        };
+        assert!(matches!(
+            allowed.run_replications(1, 1),
+            Err(RunError::QueueOverflow { .. })
         ));
     }
 

@@ -12,11 +12,11 @@
 //! draw the CMQ model against it, as the paper does.
 
 use anyhow::Result;
+use disk_emu::MetricTable;
+use disk_emu::RunError;
 use disk_emu::disk::{DiskSpec, presets};
-use disk_emu::mirror::{MirrorExperiment, Placement, mirror_table};
-use disk_emu::sim::RunError;
-use disk_emu::stats::MetricTable;
-use disk_emu::workload::{Arrivals, RequestMix};
+use disk_emu::{Arrivals, RequestMix};
+use disk_emu::{MirrorExperiment, Placement, mirror_table};
 use queueing::chains;
 use queueing::mirror::{Policy, r_dmq_read_response, serial_response};
 use sched_core::array::ArraySpec;
@@ -102,10 +102,11 @@ pub fn simulate(
         requests: opts.requests,
         warmup: opts.warmup,
         seed: opts.seed,
+        allow_overload: false,
     };
     match experiment.run_replications(opts.replications, opts.jobs) {
         Ok(reports) => Ok(Some(mirror_table(&reports))),
-        Err(RunError::QueueOverflow { .. }) => Ok(None),
+        Err(RunError::QueueOverflow { .. } | RunError::Overload { .. }) => Ok(None),
         Err(e) => Err(e.into()),
     }
 }

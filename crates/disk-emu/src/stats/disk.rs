@@ -3,28 +3,12 @@
 use sched_core::Nanos;
 use serde::Serialize;
 
-use super::accumulators::{
-    Labelled, Named, QueueAccumulator, QueueReport, ResponseAccumulator, ResponseReport,
-};
+use super::accumulators::{QueueAccumulator, QueueReport};
+use super::classes::{ClassReport, ClassStats};
 use super::histogram::{Distribution, DistributionReport};
 use super::moments::{Moments, MomentsReport};
 use super::time_weighted::TimeWeighted;
 use crate::disk::ServiceBreakdown;
-
-/// Request classes 0 to `CLASSES − 1` get their own response statistics;
-/// higher classes share one more slot, labelled "8+" by default, so that no
-/// completion is ever dropped from the per-class view.
-pub const CLASSES: usize = 8;
-
-/// Per-class slots: one per class below [`CLASSES`], plus the shared one.
-const CLASS_SLOTS: usize = CLASSES + 1;
-
-const DEFAULT_CLASS_LABELS: [&str; CLASS_SLOTS] = ["0", "1", "2", "3", "4", "5", "6", "7", "8+"];
-
-/// The slot of a request class.
-fn slot(class: u16) -> usize {
-    (class as usize).min(CLASSES)
-}
 
 /// When the start-up transient ends and measurement begins.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -52,24 +36,24 @@ pub struct Completion {
     /// Where the service time went. Its parts are recorded as given; the
     /// service time itself is taken as `finish − start`.
     pub breakdown: ServiceBreakdown,
-    /// Request class (`Request::class`): a number of the caller's choosing,
-    /// e.g. 0 for reads and 1 for writes.
+    /// Request class (`Request::class`): any number of the caller's
+    /// choosing (a client, a transaction type, a real-time task).
     pub class: u16,
+    /// The request's absolute deadline, if it had one.
+    pub deadline: Option<Nanos>,
 }
 
 /// Everything measured on one disk, in constant memory: about 32 KB whatever
-/// the number of requests.
+/// the number of requests, plus a few hundred bytes per request class seen.
 ///
 /// The device tells it what happens, in time order: [`DiskStats::arrive`]
 /// when a request joins the disk's queue, [`DiskStats::start`] when the disk
 /// begins serving one, [`DiskStats::complete`] when it finishes, and
 /// [`DiskStats::withdraw`] / [`DiskStats::abort`] for requests cancelled
 /// while queued / while in service (a mirrored read answered by the other
-/// disk). [`DiskStats::finish`] then summarises the measured window.
-///
-/// The type is `Copy`, which proves it owns no heap memory: its `size_of` is
-/// all it will ever use.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// disk), [`DiskStats::expire`] for one a deadline policy dropped.
+/// [`DiskStats::finish`] then summarises the measured window.
+#[derive(Clone, Debug, PartialEq)]
 pub struct DiskStats {
     warm_up: WarmUp,
     warm_up_done: bool,
@@ -96,7 +80,7 @@ pub struct DiskStats {
     /// Start of the idle period under way, if idle.
     idle_since: Option<Nanos>,
     idle_periods: Moments,
-    classes: Labelled<ResponseAccumulator, CLASS_SLOTS>,
+    classes: ClassStats,
 }
 
 impl DiskStats {
@@ -122,7 +106,7 @@ impl DiskStats {
             busy: TimeWeighted::new(start, 0),
             idle_since: Some(start),
             idle_periods: Moments::new(),
-            classes: Labelled::new(DEFAULT_CLASS_LABELS, |_| ResponseAccumulator::new()),
+            classes: ClassStats::new(),
         }
     }
 
@@ -134,9 +118,9 @@ impl DiskStats {
     }
 
     /// The same recorder with a name for a class in reports ("read",
-    /// "update"). A class of [`CLASSES`] or more names the shared slot.
+    /// "update").
     pub fn with_class_label(mut self, class: u16, label: &'static str) -> Self {
-        self.classes.set_label(slot(class), label);
+        self.classes.set_label(class, label);
         self
     }
 
@@ -178,9 +162,7 @@ impl DiskStats {
             self.idle_since = Some(now);
         }
         self.idle_periods = Moments::new();
-        for (_, class) in self.classes.iter_mut() {
-            *class = ResponseAccumulator::new();
-        }
+        self.classes.reset();
     }
 
     /// A request joins the disk's queue at `now`.
@@ -222,9 +204,8 @@ impl DiskStats {
         self.transfer.add(b.transfer as f64);
         self.overhead.add(b.overhead as f64);
         self.seek_distance.add(b.seek_distance as f64);
-        if let Some(class) = self.classes.get_mut(slot(done.class)) {
-            class.record(response, waiting);
-        }
+        self.classes
+            .complete(done.class, done.arrival, done.start, now, done.deadline);
         self.completed_ever += 1;
         if let (false, WarmUp::Completions(n)) = (self.warm_up_done, self.warm_up)
             && self.completed_ever >= n
@@ -239,6 +220,13 @@ impl DiskStats {
         self.observe(now);
         self.queue.depart(now);
         self.system.depart(now);
+    }
+
+    /// A queued request of `class` leaves at `now` unserved because its
+    /// deadline passed (a deadline miss).
+    pub fn expire(&mut self, now: Nanos, class: u16) {
+        self.withdraw(now);
+        self.classes.drop_expired(class);
     }
 
     /// The request in service is cancelled at `now`: the disk was busy until
@@ -329,18 +317,7 @@ impl DiskStats {
             idle_periods: self.idle_periods.report(),
             queue: self.queue.report(end),
             system: self.system.report(end),
-            classes: self
-                .classes
-                .iter()
-                .enumerate()
-                .filter(|&(i, (label, class))| {
-                    class.count() > 0 || label != DEFAULT_CLASS_LABELS[i]
-                })
-                .map(|(_, (label, class))| Named {
-                    name: label.to_string(),
-                    report: class.report(),
-                })
-                .collect(),
+            classes: self.classes.report(),
         }
     }
 }
@@ -402,9 +379,9 @@ pub struct DiskReport {
     pub queue: QueueReport,
     /// Requests in the system (waiting or in service), likewise.
     pub system: QueueReport,
-    /// Response and waiting times per class, for classes with completions in
-    /// the window or a label; named by label (the class number by default).
-    pub classes: Vec<Named<ResponseReport>>,
+    /// Response, waiting and deadline figures per class, for classes seen
+    /// in the window or labelled, in class order.
+    pub classes: Vec<ClassReport>,
 }
 
 #[cfg(test)]
@@ -431,6 +408,7 @@ mod tests {
                 seek_distance: (finish - start) as u32,
             },
             class,
+            deadline: None,
         }
     }
 
@@ -511,11 +489,11 @@ mod tests {
         // Classes: read = requests 1 and 3, write = 2 and 4.
         assert_eq!(r.classes.len(), 2);
         assert_eq!(r.classes[0].name, "read");
-        assert_close(r.classes[0].report.response.mean, 18.0);
-        assert_close(r.classes[0].report.waiting.mean, 10.5);
+        assert_close(r.classes[0].response.mean, 18.0);
+        assert_close(r.classes[0].waiting.mean, 10.5);
         assert_eq!(r.classes[1].name, "write");
-        assert_close(r.classes[1].report.response.mean, 16.5);
-        assert_close(r.classes[1].report.waiting.mean, 4.0);
+        assert_close(r.classes[1].response.mean, 16.5);
+        assert_close(r.classes[1].waiting.mean, 4.0);
         // A report is a snapshot: asking again gives the same numbers (compared
         // as JSON, where NaN, the deviation of one idle period, is null).
         let json = |r: &DiskReport| serde_json::to_string(r).unwrap();
@@ -603,18 +581,22 @@ mod tests {
     }
 
     #[test]
-    fn high_classes_share_a_slot() {
-        let mut s = DiskStats::new(0).with_class_label(CLASSES as u16, "other");
+    fn every_class_keeps_its_own_slot() {
+        let mut s = DiskStats::new(0).with_class_label(200, "other");
         for (i, class) in [3u16, 8, 200, u16::MAX].into_iter().enumerate() {
             let t = 10 * i as Nanos;
             s.arrive(t);
             s.start(t);
             s.complete(done(t, t, t + 4, class));
         }
-        let r = s.finish(40);
+        s.arrive(40);
+        s.expire(45, 9);
+        let r = s.finish(50);
         let names: Vec<&str> = r.classes.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, ["3", "other"]);
-        assert_eq!(r.classes[1].report.response.count, 3);
+        assert_eq!(names, ["3", "8", "9", "other", "65535"]);
+        assert_eq!(r.classes[3].response.count, 1);
+        assert_eq!((r.classes[2].dropped, r.classes[2].missed), (1, 1));
+        assert_eq!(r.queue.max, 1);
     }
 
     #[test]
@@ -671,12 +653,9 @@ mod tests {
 
     #[test]
     fn memory_is_fixed_whatever_the_number_of_requests() {
-        // `Copy` types cannot own heap memory (they cannot implement Drop), so
-        // `size_of` is everything a recorder will ever hold.
-        fn owns_no_heap<T: Copy>() -> usize {
-            core::mem::size_of::<T>()
-        }
-        let size = owns_no_heap::<DiskStats>();
+        // Apart from the per-class map (one entry per class seen), a recorder
+        // is its `size_of`.
+        let size = core::mem::size_of::<DiskStats>();
         assert!(size < 64 * 1024, "{size} bytes");
         let mut s = DiskStats::new(0);
         let mut rng = Stream::new(3, 0, Purpose::Service);

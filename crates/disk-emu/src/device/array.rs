@@ -1,0 +1,738 @@
+//! An array of emulated disks holding copies of the same data, driven by
+//! any `sched-core` [`ArrayPolicy`].
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
+
+use sched_core::array::{
+    AnyArray, ArrayPolicy, ArraySpec, ArrayView, Completion, Copies, DiskState, Location, MAX_DISKS,
+};
+use sched_core::{Head, Heap, Kind, Nanos, Request, RequestId, ServiceEstimator};
+
+use super::{DEVICE_IDS, DeviceError, Done, Outcome, Timing, check_input_time};
+use crate::disk::{DiskModel, ServiceBreakdown};
+use crate::engine::EventQueue;
+use crate::random::Stream;
+use crate::stats::{ArrayReport, ArrayStats, ClassReport, ClassStats};
+
+/// Logical requests an [`ArrayDevice`] built from an [`ArraySpec`] holds at
+/// most (queued or in service).
+pub const ARRAY_CAPACITY: usize = 2048;
+
+/// How fast a replaced disk is resynchronised.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ResyncRate {
+    /// Blocks written to the replacement per second of virtual time.
+    pub blocks_per_s: f64,
+    /// Blocks per resync write.
+    pub chunk_blocks: u32,
+}
+
+impl Default for ResyncRate {
+    /// 10 MB/s of 512-byte blocks, in 64 KB writes.
+    fn default() -> Self {
+        ResyncRate {
+            blocks_per_s: 20_480.0,
+            chunk_blocks: 128,
+        }
+    }
+}
+
+/// Parameters of an [`ArrayDevice`] beyond its disks and policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ArrayOptions {
+    /// Resync speed of replaced disks.
+    pub resync: ResyncRate,
+}
+
+/// Request ids are dense integers: a multiplicative hash spreads them well
+/// and costs a fraction of the default SipHash on this hot path.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01B3);
+        }
+    }
+    fn write_u64(&mut self, id: u64) {
+        self.0 = id.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type IdMap<V> = HashMap<u64, V, BuildHasherDefault<IdHasher>>;
+
+/// An operation in service on one disk.
+#[derive(Clone, Copy, Debug)]
+struct Op {
+    req: Request,
+    start: Nanos,
+    breakdown: ServiceBreakdown,
+}
+
+/// What the device remembers of an open logical request.
+#[derive(Clone, Copy, Debug)]
+struct Open {
+    first_start: Nanos,
+    /// The last of its operations to complete: (disk, start, breakdown).
+    last_op: Option<(usize, Nanos, ServiceBreakdown)>,
+}
+
+/// One disk of the array.
+#[derive(Clone, Debug)]
+struct Member {
+    model: DiskModel,
+    service: Stream,
+    op: Option<Op>,
+    /// Operations started so far: tells a current completion from an aborted one's.
+    started: u64,
+}
+
+/// The resync of a replaced disk: one chunk in flight at a time, chunk k
+/// issued no earlier than `began + k · interval`.
+#[derive(Clone, Copy, Debug)]
+struct Resync {
+    began: Nanos,
+    /// Chunks issued so far.
+    issued: u64,
+    /// Blocks `0..rebuilt_to` are current.
+    rebuilt_to: u64,
+    /// The id of the chunk in flight, if any.
+    in_flight: Option<RequestId>,
+}
+
+/// The device's own timed events.
+#[derive(Clone, Copy, Debug)]
+enum Internal {
+    /// Disk `disk` finishes the operation it started as number `number`.
+    Done { disk: usize, number: u64 },
+    /// A queue discipline releases held work.
+    Wake,
+    /// The next resync chunk of `disk` is due.
+    Resync { disk: usize },
+}
+
+/// An array of 1 to 64 emulated disks holding copies of the same data,
+/// scheduled by an [`ArrayPolicy`].
+///
+/// See [the module documentation](crate::device) for the driver's loop.
+///
+/// - **Inputs**: [`submit`](Self::submit) a logical request with its
+///   [`Copies`] (which disks hold it, at which block; the device fills in
+///   the cylinders), [`cancel`](Self::cancel), [`advance`](Self::advance),
+///   [`fail_disk`](Self::fail_disk), [`replace_disk`](Self::replace_disk).
+/// - **Outputs**: [`poll`](Self::poll) — [`Outcome::Completed`] when a read's
+///   first copy or a write's acknowledged copies finish, with the [`Timing`]
+///   of the critical operation and the disk that served it;
+///   [`Outcome::Failed`] for requests a disk failure left without a copy;
+///   [`Outcome::Resynced`] when a replacement is back online;
+///   [`next_event_time`](Self::next_event_time).
+/// - **Getters**: [`now`](Self::now), [`disks`](Self::disks),
+///   [`disk_state`](Self::disk_state), [`serving`](Self::serving),
+///   [`in_system`](Self::in_system), [`model`](Self::model),
+///   [`policy`](Self::policy), [`report`](Self::report),
+///   [`class_report`](Self::class_report).
+///
+/// Every operation the policy starts is served by its disk's model at once;
+/// an operation the policy aborts (the losing copy of a read) frees its disk
+/// immediately, the arm left where that operation's seek was taking it.
+///
+/// **Failure and resync.** [`fail_disk`](Self::fail_disk) takes a disk out:
+/// its operation in service is lost, its queued operations move to other
+/// copies or fail. [`replace_disk`](Self::replace_disk) puts in a fresh disk
+/// of the same model in state `Rebuilding`: it receives every write, and the
+/// device writes it from block 0 up in chunks at the configured
+/// [`ResyncRate`]. Each chunk is a real write on that disk, queued with the
+/// foreground work; when it completes the disk's `rebuilt_to` mark rises
+/// (and the policy may route reads of copies below it there); after the
+/// last, the disk is `Online` and [`Outcome::Resynced`] is reported. The
+/// source reads of a resync are not modelled: which block of which other
+/// disk holds a given block's copy is the driver's layout, not the device's.
+pub struct ArrayDevice<P: ArrayPolicy = AnyArray<Heap>> {
+    policy: P,
+    members: Vec<Member>,
+    /// Each disk's model as built, for replacements.
+    originals: Vec<DiskModel>,
+    events: EventQueue<Internal>,
+    clock: Nanos,
+    wake_at: Option<Nanos>,
+    open: IdMap<Open>,
+    outbox: VecDeque<Outcome>,
+    stats: ArrayStats,
+    classes: ClassStats,
+    resync: Vec<Option<Resync>>,
+    options: ArrayOptions,
+    next_device_id: u64,
+}
+
+impl ArrayDevice {
+    /// An array of `models.len()` disks under the policy `spec` describes
+    /// (room for [`ARRAY_CAPACITY`] logical requests, on the heap), disk `d`
+    /// drawing random service components from `service[d]`. `seed` seeds the
+    /// policy's own choices (random read routing).
+    ///
+    /// # Errors
+    /// [`DeviceError::Invalid`] for no disks, more than 64, or a stream count
+    /// other than the disk count; [`DeviceError::Build`] for invalid policy
+    /// parameters.
+    pub fn new(
+        models: Vec<DiskModel>,
+        spec: &ArraySpec,
+        service: Vec<Stream>,
+        seed: u64,
+    ) -> Result<Self, DeviceError> {
+        let cylinders = models.iter().map(DiskModel::cylinders).max().unwrap_or(0);
+        let storage = Heap::new(ARRAY_CAPACITY).map_err(|_| DeviceError::Invalid {
+            field: "array capacity",
+            expected: "1 ..= 65535",
+        })?;
+        let policy = spec.build(storage, models.len(), cylinders, seed)?;
+        Self::with_policy(models, policy, service)
+    }
+}
+
+impl<P: ArrayPolicy> ArrayDevice<P> {
+    /// An array around a policy the caller built for `models.len()` disks.
+    ///
+    /// # Errors
+    /// [`DeviceError::Invalid`] for no disks, more than 64, a stream count
+    /// other than the disk count, or a policy built for another disk count.
+    pub fn with_policy(
+        models: Vec<DiskModel>,
+        policy: P,
+        service: Vec<Stream>,
+    ) -> Result<Self, DeviceError> {
+        let d = models.len();
+        if d == 0 || d > MAX_DISKS {
+            return Err(DeviceError::Invalid {
+                field: "disks",
+                expected: "1 ..= 64 disks",
+            });
+        }
+        if service.len() != d || policy.disks() != d {
+            return Err(DeviceError::Invalid {
+                field: "disks",
+                expected: "one service stream per disk and a policy built for as many disks",
+            });
+        }
+        Ok(ArrayDevice {
+            policy,
+            originals: models.clone(),
+            members: models
+                .into_iter()
+                .zip(service)
+                .map(|(model, service)| Member {
+                    model,
+                    service,
+                    op: None,
+                    started: 0,
+                })
+                .collect(),
+            events: EventQueue::new(),
+            clock: 0,
+            wake_at: None,
+            open: IdMap::default(),
+            outbox: VecDeque::new(),
+            stats: ArrayStats::new(d, 0),
+            classes: ClassStats::new(),
+            resync: vec![None; d],
+            options: ArrayOptions::default(),
+            next_device_id: DEVICE_IDS,
+        })
+    }
+
+    /// The same device with `options`.
+    #[must_use]
+    pub fn with_options(mut self, options: ArrayOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// A logical request arrives at `now` with its copies: which disks hold
+    /// one and at which block (the cylinders are filled in from each disk's
+    /// geometry). Operations the policy can start, start at once.
+    ///
+    /// # Errors
+    /// [`DeviceError::Extent`] for a copy beyond its disk;
+    /// [`DeviceError::NoSuchDisk`]; [`DeviceError::Refused`] for the
+    /// policy's refusal; [`DeviceError::ReservedId`];
+    /// [`DeviceError::Behind`] / [`DeviceError::TimeWentBack`]. Nothing
+    /// changes on error.
+    pub fn submit(
+        &mut self,
+        mut req: Request,
+        copies: &Copies,
+        now: Nanos,
+    ) -> Result<(), DeviceError> {
+        check_input_time(now, self.clock, self.next_event_time())?;
+        if req.id.0 >= DEVICE_IDS {
+            return Err(DeviceError::ReservedId(req.id));
+        }
+        if let Some(reason) = copies.invalid() {
+            return Err(sched_core::EnqueueError::InvalidCopies { id: req.id, reason }.into());
+        }
+        let mut placed = Copies::new();
+        for (disk, loc) in copies.holders().iter().zip(copies.locations()) {
+            let member = self.members.get(disk).ok_or(DeviceError::NoSuchDisk {
+                disk,
+                disks: self.members.len(),
+            })?;
+            let cylinder = member
+                .model
+                .check_extent(loc.block, req.blocks)
+                .map_err(|source| DeviceError::Extent { id: req.id, source })?;
+            if placed.holders().is_empty() {
+                req.cylinder = cylinder;
+            }
+            placed = placed.with(
+                disk,
+                Location {
+                    block: loc.block,
+                    cylinder,
+                },
+            );
+        }
+        self.clock = now;
+        self.submit_placed(req, &placed)?;
+        self.pump()
+    }
+
+    fn submit_placed(&mut self, req: Request, copies: &Copies) -> Result<(), DeviceError> {
+        let (policy, members) = (&mut self.policy, &self.members);
+        with_view(members, self.clock, |view| policy.submit(req, copies, view))?;
+        Ok(())
+    }
+
+    /// Withdraws a logical request: its queued operations leave the array;
+    /// a read's operation already in service runs to its end, unreported.
+    ///
+    /// # Errors
+    /// [`DeviceError::Cancel`]: `UnknownId`, or `InService` for a request
+    /// whose operation a disk is serving (a read's only one, any of a
+    /// write's), which runs to its end.
+    pub fn cancel(&mut self, id: RequestId) -> Result<Request, DeviceError> {
+        if id.0 >= DEVICE_IDS {
+            return Err(DeviceError::ReservedId(id));
+        }
+        let serving = self
+            .members
+            .iter()
+            .any(|m| m.op.is_some_and(|op| op.req.id == id));
+        if serving {
+            return Err(sched_core::CancelError::InService(id).into());
+        }
+        let req = self.policy.cancel(id)?;
+        self.open.remove(&id.0);
+        self.stats.queues(self.clock, &self.policy);
+        Ok(req)
+    }
+
+    /// Moves the clock to `to`, processing every event due at or before it
+    /// in time order (simultaneous ones in the order they were scheduled);
+    /// outcomes wait in [`poll`](Self::poll).
+    ///
+    /// # Errors
+    /// [`DeviceError::TimeWentBack`]; a policy's refusal of a completion or
+    /// a misbehaving queue discipline (a bug, reported rather than hidden).
+    pub fn advance(&mut self, to: Nanos) -> Result<(), DeviceError> {
+        if to < self.clock {
+            return Err(DeviceError::TimeWentBack {
+                now: to,
+                clock: self.clock,
+            });
+        }
+        while self.events.peek_time().is_some_and(|t| t <= to) {
+            let Some((now, event)) = self.events.pop() else {
+                break;
+            };
+            self.clock = now;
+            match event {
+                Internal::Done { disk, number } => {
+                    if self.members[disk].started != number || self.members[disk].op.is_none() {
+                        continue; // an aborted operation's completion
+                    }
+                    self.complete(disk, now)?;
+                }
+                Internal::Wake => {
+                    if self.wake_at != Some(now) {
+                        continue;
+                    }
+                    self.wake_at = None;
+                }
+                Internal::Resync { disk } => self.issue_resync(disk, now)?,
+            }
+            self.pump()?;
+        }
+        self.clock = to;
+        Ok(())
+    }
+
+    /// The next outcome, oldest first.
+    pub fn poll(&mut self) -> Option<Outcome> {
+        self.outbox.pop_front()
+    }
+
+    /// When the device next acts on its own: an operation ends, a queue
+    /// discipline releases held work, a resync chunk is due.
+    pub fn next_event_time(&self) -> Option<Nanos> {
+        self.events.peek_time()
+    }
+
+    /// Disk `disk` fails at the device's clock: its operation in service is
+    /// lost, its queued operations go to other copies or fail (see
+    /// [`poll`](Self::poll)), a resync under way on it stops.
+    ///
+    /// # Errors
+    /// [`DeviceError::NoSuchDisk`]; [`DeviceError::DiskState`] for a disk
+    /// already failed.
+    pub fn fail_disk(&mut self, disk: usize) -> Result<(), DeviceError> {
+        let state = self.disk_state(disk)?;
+        if state == DiskState::Failed {
+            return Err(DeviceError::DiskState {
+                disk,
+                state,
+                expected: "a working disk",
+            });
+        }
+        self.set_state(disk, DiskState::Failed)?;
+        let now = self.clock;
+        if self.members[disk].op.take().is_some() {
+            self.stats.abort(disk, now);
+        }
+        self.resync[disk] = None;
+        self.pump()
+    }
+
+    /// A new disk of the same model replaces failed disk `disk` at the
+    /// device's clock and starts resynchronising (see the type's
+    /// documentation).
+    ///
+    /// # Errors
+    /// [`DeviceError::NoSuchDisk`]; [`DeviceError::DiskState`] for a disk
+    /// that has not failed; [`DeviceError::Invalid`] for a resync rate that
+    /// is not positive and finite or a chunk of 0 blocks.
+    pub fn replace_disk(&mut self, disk: usize) -> Result<(), DeviceError> {
+        let state = self.disk_state(disk)?;
+        if state != DiskState::Failed {
+            return Err(DeviceError::DiskState {
+                disk,
+                state,
+                expected: "a failed disk to replace",
+            });
+        }
+        let rate = self.options.resync;
+        if !(rate.blocks_per_s > 0.0 && rate.blocks_per_s.is_finite()) || rate.chunk_blocks == 0 {
+            return Err(DeviceError::Invalid {
+                field: "resync",
+                expected: "a positive, finite rate and chunks of at least one block",
+            });
+        }
+        self.members[disk].model = self.originals[disk].clone();
+        self.set_state(disk, DiskState::Rebuilding { rebuilt_to: 0 })?;
+        let now = self.clock;
+        self.resync[disk] = Some(Resync {
+            began: now,
+            issued: 0,
+            rebuilt_to: 0,
+            in_flight: None,
+        });
+        self.events.schedule(now, Internal::Resync { disk });
+        Ok(())
+    }
+
+    fn set_state(&mut self, disk: usize, state: DiskState) -> Result<(), DeviceError> {
+        let (policy, members) = (&mut self.policy, &self.members);
+        with_view(members, self.clock, |view| {
+            policy.set_disk_state(disk, state, view)
+        })?;
+        Ok(())
+    }
+
+    /// Issues the next resync chunk of `disk` if none is in flight.
+    fn issue_resync(&mut self, disk: usize, now: Nanos) -> Result<(), DeviceError> {
+        let Some(r) = self.resync[disk] else {
+            return Ok(());
+        };
+        if r.in_flight.is_some() {
+            return Ok(());
+        }
+        let capacity = self.members[disk].model.capacity_blocks();
+        let block = r.rebuilt_to;
+        let blocks = u64::from(self.options.resync.chunk_blocks).min(capacity - block) as u32;
+        let cylinder = self.members[disk]
+            .model
+            .check_extent(block, blocks)
+            .map_err(|source| DeviceError::Extent {
+                id: RequestId(self.next_device_id),
+                source,
+            })?;
+        let id = RequestId(self.next_device_id);
+        self.next_device_id += 1;
+        let req = Request::new(id, Kind::Write, block, blocks, cylinder, now);
+        self.submit_placed(req, &Copies::new().with(disk, Location { block, cylinder }))?;
+        self.resync[disk] = Some(Resync {
+            issued: r.issued + 1,
+            in_flight: Some(id),
+            ..r
+        });
+        Ok(())
+    }
+
+    /// A resync chunk of `disk` ending at `end` completed at `now`.
+    fn resync_done(&mut self, disk: usize, end: u64, now: Nanos) -> Result<(), DeviceError> {
+        let Some(mut r) = self.resync[disk] else {
+            return Ok(());
+        };
+        r.in_flight = None;
+        r.rebuilt_to = end;
+        if end >= self.members[disk].model.capacity_blocks() {
+            self.resync[disk] = None;
+            self.set_state(disk, DiskState::Online)?;
+            self.outbox.push_back(Outcome::Resynced { disk, at: now });
+            return Ok(());
+        }
+        self.resync[disk] = Some(r);
+        self.set_state(disk, DiskState::Rebuilding { rebuilt_to: end })?;
+        let rate = self.options.resync;
+        let interval = 1e9 * f64::from(rate.chunk_blocks) / rate.blocks_per_s;
+        let due = r.began + (r.issued as f64 * interval).round() as Nanos;
+        self.events
+            .schedule(due.max(now), Internal::Resync { disk });
+        Ok(())
+    }
+
+    /// Disk `disk` finishes its operation at `now`.
+    fn complete(&mut self, disk: usize, now: Nanos) -> Result<(), DeviceError> {
+        let op = self.members[disk].op.take().expect("checked by the caller");
+        self.stats.complete(disk, now, op.start, &op.breakdown);
+        let c = self.policy.complete(disk, now)?;
+        for e in c.abort.iter() {
+            if self.members[e].op.take().is_some() {
+                self.stats.abort(e, now);
+            }
+        }
+        if op.req.id.0 >= DEVICE_IDS {
+            return self.resync_done(disk, op.req.block + u64::from(op.req.blocks), now);
+        }
+        if c.finished.is_none() {
+            match op.req.kind {
+                // A read copy that finished nothing: its read had already
+                // completed with another copy (MR-DMQ).
+                Kind::Read => {
+                    self.open.remove(&op.req.id.0);
+                }
+                Kind::Write => {
+                    if let Some(o) = self.open.get_mut(&op.req.id.0) {
+                        o.last_op = Some((disk, op.start, op.breakdown));
+                    }
+                }
+            }
+        }
+        self.outcome(c, Some((disk, op.start, op.breakdown)), now);
+        Ok(())
+    }
+
+    /// Turns a policy's completion into outcomes; `critical` is the
+    /// operation that caused it, if one did. The device's own resync writes
+    /// are not reported.
+    fn outcome(
+        &mut self,
+        c: Completion,
+        critical: Option<(usize, Nanos, ServiceBreakdown)>,
+        now: Nanos,
+    ) {
+        if let Some(r) = c.failed.filter(|r| r.id.0 < DEVICE_IDS) {
+            self.open.remove(&r.id.0);
+            self.outbox.push_back(Outcome::Failed(r));
+        }
+        let Some(r) = c.finished.filter(|r| r.id.0 < DEVICE_IDS) else {
+            return;
+        };
+        let open = self.open.remove(&r.id.0);
+        let first_start = open.map_or(now, |o| o.first_start);
+        let (disk, start, breakdown) = critical.or(open.and_then(|o| o.last_op)).unwrap_or((
+            0,
+            now,
+            ServiceBreakdown::default(),
+        ));
+        self.classes
+            .complete(r.class, r.arrival, first_start, now, r.deadline);
+        self.outbox.push_back(Outcome::Completed(Done {
+            request: r,
+            timing: Timing::new(r.arrival, start, &breakdown, now, disk),
+            first_start,
+        }));
+    }
+
+    /// Drains the policy's failure events, then starts every operation it
+    /// allows; samples the queues.
+    fn pump(&mut self) -> Result<(), DeviceError> {
+        let now = self.clock;
+        while let Some(c) = self.policy.poll_event() {
+            self.outcome(c, None, now);
+        }
+        loop {
+            let (policy, members) = (&mut self.policy, &self.members);
+            let Some(s) = with_view(members, now, |view| policy.poll_start(view))? else {
+                break;
+            };
+            let m = &mut self.members[s.disk];
+            let breakdown =
+                m.model
+                    .serve(&s.dispatch.request, s.dispatch.travel, now, &mut m.service);
+            m.started += 1;
+            m.op = Some(Op {
+                req: s.dispatch.request,
+                start: now,
+                breakdown,
+            });
+            let number = m.started;
+            self.stats.start(s.disk, now);
+            if s.dispatch.request.id.0 < DEVICE_IDS {
+                self.open.entry(s.dispatch.request.id.0).or_insert(Open {
+                    first_start: now,
+                    last_op: None,
+                });
+            }
+            self.events.schedule(
+                now + breakdown.total(),
+                Internal::Done {
+                    disk: s.disk,
+                    number,
+                },
+            );
+        }
+        if self.policy.in_system() > 0 && self.members.iter().all(|m| m.op.is_none()) {
+            let wake = self.policy.next_eligible_at(now);
+            if wake.is_some() && wake != self.wake_at {
+                self.wake_at = wake;
+                if let Some(t) = wake {
+                    self.events.schedule(t, Internal::Wake);
+                }
+            }
+        }
+        self.stats.queues(now, &self.policy);
+        self.purge();
+        Ok(())
+    }
+
+    /// Drops stale entries (aborted operations' completions, superseded
+    /// wake-ups) from the top of the event queue, so that
+    /// [`next_event_time`](Self::next_event_time) is exact.
+    fn purge(&mut self) {
+        while let Some(stale) = self.events.peek().map(|(_, e)| match *e {
+            Internal::Done { disk, number } => {
+                self.members[disk].started != number || self.members[disk].op.is_none()
+            }
+            Internal::Wake => false,
+            Internal::Resync { .. } => false,
+        }) {
+            if !stale {
+                break;
+            }
+            self.events.discard_first();
+        }
+    }
+
+    /// The device's clock.
+    pub fn now(&self) -> Nanos {
+        self.clock
+    }
+
+    /// Number of disks.
+    pub fn disks(&self) -> usize {
+        self.members.len()
+    }
+
+    /// The state of `disk`.
+    ///
+    /// # Errors
+    /// [`DeviceError::NoSuchDisk`].
+    pub fn disk_state(&self, disk: usize) -> Result<DiskState, DeviceError> {
+        if disk >= self.members.len() {
+            return Err(DeviceError::NoSuchDisk {
+                disk,
+                disks: self.members.len(),
+            });
+        }
+        Ok(self.policy.disk_state(disk))
+    }
+
+    /// The operation `disk` is serving, if any (resync writes have ids from
+    /// [`DEVICE_IDS`](super::DEVICE_IDS) up).
+    pub fn serving(&self, disk: usize) -> Option<&Request> {
+        self.members.get(disk)?.op.as_ref().map(|op| &op.req)
+    }
+
+    /// Logical requests in the array, queued or in service (resync writes included).
+    pub fn in_system(&self) -> usize {
+        self.policy.in_system()
+    }
+
+    /// Disk `disk`'s mechanics.
+    pub fn model(&self, disk: usize) -> Option<&DiskModel> {
+        self.members.get(disk).map(|m| &m.model)
+    }
+
+    /// The policy, for inspection.
+    pub fn policy(&self) -> &P {
+        &self.policy
+    }
+
+    /// The policy, for admission control and other inherent operations.
+    /// Submitting, completing or cancelling through it bypasses the device:
+    /// use the device's inputs.
+    pub fn policy_mut(&mut self) -> &mut P {
+        &mut self.policy
+    }
+
+    /// Restarts the statistics at the device's clock (the end of a warm-up).
+    pub fn reset_stats(&mut self) {
+        self.stats.reset(self.clock);
+        self.classes.reset();
+    }
+
+    /// Per-disk usage and queue lengths over the window ending at `now`.
+    pub fn report(&self, now: Nanos) -> ArrayReport {
+        self.stats.report(now)
+    }
+
+    /// Response, waiting and deadline figures of logical requests per class.
+    pub fn class_report(&self) -> Vec<ClassReport> {
+        self.classes.report()
+    }
+}
+
+/// Runs `f` with a view of `members` at `now`.
+fn with_view<R>(members: &[Member], now: Nanos, f: impl FnOnce(&ArrayView<'_>) -> R) -> R {
+    // Arrays of a few disks build the view on the stack.
+    if members.len() <= 8 {
+        let mut heads = [Head::default(); 8];
+        let mut est: [&dyn ServiceEstimator; 8] = [&sched_core::NullEstimator; 8];
+        for (i, m) in members.iter().enumerate() {
+            heads[i] = m.model.head();
+            est[i] = &m.model;
+        }
+        let d = members.len();
+        f(&ArrayView {
+            now,
+            heads: &heads[..d],
+            estimators: &est[..d],
+        })
+    } else {
+        let heads: Vec<Head> = members.iter().map(|m| m.model.head()).collect();
+        let est: Vec<&dyn ServiceEstimator> = members
+            .iter()
+            .map(|m| &m.model as &dyn ServiceEstimator)
+            .collect();
+        f(&ArrayView {
+            now,
+            heads: &heads,
+            estimators: &est,
+        })
+    }
+}

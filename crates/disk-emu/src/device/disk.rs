@@ -1,0 +1,289 @@
+//! One emulated disk driven by a single-disk policy.
+
+use std::collections::VecDeque;
+
+use sched_core::{AnyScheduler, Heap, Nanos, PolicySpec, Request, RequestId, Scheduler};
+
+use super::{DEVICE_IDS, DeviceError, Done, Outcome, Timing, check_input_time};
+use crate::disk::{DiskModel, ServiceBreakdown};
+use crate::random::Stream;
+use crate::stats::{Completion, DiskReport, DiskStats};
+
+/// Depth of the queue a [`DiskDevice`] builds from a [`PolicySpec`]. A
+/// workload that piles up more requests than this overloads the disk: the
+/// submit is refused with `QueueFull` rather than anything being dropped.
+pub const QUEUE_CAPACITY: usize = 4096;
+
+/// The request being served.
+#[derive(Clone, Copy, Debug)]
+struct InService {
+    req: Request,
+    start: Nanos,
+    finish: Nanos,
+    breakdown: ServiceBreakdown,
+}
+
+/// One emulated disk: its mechanics ([`DiskModel`]), a single-disk policy's
+/// queue, and its statistics ([`DiskStats`]).
+///
+/// See [the module documentation](crate::device) for the driver's loop.
+///
+/// - **Inputs**: [`submit`](Self::submit), [`cancel`](Self::cancel),
+///   [`advance`](Self::advance).
+/// - **Outputs**: [`poll`](Self::poll) ([`Outcome::Completed`] with the
+///   request's [`Timing`], [`Outcome::Expired`] for a request a deadline
+///   policy dropped); [`next_event_time`](Self::next_event_time), when the
+///   service under way ends or a policy holding work back releases it.
+/// - **Getters**: [`now`](Self::now), [`in_service`](Self::in_service),
+///   [`queued`](Self::queued), [`model`](Self::model),
+///   [`policy`](Self::policy), [`stats`](Self::stats),
+///   [`report`](Self::report).
+///
+/// A request is served as soon as the disk is free: on submission to an
+/// idle disk, or when the previous service ends. The service time comes from
+/// the model, drawn (for models with random parts) from the device's own
+/// random stream, so the same inputs give the same outputs.
+///
+/// ```
+/// use disk_emu::{DiskDevice, Outcome, Purpose, Stream};
+/// use disk_emu::disk::{DiskModel, presets};
+/// use sched_core::{Kind, PolicySpec, Request, RequestId};
+///
+/// let model = DiskModel::from_spec(&presets::hp97560())?;
+/// let mut disk = DiskDevice::new(model, &PolicySpec::Sstf, Stream::new(1, 0, Purpose::Service))?;
+/// disk.submit(Request::new(RequestId(1), Kind::Read, 1_000, 8, 0, 0), 0)?;
+/// disk.submit(Request::new(RequestId(2), Kind::Read, 900_000, 8, 0, 0), 0)?;
+/// disk.cancel(RequestId(2))?; // still queued: withdrawn
+/// let mut done = Vec::new();
+/// while let Some(t) = disk.next_event_time() {
+///     disk.advance(t)?;
+///     while let Some(Outcome::Completed(d)) = disk.poll() {
+///         assert_eq!(d.timing.wait + d.timing.service(), d.timing.response());
+///         done.push(d.request.id);
+///     }
+/// }
+/// assert_eq!(done, [RequestId(1)]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct DiskDevice<S = AnyScheduler<Heap>> {
+    model: DiskModel,
+    queue: S,
+    service: Stream,
+    clock: Nanos,
+    in_service: Option<InService>,
+    /// When a policy holding work back releases it (idle disk only).
+    wake_at: Option<Nanos>,
+    stats: Box<DiskStats>,
+    outbox: VecDeque<Outcome>,
+}
+
+impl DiskDevice {
+    /// A disk with `model` mechanics under the policy `spec` describes (a
+    /// queue of [`QUEUE_CAPACITY`] on the heap), drawing random service
+    /// components from `service`.
+    ///
+    /// # Errors
+    /// [`DeviceError::Build`] for invalid policy parameters.
+    pub fn new(model: DiskModel, spec: &PolicySpec, service: Stream) -> Result<Self, DeviceError> {
+        let storage = Heap::new(QUEUE_CAPACITY).map_err(|_| DeviceError::Invalid {
+            field: "queue capacity",
+            expected: "1 ..= 65535",
+        })?;
+        let queue = spec.build(storage, model.cylinders())?;
+        Ok(Self::with_policy(model, queue, service))
+    }
+}
+
+impl<S: Scheduler> DiskDevice<S> {
+    /// A disk with `model` mechanics around a policy the caller built (so
+    /// that admission control and inspection stay possible through
+    /// [`policy`](Self::policy) and [`policy_mut`](Self::policy_mut)).
+    pub fn with_policy(model: DiskModel, queue: S, service: Stream) -> Self {
+        DiskDevice {
+            model,
+            queue,
+            service,
+            clock: 0,
+            in_service: None,
+            wake_at: None,
+            stats: Box::new(DiskStats::new(0)),
+            outbox: VecDeque::new(),
+        }
+    }
+
+    /// The same device recording into `stats` (a warm-up, class labels);
+    /// set it before the first input.
+    #[must_use]
+    pub fn with_stats(mut self, stats: DiskStats) -> Self {
+        self.stats = Box::new(stats);
+        self
+    }
+
+    /// A request arrives at `now`. Its cylinder is filled in from its block;
+    /// if the disk is idle its service starts at once.
+    ///
+    /// # Errors
+    /// [`DeviceError::Extent`] for blocks beyond the disk;
+    /// [`DeviceError::Refused`] when the policy refuses it (`QueueFull`,
+    /// a duplicate id); [`DeviceError::ReservedId`]; [`DeviceError::Behind`]
+    /// or [`DeviceError::TimeWentBack`] for a `now` the device is not at.
+    /// Nothing changes on error.
+    pub fn submit(&mut self, mut req: Request, now: Nanos) -> Result<(), DeviceError> {
+        check_input_time(now, self.clock, self.next_event_time())?;
+        if req.id.0 >= DEVICE_IDS {
+            return Err(DeviceError::ReservedId(req.id));
+        }
+        req.cylinder = self
+            .model
+            .check_extent(req.block, req.blocks)
+            .map_err(|source| DeviceError::Extent { id: req.id, source })?;
+        self.queue.enqueue(req, now)?;
+        self.clock = now;
+        self.stats.arrive(now);
+        if self.in_service.is_none() {
+            self.dispatch(now);
+        }
+        Ok(())
+    }
+
+    /// Withdraws a queued request and returns it.
+    ///
+    /// # Errors
+    /// [`DeviceError::Cancel`] with `InService` for the request being
+    /// served (it runs to its end), `UnknownId` for one not queued.
+    pub fn cancel(&mut self, id: RequestId) -> Result<Request, DeviceError> {
+        if self.in_service.is_some_and(|s| s.req.id == id) {
+            return Err(sched_core::CancelError::InService(id).into());
+        }
+        let req = self.queue.cancel(id)?;
+        self.stats.withdraw(self.clock);
+        Ok(req)
+    }
+
+    /// Moves the clock to `to`, processing every event due at or before it
+    /// in time order; outcomes wait in [`poll`](Self::poll).
+    ///
+    /// # Errors
+    /// [`DeviceError::TimeWentBack`] for a `to` before the clock.
+    pub fn advance(&mut self, to: Nanos) -> Result<(), DeviceError> {
+        if to < self.clock {
+            return Err(DeviceError::TimeWentBack {
+                now: to,
+                clock: self.clock,
+            });
+        }
+        while let Some(t) = self.next_event_time().filter(|&t| t <= to) {
+            self.clock = t;
+            match self.in_service.take() {
+                Some(done) => self.complete(done),
+                None => self.wake_at = None,
+            }
+            self.dispatch(t);
+        }
+        self.clock = to;
+        Ok(())
+    }
+
+    /// The next outcome, oldest first.
+    pub fn poll(&mut self) -> Option<Outcome> {
+        self.outbox.pop_front()
+    }
+
+    /// When the device next acts on its own: the end of the service under
+    /// way, or the time an idle disk's policy releases held work.
+    pub fn next_event_time(&self) -> Option<Nanos> {
+        match &self.in_service {
+            Some(s) => Some(s.finish),
+            None => self.wake_at,
+        }
+    }
+
+    fn complete(&mut self, done: InService) {
+        let now = done.finish;
+        self.stats.complete(Completion {
+            arrival: done.req.arrival,
+            start: done.start,
+            finish: now,
+            breakdown: done.breakdown,
+            class: done.req.class,
+            deadline: done.req.deadline,
+        });
+        self.outbox.push_back(Outcome::Completed(Done {
+            request: done.req,
+            timing: Timing::new(done.req.arrival, done.start, &done.breakdown, now, 0),
+            first_start: done.start,
+        }));
+    }
+
+    /// Starts the policy's next request, if any; otherwise notes when a
+    /// policy holding work back wants to be asked again.
+    fn dispatch(&mut self, now: Nanos) {
+        while let Some(r) = self.queue.take_expired(now) {
+            self.stats.expire(now, r.class);
+            self.outbox.push_back(Outcome::Expired(r));
+        }
+        let Some(d) = self.queue.next(self.model.head(), now, &self.model) else {
+            self.wake_at = self.queue.next_eligible_at(now);
+            return;
+        };
+        let breakdown = self
+            .model
+            .serve(&d.request, d.travel, now, &mut self.service);
+        self.stats.start(now);
+        self.wake_at = None;
+        self.in_service = Some(InService {
+            req: d.request,
+            start: now,
+            finish: now + breakdown.total(),
+            breakdown,
+        });
+    }
+
+    /// The device's clock: the last time it was advanced to or given an input.
+    pub fn now(&self) -> Nanos {
+        self.clock
+    }
+
+    /// The request being served, if any.
+    pub fn in_service(&self) -> Option<&Request> {
+        self.in_service.as_ref().map(|s| &s.req)
+    }
+
+    /// Requests waiting in the policy's queue.
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// The disk's mechanics (arm position, geometry, timing).
+    pub fn model(&self) -> &DiskModel {
+        &self.model
+    }
+
+    /// The policy, for inspection.
+    pub fn policy(&self) -> &S {
+        &self.queue
+    }
+
+    /// The policy, for admission control and other inherent operations.
+    /// Enqueueing or cancelling through it bypasses the device's statistics:
+    /// use [`submit`](Self::submit) and [`cancel`](Self::cancel).
+    pub fn policy_mut(&mut self) -> &mut S {
+        &mut self.queue
+    }
+
+    /// The statistics recorder.
+    pub fn stats(&self) -> &DiskStats {
+        &self.stats
+    }
+
+    /// Restarts the statistics at the device's clock (the end of a warm-up).
+    pub fn reset_stats(&mut self) {
+        self.stats.reset(self.clock);
+    }
+
+    /// Statistics over the measured window ending at `end`.
+    pub fn report(&mut self, end: Nanos) -> DiskReport {
+        self.stats.finish(end)
+    }
+}

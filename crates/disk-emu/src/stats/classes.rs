@@ -1,0 +1,192 @@
+//! Statistics per request class: any `u16` class, with deadlines.
+//!
+//! A class is whatever number the driver put in `Request::class`: a client,
+//! a transaction type, a real-time task. Every class seen gets its own
+//! accumulator (a few hundred bytes), so memory grows with the number of
+//! distinct classes, never with the number of requests.
+//!
+//! For requests that carry a deadline the accumulator counts misses and
+//! measures *lateness* (finish − deadline, negative when early) and
+//! *tardiness* (lateness clipped at zero), the two figures the real-time
+//! scheduling papers report. A request the policy dropped because its
+//! deadline passed (FD-SCAN in drop mode) counts as a miss without a
+//! lateness, since it never finished.
+
+use std::collections::BTreeMap;
+
+use sched_core::Nanos;
+use serde::Serialize;
+
+use super::moments::{Moments, MomentsReport};
+
+/// What one class measured so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct ClassAccumulator {
+    response: Moments,
+    waiting: Moments,
+    /// Completions that had a deadline.
+    with_deadline: u64,
+    /// Of those, completions after their deadline.
+    missed: u64,
+    /// Requests dropped unserved because their deadline passed.
+    dropped: u64,
+    lateness: Moments,
+    tardiness: Moments,
+}
+
+/// Response, waiting and deadline statistics for every class seen.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClassStats {
+    classes: BTreeMap<u16, ClassAccumulator>,
+    labels: BTreeMap<u16, &'static str>,
+}
+
+impl ClassStats {
+    /// No class seen yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Names `class` in reports ("read", "update"); a labelled class is
+    /// reported even when nothing of it completed.
+    pub fn set_label(&mut self, class: u16, label: &'static str) {
+        self.labels.insert(class, label);
+    }
+
+    /// A request of `class` that arrived at `arrival`, started service at
+    /// `start` and finished at `finish`, with an optional absolute deadline
+    /// (`Nanos::MAX` is the same as none).
+    pub fn complete(
+        &mut self,
+        class: u16,
+        arrival: Nanos,
+        start: Nanos,
+        finish: Nanos,
+        deadline: Option<Nanos>,
+    ) {
+        let c = self.classes.entry(class).or_default();
+        c.response.add(finish.saturating_sub(arrival) as f64);
+        c.waiting.add(start.saturating_sub(arrival) as f64);
+        if let Some(d) = deadline.filter(|&d| d != Nanos::MAX) {
+            c.with_deadline += 1;
+            let late = finish as i128 - d as i128;
+            if late > 0 {
+                c.missed += 1;
+            }
+            c.lateness.add(late as f64);
+            c.tardiness.add(late.max(0) as f64);
+        }
+    }
+
+    /// A request of `class` left unserved because its deadline passed.
+    pub fn drop_expired(&mut self, class: u16) {
+        self.classes.entry(class).or_default().dropped += 1;
+    }
+
+    /// Forgets everything measured; labels stay.
+    pub fn reset(&mut self) {
+        self.classes.clear();
+    }
+
+    /// Completions of `class` so far.
+    pub fn completions(&self, class: u16) -> u64 {
+        self.classes.get(&class).map_or(0, |c| c.response.count())
+    }
+
+    /// One report per class seen or labelled, in class order.
+    pub fn report(&self) -> Vec<ClassReport> {
+        let mut classes: Vec<u16> = self.classes.keys().copied().collect();
+        classes.extend(self.labels.keys().filter(|c| !self.classes.contains_key(c)));
+        classes.sort_unstable();
+        classes
+            .into_iter()
+            .map(|class| {
+                let c = self.classes.get(&class).copied().unwrap_or_default();
+                let missed = c.missed + c.dropped;
+                let judged = c.with_deadline + c.dropped;
+                ClassReport {
+                    class,
+                    name: self
+                        .labels
+                        .get(&class)
+                        .map_or_else(|| class.to_string(), |l| (*l).to_string()),
+                    response: c.response.report(),
+                    waiting: c.waiting.report(),
+                    with_deadline: c.with_deadline,
+                    missed,
+                    dropped: c.dropped,
+                    miss_ratio: if judged == 0 {
+                        f64::NAN
+                    } else {
+                        missed as f64 / judged as f64
+                    },
+                    lateness: c.lateness.report(),
+                    tardiness: c.tardiness.report(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// The statistics of one request class over a measured window, times in ns.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClassReport {
+    /// The class number.
+    pub class: u16,
+    /// Its label, or the number written out.
+    pub name: String,
+    /// Arrival → completion.
+    pub response: MomentsReport,
+    /// Arrival → start of service.
+    pub waiting: MomentsReport,
+    /// Completions that had a deadline.
+    pub with_deadline: u64,
+    /// Deadlines missed: completions after their deadline plus requests dropped.
+    pub missed: u64,
+    /// Requests dropped unserved because their deadline passed.
+    pub dropped: u64,
+    /// `missed / (with_deadline + dropped)`; NaN without deadlines.
+    pub miss_ratio: f64,
+    /// Finish − deadline of completions with a deadline (negative when early).
+    pub lateness: MomentsReport,
+    /// max(0, lateness).
+    pub tardiness: MomentsReport,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn any_class_keeps_its_own_figures_and_deadlines_are_judged() {
+        let mut s = ClassStats::new();
+        s.set_label(7, "update");
+        // Class 300: one early (by 5), one late (by 15) completion.
+        s.complete(300, 0, 10, 20, Some(25));
+        s.complete(300, 0, 30, 40, Some(25));
+        // Class u16::MAX: no deadline; then a drop.
+        s.complete(u16::MAX, 100, 100, 130, None);
+        s.drop_expired(u16::MAX);
+        let r = s.report();
+        let names: Vec<&str> = r.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["update", "300", "65535"]);
+        assert_eq!(r[0].response.count, 0);
+        let c = &r[1];
+        assert_eq!((c.with_deadline, c.missed, c.miss_ratio), (2, 1, 0.5));
+        assert_eq!(
+            (c.lateness.mean, c.lateness.min, c.lateness.max),
+            (5.0, -5.0, 15.0)
+        );
+        assert_eq!(c.tardiness.mean, 7.5);
+        assert_eq!((c.response.mean, c.waiting.mean), (30.0, 20.0));
+        let c = &r[2];
+        assert_eq!(
+            (c.with_deadline, c.missed, c.dropped, c.miss_ratio),
+            (0, 1, 1, 1.0)
+        );
+        assert!(c.lateness.mean.is_nan());
+        assert_eq!(s.completions(300), 2);
+        s.reset();
+        assert_eq!(s.report().len(), 1);
+    }
+}
