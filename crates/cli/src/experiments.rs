@@ -256,41 +256,39 @@ fn execute(plan: &Plan) -> Result<Table> {
     }
     for (experiment, load_label, rate) in &runs {
         let policy = &experiment.policy;
-        {
-            let reports = disk_emu::parallel(plan.replications, plan.jobs, |r| {
-                let out = experiment.run(r);
-                bar.inc(1);
-                out
-            });
-            let reports = match reports {
-                Ok(r) => r,
-                Err(e) => {
-                    bar.suspend(|| eprintln!("{}, load {load_label}: {e}", policy_label(policy)));
-                    table.row(row_missing(
-                        policy,
-                        &load_label,
-                        rate.clone(),
-                        table.columns.len(),
-                    ));
-                    continue;
-                }
-            };
-            let m = metric_table(&reports)?;
-            table.row(vec![
-                Cell::text(policy_label(policy)),
-                Cell::text(load_label.clone()),
-                rate.clone(),
-                estimate(&m, "response_ms", 1.0, 2),
-                estimate(&m, "response_p95_ms", 1.0, 1),
-                estimate(&m, "waiting_ms", 1.0, 2),
-                estimate(&m, "service_ms", 1.0, 2),
-                estimate(&m, "seek_ms", 1.0, 2),
-                estimate(&m, "rotation_ms", 1.0, 2),
-                estimate(&m, "seek_cylinders", 1.0, 0),
-                estimate(&m, "utilisation", 1.0, 3),
-                estimate(&m, "queue_mean", 1.0, 2),
-            ]);
-        }
+        let reports = disk_emu::parallel(plan.replications, plan.jobs, |r| {
+            let out = experiment.run(r);
+            bar.inc(1);
+            out
+        });
+        let reports = match reports {
+            Ok(r) => r,
+            Err(e) => {
+                bar.suspend(|| eprintln!("{}, load {load_label}: {e}", policy_label(policy)));
+                table.row(row_missing(
+                    policy,
+                    load_label,
+                    rate.clone(),
+                    table.columns.len(),
+                ));
+                continue;
+            }
+        };
+        let m = metric_table(&reports)?;
+        table.row(vec![
+            Cell::text(policy_label(policy)),
+            Cell::text(load_label.clone()),
+            rate.clone(),
+            estimate(&m, "response_ms", 1.0, 2),
+            estimate(&m, "response_p95_ms", 1.0, 1),
+            estimate(&m, "waiting_ms", 1.0, 2),
+            estimate(&m, "service_ms", 1.0, 2),
+            estimate(&m, "seek_ms", 1.0, 2),
+            estimate(&m, "rotation_ms", 1.0, 2),
+            estimate(&m, "seek_cylinders", 1.0, 0),
+            estimate(&m, "utilisation", 1.0, 3),
+            estimate(&m, "queue_mean", 1.0, 2),
+        ]);
     }
     bar.finish_and_clear();
     table.note(format!(
