@@ -123,10 +123,12 @@ impl<P: sched_core::array::ArrayPolicy> Device for ArrayDevice<P> {
     }
 }
 
-/// Whether a run goes on.
-pub(crate) enum Flow<T> {
+/// Whether a run goes on. (The output is built by [`Driver::finish`], so
+/// that this stays a flag and the hot loop moves no reports around.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flow {
     Continue,
-    Stop(T),
+    Stop,
 }
 
 /// The workload side of a run: it reacts to its own timed events and to
@@ -145,7 +147,7 @@ pub(crate) trait Driver<D: Device> {
         sim: &mut Simulation<D, Self::Event>,
         now: Nanos,
         event: Self::Event,
-    ) -> Result<Flow<Self::Output>, Self::Error>;
+    ) -> Result<Flow, Self::Error>;
 
     /// Device `device` reports `outcome` at `now`.
     fn on_outcome(
@@ -154,18 +156,21 @@ pub(crate) trait Driver<D: Device> {
         now: Nanos,
         device: usize,
         outcome: Outcome,
-    ) -> Result<Flow<Self::Output>, Self::Error>;
+    ) -> Result<Flow, Self::Error>;
 
-    /// Nothing is left to happen.
-    fn on_quiet(
+    /// The run is over: the driver stopped it (`stopped`), or nothing is
+    /// left to happen.
+    fn finish(
         &mut self,
         sim: &mut Simulation<D, Self::Event>,
+        stopped: bool,
     ) -> Result<Self::Output, Self::Error>;
 }
 
 /// A time slot of the loop: a device's next event, or one of the driver's.
 enum Slot<E> {
-    Device(usize),
+    /// A device, by index (`u32` keeps queue entries small).
+    Device(u32),
     Driver(E),
 }
 
@@ -221,11 +226,12 @@ impl<D: Device, E> Simulation<D, E> {
     }
 
     /// Enters device `i`'s next event time if it changed.
+    #[inline]
     fn enter(&mut self, i: usize) {
         let t = self.devices[i].next_event_time();
         if t != self.entered[i] {
             if let Some(t) = t {
-                self.events.schedule(t, Slot::Device(i));
+                self.events.schedule(t, Slot::Device(i as u32));
             }
             self.entered[i] = t;
         }
@@ -240,6 +246,7 @@ impl<D: Device, E> Simulation<D, E> {
             let flow = match slot {
                 Slot::Driver(e) => driver.on_event(self, now, e)?,
                 Slot::Device(i) => {
+                    let i = i as usize;
                     // A stale entry: the device's next event moved.
                     if self.devices[i].next_event_time() != Some(now) {
                         continue;
@@ -249,18 +256,18 @@ impl<D: Device, E> Simulation<D, E> {
                     let mut flow = Flow::Continue;
                     while let Some(o) = self.devices[i].poll() {
                         flow = driver.on_outcome(self, now, i, o)?;
-                        if matches!(flow, Flow::Stop(_)) {
+                        if flow == Flow::Stop {
                             break;
                         }
                     }
                     flow
                 }
             };
-            if let Flow::Stop(out) = flow {
-                return Ok(out);
+            if flow == Flow::Stop {
+                return driver.finish(self, true);
             }
         }
-        driver.on_quiet(self)
+        driver.finish(self, false)
     }
 }
 

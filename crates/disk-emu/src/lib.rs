@@ -5,7 +5,7 @@
 //! with times from the disk model, and leave statistics behind. Time is an
 //! integer count of nanoseconds; the same configuration and seed give the same
 //! bits on every run, whatever the number of threads.
-
+//!
 //! ## Layout
 //!
 //! Two namespaces of their own: [`disk`] (drive specifications, presets,
@@ -14,13 +14,53 @@
 //!
 //! - **Devices** with an open, event-by-event API: [`DiskDevice`],
 //!   [`ArrayDevice`], their [`Outcome`]s with per-request [`Timing`] (see
-//!   the [`DiskDevice`] documentation for the driver's loop).
+//!   [Driving a device](#driving-a-device)).
 //! - **Experiments** built on them: [`Experiment`] (one disk),
 //!   [`MirrorExperiment`] (a mirrored pair), [`replay`] (block traces).
 //! - **Workloads**: [`Arrivals`], [`RequestMix`], [`Generator`],
 //!   [`ArrivalProcess`]; seeded random [`Stream`]s.
 //! - **Statistics**: [`DiskStats`], [`ArrayStats`], [`ClassStats`] and their
 //!   reports; [`MetricTable`] for confidence intervals over replications.
+//!
+//! ## Driving a device
+//!
+//! The devices have an open, event-by-event API: one disk ([`DiskDevice`]) or
+//! an array of 1 to 64 disks holding copies of the same data ([`ArrayDevice`]).
+//!
+//! A device is a deterministic state machine in virtual time, like the
+//! `sched-core` policies it drives and in the manner of quinn-proto's
+//! `Connection`: it owns no thread and no clock. The driver — an experiment,
+//! a trace replay, a transaction simulator, a block device serving real I/O
+//! — tells it what happens and when, and collects what comes out:
+//!
+//! - **Inputs** change the device at a time the driver names: `submit` a
+//!   request (an array takes a logical request with its [`Copies`]);
+//!   `cancel` a queued one; `advance` the clock to a time; on an array,
+//!   `fail_disk`, `replace_disk`.
+//! - **Outputs** are polled: [`poll`](DiskDevice::poll) yields an
+//!   [`Outcome`] per finished, expired or failed request, with its
+//!   [`Timing`]; `next_event_time` says when the device next has something
+//!   to do on its own (a service ends, a policy releases held work, a resync
+//!   step is due).
+//! - **Getters** report the state: the clock, queue lengths, what each disk
+//!   serves, disk states, statistics.
+//!
+//! A driver calls them in this order:
+//!
+//! 1. Let `t` be the earlier of its own next event and `next_event_time()`.
+//! 2. `advance(t)`: the device processes everything due at or before `t`
+//!    (completions start the next service at once).
+//! 3. `poll()` until `None`, reacting to each outcome.
+//! 4. Handle its own events at `t`: `submit`, `cancel`, disk operations.
+//! 5. Repeat.
+//!
+//! Inputs at a time `t` while the device has events due *before* `t` are
+//! refused ([`DeviceError::Behind`]): advance first. Events due *at* `t` may
+//! be processed before or after the driver's inputs at `t`, as the driver
+//! chooses; the crate's experiments and replays, which share one such loop,
+//! take simultaneous events in the order they were scheduled.
+//!
+//! [`Copies`]: sched_core::array::Copies
 
 mod device;
 pub mod disk;

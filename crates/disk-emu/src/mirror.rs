@@ -126,6 +126,8 @@ struct MirrorRun {
     read_wait: Moments,
     update_wait: Moments,
     window_start: Nanos,
+    /// When the target completion came.
+    end: Nanos,
 }
 
 impl MirrorRun {
@@ -137,7 +139,7 @@ impl MirrorRun {
         self.window_start = now;
     }
 
-    fn finish(&self, array: &ArrayDevice, now: Nanos) -> MirrorReport {
+    fn report(&self, array: &ArrayDevice, now: Nanos) -> MirrorReport {
         let mut all = self.read;
         all.merge(&self.update);
         let window = now - self.window_start;
@@ -175,7 +177,7 @@ impl Driver<ArrayDevice> for MirrorRun {
         sim: &mut Simulation<ArrayDevice, u16>,
         now: Nanos,
         client: u16,
-    ) -> Result<Flow<MirrorReport>, RunError> {
+    ) -> Result<Flow, RunError> {
         let d = self.generator.draw(now);
         let second = self.placement.second_copy(d.block, d.blocks, self.capacity);
         let copies = Copies::new()
@@ -211,7 +213,7 @@ impl Driver<ArrayDevice> for MirrorRun {
         now: Nanos,
         _device: usize,
         outcome: Outcome,
-    ) -> Result<Flow<MirrorReport>, RunError> {
+    ) -> Result<Flow, RunError> {
         let r = match outcome {
             Outcome::Completed(done) => {
                 let r = done.request;
@@ -229,7 +231,8 @@ impl Driver<ArrayDevice> for MirrorRun {
                     sim.devices_mut()[0].reset_stats();
                 }
                 if self.completed >= self.target {
-                    return Ok(Flow::Stop(self.finish(sim.device(0), now)));
+                    self.end = now;
+                    return Ok(Flow::Stop);
                 }
                 r
             }
@@ -242,10 +245,14 @@ impl Driver<ArrayDevice> for MirrorRun {
         Ok(Flow::Continue)
     }
 
-    fn on_quiet(
+    fn finish(
         &mut self,
         sim: &mut Simulation<ArrayDevice, u16>,
+        stopped: bool,
     ) -> Result<MirrorReport, RunError> {
+        if stopped {
+            return Ok(self.report(sim.device(0), self.end));
+        }
         Err(RunError::Stalled {
             at_ms: sim.device(0).now() as f64 / 1e6,
             completed: self.completed,
@@ -343,6 +350,7 @@ impl MirrorExperiment {
             read_wait: Moments::new(),
             update_wait: Moments::new(),
             window_start: 0,
+            end: 0,
         })
     }
 

@@ -181,7 +181,7 @@ impl Driver<DiskDevice> for ReplayRun<'_> {
         sim: &mut Simulation<DiskDevice, ()>,
         now: Nanos,
         (): (),
-    ) -> Result<Flow<ReplayReport>, ReplayError> {
+    ) -> Result<Flow, ReplayError> {
         self.last = now;
         let Some(record) = self.pending.take() else {
             return Ok(Flow::Continue);
@@ -228,7 +228,7 @@ impl Driver<DiskDevice> for ReplayRun<'_> {
         now: Nanos,
         _device: usize,
         outcome: Outcome,
-    ) -> Result<Flow<ReplayReport>, ReplayError> {
+    ) -> Result<Flow, ReplayError> {
         self.last = now;
         if !matches!(outcome, Outcome::Completed(_) | Outcome::Expired(_)) {
             return Ok(Flow::Continue);
@@ -248,9 +248,10 @@ impl Driver<DiskDevice> for ReplayRun<'_> {
         Ok(Flow::Continue)
     }
 
-    fn on_quiet(
+    fn finish(
         &mut self,
         sim: &mut Simulation<DiskDevice, ()>,
+        _stopped: bool,
     ) -> Result<ReplayReport, ReplayError> {
         let validation = (self.closed_loop && self.requests > 0).then(|| {
             let n = self.requests as f64;

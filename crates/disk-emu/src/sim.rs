@@ -165,6 +165,8 @@ struct SingleRun {
     next_id: u64,
     completed: u64,
     target: u64,
+    /// When the target completion came.
+    end: Nanos,
 }
 
 impl Driver<DiskDevice> for SingleRun {
@@ -178,7 +180,7 @@ impl Driver<DiskDevice> for SingleRun {
         sim: &mut Simulation<DiskDevice, u16>,
         now: Nanos,
         client: u16,
-    ) -> Result<Flow<DiskReport>, RunError> {
+    ) -> Result<Flow, RunError> {
         let d = self.generator.draw(now);
         let mut req = Request::new(RequestId(self.next_id), d.kind, d.block, d.blocks, 0, now)
             .with_class(client);
@@ -198,12 +200,13 @@ impl Driver<DiskDevice> for SingleRun {
         now: Nanos,
         _device: usize,
         outcome: Outcome,
-    ) -> Result<Flow<DiskReport>, RunError> {
+    ) -> Result<Flow, RunError> {
         let req = match outcome {
             Outcome::Completed(done) => {
                 self.completed += 1;
                 if self.completed >= self.target {
-                    return Ok(Flow::Stop(sim.devices_mut()[0].report(now)));
+                    self.end = now;
+                    return Ok(Flow::Stop);
                 }
                 done.request
             }
@@ -217,7 +220,14 @@ impl Driver<DiskDevice> for SingleRun {
         Ok(Flow::Continue)
     }
 
-    fn on_quiet(&mut self, sim: &mut Simulation<DiskDevice, u16>) -> Result<DiskReport, RunError> {
+    fn finish(
+        &mut self,
+        sim: &mut Simulation<DiskDevice, u16>,
+        stopped: bool,
+    ) -> Result<DiskReport, RunError> {
+        if stopped {
+            return Ok(sim.devices_mut()[0].report(self.end));
+        }
         Err(RunError::Stalled {
             at_ms: sim.device(0).now() as f64 / 1e6,
             completed: self.completed,
@@ -324,6 +334,7 @@ impl Experiment {
             next_id: 0,
             completed: 0,
             target: self.warmup + self.requests,
+            end: 0,
         })
     }
 

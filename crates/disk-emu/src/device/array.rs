@@ -119,7 +119,7 @@ enum Internal {
 /// An array of 1 to 64 emulated disks holding copies of the same data,
 /// scheduled by an [`ArrayPolicy`].
 ///
-/// See [the module documentation](crate::device) for the driver's loop.
+/// See [the crate documentation](crate#driving-a-device) for the driver's loop.
 ///
 /// - **Inputs**: [`submit`](Self::submit) a logical request with its
 ///   [`Copies`] (which disks hold it, at which block; the device fills in
@@ -236,7 +236,7 @@ impl<P: ArrayPolicy> ArrayDevice<P> {
             clock: 0,
             wake_at: None,
             open: IdMap::default(),
-            outbox: VecDeque::new(),
+            outbox: VecDeque::with_capacity(8),
             stats: ArrayStats::new(d, 0),
             classes: ClassStats::new(),
             resync: vec![None; d],
@@ -327,7 +327,7 @@ impl<P: ArrayPolicy> ArrayDevice<P> {
         }
         let req = self.policy.cancel(id)?;
         self.open.remove(&id.0);
-        self.stats.queues(self.clock, &self.policy);
+        self.pump()?;
         Ok(req)
     }
 
@@ -663,7 +663,7 @@ impl<P: ArrayPolicy> ArrayDevice<P> {
     }
 
     /// The operation `disk` is serving, if any (resync writes have ids from
-    /// [`DEVICE_IDS`](super::DEVICE_IDS) up).
+    /// [`DEVICE_IDS`] up).
     pub fn serving(&self, disk: usize) -> Option<&Request> {
         self.members.get(disk)?.op.as_ref().map(|op| &op.req)
     }

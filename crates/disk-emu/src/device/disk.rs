@@ -26,7 +26,7 @@ struct InService {
 /// One emulated disk: its mechanics ([`DiskModel`]), a single-disk policy's
 /// queue, and its statistics ([`DiskStats`]).
 ///
-/// See [the module documentation](crate::device) for the driver's loop.
+/// See [the crate documentation](crate#driving-a-device) for the driver's loop.
 ///
 /// - **Inputs**: [`submit`](Self::submit), [`cancel`](Self::cancel),
 ///   [`advance`](Self::advance).
@@ -108,7 +108,7 @@ impl<S: Scheduler> DiskDevice<S> {
             in_service: None,
             wake_at: None,
             stats: Box::new(DiskStats::new(0)),
-            outbox: VecDeque::new(),
+            outbox: VecDeque::with_capacity(8),
         }
     }
 
@@ -186,12 +186,14 @@ impl<S: Scheduler> DiskDevice<S> {
     }
 
     /// The next outcome, oldest first.
+    #[inline]
     pub fn poll(&mut self) -> Option<Outcome> {
         self.outbox.pop_front()
     }
 
     /// When the device next acts on its own: the end of the service under
     /// way, or the time an idle disk's policy releases held work.
+    #[inline]
     pub fn next_event_time(&self) -> Option<Nanos> {
         match &self.in_service {
             Some(s) => Some(s.finish),

@@ -1,41 +1,5 @@
-//! Emulated block devices with an open, event-by-event API: one disk
-//! ([`DiskDevice`]) or an array of 1 to 64 disks holding copies of the same
-//! data ([`ArrayDevice`]).
-//!
-//! A device is a deterministic state machine in virtual time, like the
-//! `sched-core` policies it drives and in the manner of quinn-proto's
-//! `Connection`: it owns no thread and no clock. The driver — an experiment,
-//! a trace replay, a transaction simulator, a block device serving real I/O
-//! — tells it what happens and when, and collects what comes out:
-//!
-//! - **Inputs** change the device at a time the driver names: `submit` a
-//!   request (an array takes a logical request with its [`Copies`]);
-//!   `cancel` a queued one; `advance` the clock to a time; on an array,
-//!   `fail_disk`, `replace_disk`.
-//! - **Outputs** are polled: [`poll`](DiskDevice::poll) yields an
-//!   [`Outcome`] per finished, expired or failed request, with its
-//!   [`Timing`]; `next_event_time` says when the device next has something
-//!   to do on its own (a service ends, a policy releases held work, a resync
-//!   step is due).
-//! - **Getters** report the state: the clock, queue lengths, what each disk
-//!   serves, disk states, statistics.
-//!
-//! A driver calls them in this order:
-//!
-//! 1. Let `t` be the earlier of its own next event and `next_event_time()`.
-//! 2. `advance(t)`: the device processes everything due at or before `t`
-//!    (completions start the next service at once).
-//! 3. `poll()` until `None`, reacting to each outcome.
-//! 4. Handle its own events at `t`: `submit`, `cancel`, disk operations.
-//! 5. Repeat.
-//!
-//! Inputs at a time `t` while the device has events due *before* `t` are
-//! refused ([`DeviceError::Behind`]): advance first. Events due *at* `t` may
-//! be processed before or after the driver's inputs at `t`, as the driver
-//! chooses; the crate's experiments and replays, which share one such loop,
-//! take simultaneous events in the order they were scheduled.
-//!
-//! [`Copies`]: sched_core::array::Copies
+//! Emulated block devices with an open, event-by-event API (see the crate
+//! documentation, "Driving a device").
 
 mod array;
 mod disk;

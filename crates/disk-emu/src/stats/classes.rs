@@ -34,10 +34,16 @@ struct ClassAccumulator {
     tardiness: Moments,
 }
 
+/// Classes below this are kept in a table indexed by class (the common
+/// case: read/write, a few clients or tasks); the others in a map.
+const DENSE: usize = 64;
+
 /// Response, waiting and deadline statistics for every class seen.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClassStats {
-    classes: BTreeMap<u16, ClassAccumulator>,
+    /// Classes `0..DENSE`, grown on first use; `None` for classes not seen.
+    dense: Vec<Option<ClassAccumulator>>,
+    sparse: BTreeMap<u16, ClassAccumulator>,
     labels: BTreeMap<u16, &'static str>,
 }
 
@@ -64,7 +70,7 @@ impl ClassStats {
         finish: Nanos,
         deadline: Option<Nanos>,
     ) {
-        let c = self.classes.entry(class).or_default();
+        let c = self.entry(class);
         c.response.add(finish.saturating_sub(arrival) as f64);
         c.waiting.add(start.saturating_sub(arrival) as f64);
         if let Some(d) = deadline.filter(|&d| d != Nanos::MAX) {
@@ -78,30 +84,62 @@ impl ClassStats {
         }
     }
 
+    fn entry(&mut self, class: u16) -> &mut ClassAccumulator {
+        let i = usize::from(class);
+        if i >= DENSE {
+            return self.sparse.entry(class).or_default();
+        }
+        if i >= self.dense.len() {
+            self.dense.resize(i + 1, None);
+        }
+        self.dense[i].get_or_insert_with(ClassAccumulator::default)
+    }
+
+    fn get(&self, class: u16) -> Option<&ClassAccumulator> {
+        let i = usize::from(class);
+        if i >= DENSE {
+            self.sparse.get(&class)
+        } else {
+            self.dense.get(i)?.as_ref()
+        }
+    }
+
+    /// The classes seen, in order.
+    fn seen(&self) -> impl Iterator<Item = u16> + '_ {
+        let dense = self
+            .dense
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.is_some())
+            .map(|(i, _)| i as u16);
+        dense.chain(self.sparse.keys().copied())
+    }
+
     /// A request of `class` left unserved because its deadline passed.
     pub fn drop_expired(&mut self, class: u16) {
-        self.classes.entry(class).or_default().dropped += 1;
+        self.entry(class).dropped += 1;
     }
 
     /// Forgets everything measured; labels stay.
     pub fn reset(&mut self) {
-        self.classes.clear();
+        self.dense.clear();
+        self.sparse.clear();
     }
 
     /// Completions of `class` so far.
     pub fn completions(&self, class: u16) -> u64 {
-        self.classes.get(&class).map_or(0, |c| c.response.count())
+        self.get(class).map_or(0, |c| c.response.count())
     }
 
     /// One report per class seen or labelled, in class order.
     pub fn report(&self) -> Vec<ClassReport> {
-        let mut classes: Vec<u16> = self.classes.keys().copied().collect();
-        classes.extend(self.labels.keys().filter(|c| !self.classes.contains_key(c)));
+        let mut classes: Vec<u16> = self.seen().collect();
+        classes.extend(self.labels.keys().filter(|&&c| self.get(c).is_none()));
         classes.sort_unstable();
         classes
             .into_iter()
             .map(|class| {
-                let c = self.classes.get(&class).copied().unwrap_or_default();
+                let c = self.get(class).copied().unwrap_or_default();
                 let missed = c.missed + c.dropped;
                 let judged = c.with_deadline + c.dropped;
                 ClassReport {
