@@ -10,7 +10,7 @@
 //! withdrawn and completes late.
 //!
 //! Run with `cargo run --release -p disk-emu --example mirror_deadlines
-//! [POLICY [CLIENTS [DEADLINE_MS]]]`, e.g. `... mirror_deadlines cmq 24 60`.
+//! [POLICY [CLIENTS [DEADLINE_MS]]]`, e.g. `... mirror_deadlines cmq 12 60`.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -43,10 +43,10 @@ struct Tally {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let spec: ArraySpec = args.next().as_deref().unwrap_or("dmq").parse()?;
-    let clients: u16 = args.next().map_or(Ok(16), |a| a.parse())?;
+    let clients: u16 = args.next().map_or(Ok(8), |a| a.parse())?;
     let deadline: Nanos = args.next().map_or(Ok(80), |a| a.parse::<Nanos>())? * MS;
     let run_for: Nanos = 600_000 * MS; // ten minutes of virtual time
-    let think: Nanos = 40 * MS;
+    let think: Nanos = 100 * MS;
 
     let model = DiskModel::from_spec(&presets::hp97560())?;
     let capacity = model.capacity_blocks();
