@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use disk_emu::disk::{DiskModel, DisksimDisk, DisksimOptions, from_disksim, load_disksim};
-use disk_emu::random::{Purpose, Stream};
-use disk_emu::replay::{ReplayOptions, replay};
 use disk_emu::trace::TraceOptions;
+use disk_emu::{Purpose, Stream};
+use disk_emu::{ReplayOptions, replay};
 use sched_core::{Kind, Request, RequestId, Travel};
 
 /// A file of DiskSim's validation suite, outside the repository.
