@@ -7,7 +7,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use sched_core::array::{
     AnyArray, ArrayPolicy, ArraySpec, ArrayView, Completion, Copies, DiskState, Location, MAX_DISKS,
 };
-use sched_core::{Head, Heap, Kind, Nanos, Request, RequestId, ServiceEstimator};
+use sched_core::{Boxed, Head, Kind, Nanos, Request, RequestId, ServiceEstimator};
 
 use super::{DEVICE_IDS, DeviceError, Done, Outcome, Timing, check_input_time};
 use crate::disk::{DiskModel, ServiceBreakdown};
@@ -152,7 +152,7 @@ enum Internal {
 /// last, the disk is `Online` and [`Outcome::Resynced`] is reported. The
 /// source reads of a resync are not modelled: which block of which other
 /// disk holds a given block's copy is the driver's layout, not the device's.
-pub struct ArrayDevice<P: ArrayPolicy = AnyArray<Heap>> {
+pub struct ArrayDevice<P: ArrayPolicy = AnyArray<Boxed<ARRAY_CAPACITY>>> {
     policy: P,
     members: Vec<Member>,
     /// Each disk's model as built, for replacements.
@@ -186,11 +186,7 @@ impl ArrayDevice {
         seed: u64,
     ) -> Result<Self, DeviceError> {
         let cylinders = models.iter().map(DiskModel::cylinders).max().unwrap_or(0);
-        let storage = Heap::new(ARRAY_CAPACITY).map_err(|_| DeviceError::Invalid {
-            field: "array capacity",
-            expected: "1 ..= 65535",
-        })?;
-        let policy = spec.build(storage, models.len(), cylinders, seed)?;
+        let policy = spec.build(Boxed::new(), models.len(), cylinders, seed)?;
         Self::with_policy(models, policy, service)
     }
 }

@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 
-use sched_core::{AnyScheduler, Heap, Nanos, PolicySpec, Request, RequestId, Scheduler};
+use sched_core::{AnyScheduler, Boxed, Nanos, PolicySpec, Request, RequestId, Scheduler};
 
 use super::{DEVICE_IDS, DeviceError, Done, Outcome, Timing, check_input_time};
 use crate::disk::{DiskModel, ServiceBreakdown};
@@ -66,7 +66,7 @@ struct InService {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]
-pub struct DiskDevice<S = AnyScheduler<Heap>> {
+pub struct DiskDevice<S = AnyScheduler<Boxed<QUEUE_CAPACITY>>> {
     model: DiskModel,
     queue: S,
     service: Stream,
@@ -80,17 +80,13 @@ pub struct DiskDevice<S = AnyScheduler<Heap>> {
 
 impl DiskDevice {
     /// A disk with `model` mechanics under the policy `spec` describes (a
-    /// queue of [`QUEUE_CAPACITY`] on the heap), drawing random service
+    /// queue of [`QUEUE_CAPACITY`] on the heap, sized at compile time), drawing random service
     /// components from `service`.
     ///
     /// # Errors
     /// [`DeviceError::Build`] for invalid policy parameters.
     pub fn new(model: DiskModel, spec: &PolicySpec, service: Stream) -> Result<Self, DeviceError> {
-        let storage = Heap::new(QUEUE_CAPACITY).map_err(|_| DeviceError::Invalid {
-            field: "queue capacity",
-            expected: "1 ..= 65535",
-        })?;
-        let queue = spec.build(storage, model.cylinders())?;
+        let queue = spec.build(Boxed::new(), model.cylinders())?;
         Ok(Self::with_policy(model, queue, service))
     }
 }
