@@ -4,24 +4,24 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use clap::Subcommand;
 
 use crate::output::{Format, render_all};
 use crate::plot::write_svg;
 use crate::repro::{plot_path, towsley91_analysis};
 
 /// Which paper.
-#[derive(Subcommand, Debug)]
+#[derive(Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Subcommand))]
 pub enum AnalyzePaper {
     /// Towsley, Chen & Yu 1991: the analytic series of Figures 1–5
     /// (stability limits; M/G/1, quasi-birth-death and fork-join models).
     Towsley91 {
         /// Figure (1–5; Figure 6 is simulation only); all five when omitted.
-        #[arg(long, value_parser = clap::value_parser!(u8).range(1..=5))]
+        #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u8).range(1..=5)))]
         figure: Option<u8>,
         /// Also draw the figure(s) as SVG; with several figures, FILE gets a
         /// `-figN` suffix before its extension.
-        #[arg(long, value_name = "FILE.svg")]
+        #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg"))]
         plot: Option<PathBuf>,
     },
 }

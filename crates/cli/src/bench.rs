@@ -3,7 +3,6 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use clap::Subcommand;
 use disk_emu::{Arrivals, RequestMix};
 use disk_emu::{Experiment, Load};
 use sched_core::PolicySpec;
@@ -12,24 +11,25 @@ use crate::common::{policy_label, resolve_disk};
 use crate::output::{Cell, Format, Table};
 
 /// What to measure.
-#[derive(Subcommand, Debug)]
+#[derive(Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Subcommand))]
 pub enum BenchWhat {
     /// Simulated requests per second of wall time, on one core, and peak memory.
     Emu {
         /// Disk to emulate.
-        #[arg(long, default_value = "hp97560")]
+        #[cfg_attr(feature = "cli", arg(long, default_value = "hp97560"))]
         disk: String,
         /// Policies to measure (repeat).
-        #[arg(long = "policy", default_values = ["fcfs", "sstf", "look"])]
+        #[cfg_attr(feature = "cli", arg(long = "policy", default_values = ["fcfs", "sstf", "look"]))]
         policies: Vec<PolicySpec>,
         /// Open Poisson load, as a fraction of the disk's capacity.
-        #[arg(long, default_value_t = 0.8)]
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.8))]
         load: f64,
         /// Simulated requests per policy.
-        #[arg(long, default_value_t = 2_000_000)]
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 2_000_000))]
         requests: u64,
         /// Runs per policy; the median is reported.
-        #[arg(long, default_value_t = 3)]
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 3))]
         runs: usize,
     },
 }

@@ -1,7 +1,6 @@
 //! `spindle run` and the default experiment: synthetic workloads on one disk.
 
 use anyhow::{Context, Result, bail};
-use clap::Args;
 use disk_emu::disk::DiskSpec;
 use disk_emu::{Addressing, Arrivals, DeadlineRange, RequestMix};
 use disk_emu::{Experiment, Load, metric_table};
@@ -11,57 +10,61 @@ use crate::common::{estimate, policy_label, progress, resolve_disk};
 use crate::output::{Cell, Format, Table};
 
 /// Options of `spindle run`.
-#[derive(Args, Debug)]
+#[derive(Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct RunArgs {
     /// Disk: a preset (see `spindle presets`), a TOML/JSON spec file, or disksim:FILE.
-    #[arg(long, default_value = "hp97560")]
+    #[cfg_attr(feature = "cli", arg(long, default_value = "hp97560"))]
     pub disk: String,
     /// Policy to run, NAME[:key=value,...]; repeat to compare (see `spindle policies`).
-    #[arg(long = "policy", default_value = "fcfs")]
+    #[cfg_attr(feature = "cli", arg(long = "policy", default_value = "fcfs"))]
     pub policies: Vec<PolicySpec>,
     /// Open Poisson load as a fraction of the disk's capacity for the request
     /// mix served one at a time; repeat to sweep.
-    #[arg(long = "load", conflicts_with_all = ["rates", "clients"])]
+    #[cfg_attr(feature = "cli", arg(long = "load", conflicts_with_all = ["rates", "clients"]))]
     pub loads: Vec<f64>,
     /// Open Poisson arrival rate, requests per second; repeat to sweep.
-    #[arg(long = "rate", conflicts_with = "clients")]
+    #[cfg_attr(feature = "cli", arg(long = "rate", conflicts_with = "clients"))]
     pub rates: Vec<f64>,
     /// Closed workload: this many clients, each waiting for its request then thinking.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub clients: Option<u32>,
     /// Mean think time of closed clients, ms (exponential).
-    #[arg(long, default_value_t = 0.0, requires = "clients")]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, default_value_t = 0.0, requires = "clients")
+    )]
     pub think_ms: f64,
     /// Fraction of reads.
-    #[arg(long, default_value_t = 1.0)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0))]
     pub read_fraction: f64,
     /// Blocks per request.
-    #[arg(long, default_value_t = 1)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub blocks: u32,
     /// Probability that a request continues where the previous one ended.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub sequential: Option<f64>,
     /// Relative deadlines uniform in MIN..MAX ms (for the real-time policies).
-    #[arg(long, value_parser = parse_range)]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = parse_range))]
     pub deadline_ms: Option<(f64, f64)>,
     /// Completions measured per replication.
-    #[arg(long, default_value_t = 20_000)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20_000))]
     pub requests: u64,
     /// Completions discarded at the start of each replication (default: a tenth of --requests).
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub warmup: Option<u64>,
     /// Seed; replication r uses streams derived from (seed, r).
-    #[arg(long, default_value_t = 1)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
     /// Independent replications (for the 95 % confidence intervals).
-    #[arg(long, default_value_t = 10)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10))]
     pub replications: u64,
     /// Threads running replications; results do not depend on it.
-    #[arg(long, default_value_t = default_jobs())]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = default_jobs()))]
     pub jobs: usize,
     /// Run open loads at or above saturation anyway (with a warning): the
     /// queue grows without bound and the figures depend on the run length.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub allow_overload: bool,
 }
 
@@ -70,6 +73,7 @@ pub fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
+#[cfg(feature = "cli")]
 fn parse_range(s: &str) -> Result<(f64, f64), String> {
     let (a, b) = s
         .split_once("..")

@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value, json};
 
 /// Output format of every command that prints results.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
     /// Aligned columns for a terminal, with ± 95 % confidence half-widths.
     Table,

@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use clap::Args;
 use disk_emu::trace::{TraceFormat, TraceOptions};
 use disk_emu::{ReplayOptions, replay};
 use sched_core::PolicySpec;
@@ -12,30 +11,31 @@ use crate::common::{policy_label, resolve_disk};
 use crate::output::{Cell, Format, Table};
 
 /// Options of `spindle replay`.
-#[derive(Args, Debug)]
+#[derive(Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct ReplayArgs {
     /// The trace file.
     pub trace: PathBuf,
     /// Disk every device is emulated with: a preset, a spec file, or disksim:FILE.
-    #[arg(long, default_value = "hp97560")]
+    #[cfg_attr(feature = "cli", arg(long, default_value = "hp97560"))]
     pub disk: String,
     /// Scheduling policy of every device.
-    #[arg(long, default_value = "fcfs")]
+    #[cfg_attr(feature = "cli", arg(long, default_value = "fcfs"))]
     pub policy: PolicySpec,
     /// Trace format (default: detected): disksim-ascii, disksim-validate, msr, spc.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub trace_format: Option<TraceFormat>,
     /// Replay only these devices (repeat).
-    #[arg(long = "device")]
+    #[cfg_attr(feature = "cli", arg(long = "device"))]
     pub devices: Vec<u32>,
     /// Bytes per trace block.
-    #[arg(long, default_value_t = 512)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 512))]
     pub block_size: u32,
     /// Divide arrival times by this factor (2 = twice as fast).
-    #[arg(long, default_value_t = 1.0)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0))]
     pub speed: f64,
     /// Seed for random service components (if the disk model has any).
-    #[arg(long, default_value_t = 1)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
 }
 

@@ -4,7 +4,6 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use clap::Args;
 use disk_emu::disk::validation::{Figures, ValidationRun, class_name, validate};
 use sched_core::Kind;
 
@@ -13,28 +12,32 @@ use crate::output::{Cell, Format, Table};
 use crate::plot::{Panel, Series, Source, write_svg};
 
 /// Options of `spindle validate`.
-#[derive(Args, Debug)]
+#[derive(Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct ValidateArgs {
     /// The drive: a DiskSim `.parv`/`.diskspecs`/`.model` file (or, with
     /// `--disk`, any disk the other commands take).
-    #[arg(long, required_unless_present = "disk", conflicts_with = "disk")]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, required_unless_present = "disk", conflicts_with = "disk")
+    )]
     pub parv: Option<PathBuf>,
     /// The drive as a preset name, spec file or `disksim:FILE`.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub disk: Option<String>,
     /// The validation trace (`R Miss 564347 2 14095.370 13876.270` lines).
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub trace: PathBuf,
     /// Write a plot of both access-time distributions (CDFs) to this SVG.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub plot: Option<PathBuf>,
     /// Write every request (trace line, kind, class, blocks, measured and
     /// simulated ms, the model's seek, rotation, transfer and overhead ms,
     /// and the cylinders the arm travelled) to this CSV file.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub samples: Option<PathBuf>,
     /// Seed for random service components (if the model has any).
-    #[arg(long, default_value_t = 1)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
 }
 

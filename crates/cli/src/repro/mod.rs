@@ -7,28 +7,28 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Result;
-use clap::{Args, Subcommand};
 
 use crate::output::{Format, Table, render_all};
 use crate::plot::{Panel, write_svg};
 
 /// How much simulation each point gets.
-#[derive(Args, Clone, Debug)]
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct ReproOptions {
     /// Independent replications per point (95 % intervals across them).
-    #[arg(long, default_value_t = 10)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10))]
     pub replications: u64,
     /// Requests measured per replication.
-    #[arg(long, default_value_t = 20_000)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20_000))]
     pub requests: u64,
     /// Requests discarded at the start of each replication.
-    #[arg(long, default_value_t = 2_000)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2_000))]
     pub warmup: u64,
     /// Seed of the whole reproduction.
-    #[arg(long, default_value_t = 1)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[arg(long, default_value_t = crate::experiments::default_jobs())]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::experiments::default_jobs()))]
     pub jobs: usize,
 }
 
@@ -58,18 +58,19 @@ pub struct Figure {
 }
 
 /// Which paper.
-#[derive(Subcommand, Debug)]
+#[derive(Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Subcommand))]
 pub enum Paper {
     /// Towsley, Chen & Yu 1991: mirrored-disk policies (Figures 1–6).
     Towsley91 {
         /// Figure to reproduce (1–6); all six when omitted.
-        #[arg(long, value_parser = clap::value_parser!(u8).range(1..=6))]
+        #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u8).range(1..=6)))]
         figure: Option<u8>,
         /// Also draw the figure(s) as SVG; with several figures, FILE gets a
         /// `-figN` suffix before its extension.
-        #[arg(long, value_name = "FILE.svg")]
+        #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg"))]
         plot: Option<PathBuf>,
-        #[command(flatten)]
+        #[cfg_attr(feature = "cli", command(flatten))]
         options: ReproOptions,
     },
 }
