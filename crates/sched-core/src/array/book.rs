@@ -336,6 +336,27 @@ impl<S: Storage> Book<S> {
         Ok(s)
     }
 
+    /// Checks a request a common queue will hold (SQ family, CMQ) and admits
+    /// it: a read needs an up-to-date copy, a write a live holder, whose
+    /// holders it is then sent to.
+    pub(crate) fn admit_to_common_queue(
+        &mut self,
+        req: &Request,
+        copies: &Copies,
+        view: &ArrayView<'_>,
+    ) -> Result<Slot, EnqueueError> {
+        self.check_copies(req.id, copies)?;
+        let targets = if req.kind == Kind::Write {
+            copies.holders().intersection(self.live())
+        } else {
+            self.fresh(req, copies)
+        };
+        if targets.is_empty() {
+            return Err(EnqueueError::NoEligibleDisk(req.id));
+        }
+        self.admit(req, copies, targets, view)
+    }
+
     /// Forgets a request that never got an operation anywhere (a refused submit).
     pub(crate) fn withdraw(&mut self, s: Slot) {
         self.open -= 1;

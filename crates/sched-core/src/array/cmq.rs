@@ -23,12 +23,13 @@
 
 use super::book::{Book, Loss};
 use super::copies::{Copies, DiskSet};
+use super::delegate_to_book;
 use super::{
     Ack, ArrayPolicy, ArrayView, Completion, DiskQueues, DiskState, Start, check_queue_capacity,
     nearest,
 };
 use crate::error::{BuildError, CancelError, CompleteError, EnqueueError, PollError};
-use crate::request::{Dispatch, Kind, Nanos, Request, RequestId};
+use crate::request::{Dispatch, Nanos, Request, RequestId};
 use crate::scheduler::Scheduler;
 use crate::storage::Storage;
 use crate::store::Slot;
@@ -93,22 +94,15 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Cmq<C, A, S> {
 }
 
 impl<C: Scheduler, A: DiskQueues, S: Storage> ArrayPolicy for Cmq<C, A, S> {
+    delegate_to_book!();
+
     fn submit(
         &mut self,
         req: Request,
         copies: &Copies,
         view: &ArrayView<'_>,
     ) -> Result<(), EnqueueError> {
-        self.book.check_copies(req.id, copies)?;
-        let targets = if req.kind == Kind::Write {
-            copies.holders().intersection(self.book.live())
-        } else {
-            self.book.fresh(&req, copies)
-        };
-        if targets.is_empty() {
-            return Err(EnqueueError::NoEligibleDisk(req.id));
-        }
-        let s = self.book.admit(&req, copies, targets, view)?;
+        let s = self.book.admit_to_common_queue(&req, copies, view)?;
         if let Err(e) = self.common.enqueue(req, view.now) {
             self.book.withdraw(s);
             return Err(e);
@@ -232,10 +226,6 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> ArrayPolicy for Cmq<C, A, S> {
         Ok(None)
     }
 
-    fn poll_event(&mut self) -> Option<Completion> {
-        self.book.poll_event()
-    }
-
     fn next_eligible_at(&self, now: Nanos) -> Option<Nanos> {
         let aux = self
             .aux
@@ -247,22 +237,6 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> ArrayPolicy for Cmq<C, A, S> {
             .into_iter()
             .chain(aux)
             .min()
-    }
-
-    fn disks(&self) -> usize {
-        self.book.disks()
-    }
-
-    fn disk_state(&self, disk: usize) -> DiskState {
-        self.book.state(disk)
-    }
-
-    fn in_system(&self) -> usize {
-        self.book.open()
-    }
-
-    fn is_busy(&self, disk: usize) -> bool {
-        self.book.is_busy(disk)
     }
 
     fn common_len(&self) -> usize {

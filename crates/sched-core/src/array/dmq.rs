@@ -15,6 +15,7 @@
 
 use super::book::{Book, DiskLoad, Loss, at_copy};
 use super::copies::{Copies, DiskSet, MAX_DISKS};
+use super::delegate_to_book;
 use super::{
     Ack, ArrayPolicy, ArrayView, Completion, DiskQueues, DiskState, Start, check_queue_capacity,
     nearest,
@@ -265,6 +266,8 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Dmq<Q, R, S, W>
 }
 
 impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> ArrayPolicy for Dmq<Q, R, S, W> {
+    delegate_to_book!();
+
     fn submit(
         &mut self,
         req: Request,
@@ -380,32 +383,12 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> ArrayPolicy for
         Ok(None)
     }
 
-    fn poll_event(&mut self) -> Option<Completion> {
-        self.book.poll_event()
-    }
-
     fn next_eligible_at(&self, now: Nanos) -> Option<Nanos> {
         self.queues
             .queues()
             .iter()
             .filter_map(|q| q.next_eligible_at(now))
             .min()
-    }
-
-    fn disks(&self) -> usize {
-        self.book.disks()
-    }
-
-    fn disk_state(&self, disk: usize) -> DiskState {
-        self.book.state(disk)
-    }
-
-    fn in_system(&self) -> usize {
-        self.book.open()
-    }
-
-    fn is_busy(&self, disk: usize) -> bool {
-        self.book.is_busy(disk)
     }
 
     fn common_len(&self) -> usize {

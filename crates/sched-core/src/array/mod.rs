@@ -357,6 +357,28 @@ impl<Q: Scheduler> DiskQueues for alloc::boxed::Box<[Q]> {
     }
 }
 
+/// The [`ArrayPolicy`] methods every policy answers from its `book` register.
+macro_rules! delegate_to_book {
+    () => {
+        fn poll_event(&mut self) -> Option<$crate::array::Completion> {
+            self.book.poll_event()
+        }
+        fn disks(&self) -> usize {
+            self.book.disks()
+        }
+        fn disk_state(&self, disk: usize) -> $crate::array::DiskState {
+            self.book.state(disk)
+        }
+        fn in_system(&self) -> usize {
+            self.book.open()
+        }
+        fn is_busy(&self, disk: usize) -> bool {
+            self.book.is_busy(disk)
+        }
+    };
+}
+pub(crate) use delegate_to_book;
+
 /// Checks a disk count against [`MAX_DISKS`].
 pub(crate) const fn check_disks(d: usize) -> Result<(), BuildError> {
     if d == 0 || d > MAX_DISKS {

@@ -10,9 +10,10 @@
 
 use super::book::{Book, Loss};
 use super::copies::{Copies, DiskSet, MAX_DISKS};
+use super::delegate_to_book;
 use super::{Ack, ArrayPolicy, ArrayView, Completion, DiskState, Start};
 use crate::error::{BuildError, CancelError, CompleteError, EnqueueError, PollError};
-use crate::request::{Dispatch, Head, Kind, Nanos, Request, RequestId};
+use crate::request::{Dispatch, Head, Nanos, Request, RequestId};
 use crate::storage::Storage;
 use crate::store::{Fifo, NIL, Slot};
 
@@ -115,22 +116,15 @@ impl<R: StartRule, S: Storage> SingleQueue<R, S> {
 }
 
 impl<R: StartRule, S: Storage> ArrayPolicy for SingleQueue<R, S> {
+    delegate_to_book!();
+
     fn submit(
         &mut self,
         req: Request,
         copies: &Copies,
         view: &ArrayView<'_>,
     ) -> Result<(), EnqueueError> {
-        self.book.check_copies(req.id, copies)?;
-        let targets = if req.kind == Kind::Write {
-            copies.holders().intersection(self.book.live())
-        } else {
-            self.book.fresh(&req, copies)
-        };
-        if targets.is_empty() {
-            return Err(EnqueueError::NoEligibleDisk(req.id));
-        }
-        let s = self.book.admit(&req, copies, targets, view)?;
+        let s = self.book.admit_to_common_queue(&req, copies, view)?;
         self.waiting.push_back(s);
         self.waiting_len += 1;
         Ok(())
@@ -235,28 +229,8 @@ impl<R: StartRule, S: Storage> ArrayPolicy for SingleQueue<R, S> {
         Ok(self.emit_ready(view.now))
     }
 
-    fn poll_event(&mut self) -> Option<Completion> {
-        self.book.poll_event()
-    }
-
     fn next_eligible_at(&self, _now: Nanos) -> Option<Nanos> {
         None
-    }
-
-    fn disks(&self) -> usize {
-        self.book.disks()
-    }
-
-    fn disk_state(&self, disk: usize) -> DiskState {
-        self.book.state(disk)
-    }
-
-    fn in_system(&self) -> usize {
-        self.book.open()
-    }
-
-    fn is_busy(&self, disk: usize) -> bool {
-        self.book.is_busy(disk)
     }
 
     fn common_len(&self) -> usize {
