@@ -7,8 +7,9 @@
 //!
 //! Where a policy's memory lives is the caller's choice (see [`Storage`]):
 //! [`Inline<N>`] keeps fixed arrays inside the policy value, for embedded
-//! users who allocate nothing; `Heap` (feature `alloc`) allocates them in
-//! place on the heap, so a 65,535-deep queue never crosses a stack frame. A
+//! users who allocate nothing; `Boxed<N>` and `Heap` (feature `alloc`)
+//! allocate them in place on the heap, at a capacity fixed at compile time
+//! or chosen at run time, so a 65,535-deep queue never crosses a stack frame. A
 //! full queue is a typed error, never a panic or a silent drop; each
 //! operation has its own error type ([`BuildError`], [`EnqueueError`],
 //! [`CancelError`], [`CompleteError`], [`PollError`]).
