@@ -220,6 +220,11 @@ struct Hole {
 struct Track {
     /// Physical slot of the track's first slot (see [`Location::skew`]).
     skew: u32,
+    /// Holes (of the band's) whose usable positions before them are at
+    /// most the track's first position: where the search for the hole
+    /// before a block numbered within the track's first position and the
+    /// next track's starts.
+    holes_before: u32,
     /// No unused position and no remapped defect on the track: every slot
     /// holds its block in order (up to the band's last block).
     plain: bool,
@@ -268,7 +273,14 @@ impl Band {
 
     /// Position of the band's block number `k` (below `blocks`).
     fn position(&self, k: u64) -> u64 {
-        let i = self.holes.partition_point(|h| h.usable_before <= k);
+        self.position_from(0, self.holes.len(), k)
+    }
+
+    /// Position of the band's block number `k`, knowing that the holes
+    /// before `from` have at most `k` usable positions before them and
+    /// those from `to` more.
+    fn position_from(&self, from: usize, to: usize, k: u64) -> u64 {
+        let i = from + self.holes[from..to].partition_point(|h| h.usable_before <= k);
         match i.checked_sub(1).map(|i| &self.holes[i]) {
             None => k,
             Some(h) => h.end + (k - h.usable_before),
@@ -630,6 +642,7 @@ impl Geometry {
                 let order = (t % u64::from(self.surfaces)) as u32;
                 Track {
                     skew: self.skew_in(band, cylinder, order),
+                    holes_before: band.holes.partition_point(|h| h.usable_before <= start) as u32,
                     plain,
                 }
             })
@@ -727,7 +740,14 @@ impl Geometry {
         let band = &self.bands[self.bands.partition_point(|b| b.first_block <= block) - 1];
         let spt = u64::from(band.sectors_per_track);
         let k = block - band.first_block;
-        let nominal = band.position(k);
+        let nominal = match band.tracks.get((k / spt) as usize) {
+            Some(track) => {
+                let next = band.tracks.get((k / spt) as usize + 1);
+                let to = next.map_or(band.holes.len(), |t| t.holes_before as usize);
+                band.position_from(track.holes_before as usize, to, k)
+            }
+            None => band.position(k),
+        };
         if let Some(location) = self.place_on_plain_track(band, k, nominal) {
             return location;
         }
