@@ -100,12 +100,15 @@ pub(crate) trait Device {
 }
 
 impl<S: sched_core::Scheduler> Device for DiskDevice<S> {
+    #[inline]
     fn next_event_time(&self) -> Option<Nanos> {
         DiskDevice::next_event_time(self)
     }
+    #[inline]
     fn advance(&mut self, to: Nanos) -> Result<(), DeviceError> {
         DiskDevice::advance(self, to)
     }
+    #[inline]
     fn poll(&mut self) -> Option<Outcome> {
         DiskDevice::poll(self)
     }

@@ -171,9 +171,10 @@ impl<S: Scheduler> DiskDevice<S> {
         }
         while let Some(t) = self.next_event_time().filter(|&t| t <= to) {
             self.clock = t;
-            match self.in_service.take() {
-                Some(done) => self.complete(done),
-                None => self.wake_at = None,
+            if self.in_service.is_some() {
+                self.complete();
+            } else {
+                self.wake_at = None;
             }
             self.dispatch(t);
         }
@@ -197,7 +198,12 @@ impl<S: Scheduler> DiskDevice<S> {
         }
     }
 
-    fn complete(&mut self, done: InService) {
+    /// Ends the service under way. (It is read in place and then cleared,
+    /// rather than taken out, so that no copy of it is made per request.)
+    fn complete(&mut self) {
+        let Some(done) = &self.in_service else {
+            return;
+        };
         let now = done.finish;
         self.stats.complete(Completion {
             arrival: done.req.arrival,
@@ -212,6 +218,7 @@ impl<S: Scheduler> DiskDevice<S> {
             timing: Timing::new(done.req.arrival, done.start, &done.breakdown, now, 0),
             first_start: done.start,
         }));
+        self.in_service = None;
     }
 
     /// Starts the policy's next request, if any; otherwise notes when a

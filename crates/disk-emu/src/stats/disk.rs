@@ -128,6 +128,7 @@ impl DiskStats {
     /// the event time. Events before the cut all happened earlier (time order),
     /// so cutting at the exact instant is exact: nothing changes between the
     /// previous event and the cut.
+    #[inline]
     fn observe(&mut self, now: Nanos) {
         if let (false, WarmUp::Until(t)) = (self.warm_up_done, self.warm_up)
             && now >= t
@@ -166,6 +167,7 @@ impl DiskStats {
     }
 
     /// A request joins the disk's queue at `now`.
+    #[inline]
     pub fn arrive(&mut self, now: Nanos) {
         self.observe(now);
         self.arrivals += 1;
@@ -174,6 +176,7 @@ impl DiskStats {
     }
 
     /// The disk starts serving a queued request at `now`.
+    #[inline]
     pub fn start(&mut self, now: Nanos) {
         self.observe(now);
         self.queue.depart(now);
@@ -188,6 +191,7 @@ impl DiskStats {
     }
 
     /// A service ends (at `done.finish`) and the request leaves.
+    #[inline]
     pub fn complete(&mut self, done: Completion) {
         let now = done.finish;
         self.observe(now);
