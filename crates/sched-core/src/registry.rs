@@ -46,7 +46,8 @@ const fn p(name: &'static str, default: &'static str, meaning: &'static str) -> 
     }
 }
 
-const fn disk(
+const fn entry(
+    kind: PolicyKind,
     name: &'static str,
     summary: &'static str,
     paper: &'static str,
@@ -54,11 +55,20 @@ const fn disk(
 ) -> PolicyInfo {
     PolicyInfo {
         name,
-        kind: PolicyKind::Disk,
+        kind,
         summary,
         paper,
         parameters,
     }
+}
+
+const fn disk(
+    name: &'static str,
+    summary: &'static str,
+    paper: &'static str,
+    parameters: &'static [Parameter],
+) -> PolicyInfo {
+    entry(PolicyKind::Disk, name, summary, paper, parameters)
 }
 
 const fn array(
@@ -67,13 +77,7 @@ const fn array(
     paper: &'static str,
     parameters: &'static [Parameter],
 ) -> PolicyInfo {
-    PolicyInfo {
-        name,
-        kind: PolicyKind::Array,
-        summary,
-        paper,
-        parameters,
-    }
+    entry(PolicyKind::Array, name, summary, paper, parameters)
 }
 
 const TOWSLEY: &str = "Towsley, Chen & Yu 1991";
