@@ -641,6 +641,22 @@ impl<S: Storage> Book<S> {
 
     // ---- failures ----
 
+    /// Applies a state change to disk `d`. Returns whether the disk has just
+    /// failed, in which case the caller takes back what was queued for it and
+    /// calls [`Book::fail_disk`].
+    pub(crate) fn change_state(
+        &mut self,
+        d: usize,
+        state: DiskState,
+    ) -> Result<bool, CompleteError> {
+        self.check_disk(d)?;
+        if state == DiskState::Failed {
+            return Ok(true);
+        }
+        self.set_state(d, state);
+        Ok(false)
+    }
+
     /// Marks disk `d` failed and takes back the operation it was serving.
     pub(crate) fn fail_disk(&mut self, d: usize) -> Option<Slot> {
         self.state[d] = DiskState::Failed;

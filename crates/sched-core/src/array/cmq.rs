@@ -136,9 +136,7 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> ArrayPolicy for Cmq<C, A, S> {
         state: DiskState,
         view: &ArrayView<'_>,
     ) -> Result<(), CompleteError> {
-        self.book.check_disk(disk)?;
-        if state != DiskState::Failed {
-            self.book.set_state(disk, state);
+        if !self.book.change_state(disk, state)? {
             return Ok(());
         }
         if let Some(s) = self.book.fail_disk(disk)

@@ -334,9 +334,7 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> ArrayPolicy for
         state: DiskState,
         view: &ArrayView<'_>,
     ) -> Result<(), CompleteError> {
-        self.book.check_disk(disk)?;
-        if state != DiskState::Failed {
-            self.book.set_state(disk, state);
+        if !self.book.change_state(disk, state)? {
             return Ok(());
         }
         if let Some(s) = self.book.fail_disk(disk)

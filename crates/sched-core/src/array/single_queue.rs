@@ -157,9 +157,7 @@ impl<R: StartRule, S: Storage> ArrayPolicy for SingleQueue<R, S> {
         state: DiskState,
         _view: &ArrayView<'_>,
     ) -> Result<(), CompleteError> {
-        self.book.check_disk(disk)?;
-        if state != DiskState::Failed {
-            self.book.set_state(disk, state);
+        if !self.book.change_state(disk, state)? {
             return Ok(());
         }
         let ready = core::mem::replace(&mut self.ready[disk], NIL);
