@@ -53,8 +53,8 @@ fn figure_3_csv_has_every_model_and_tight_bounds() {
 
 #[test]
 fn json_and_plots_of_every_figure() {
-    let dir = std::env::temp_dir().join(format!("spindle-analyze-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     let plot = dir.join("t91.svg");
     let out = stdout(&spindle(&[
         "analyze",
@@ -83,7 +83,6 @@ fn json_and_plots_of_every_figure() {
             "figure {n}"
         );
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

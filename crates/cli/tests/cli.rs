@@ -120,8 +120,8 @@ fn bad_arguments_get_clap_messages() {
 
 #[test]
 fn bad_files_get_typed_errors_not_panics() {
-    let dir = std::env::temp_dir().join(format!("spindle-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     let spec = dir.join("disk.toml");
     std::fs::write(&spec, "preset = \"hp97560\"\nrmp = 5400\n").unwrap();
     let o = spindle(&[
@@ -156,7 +156,6 @@ fn bad_files_get_typed_errors_not_panics() {
     let o = spindle(&["replay", dir.join("missing.trace").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("missing.trace"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Requests replayed, read back from the JSON table (one row per device).
@@ -229,8 +228,8 @@ fn validation_replay_on_the_drives_own_model_reports_the_demerit() {
 
 #[test]
 fn validate_prints_the_demerit_per_class_and_plots_the_distributions() {
-    let dir = std::env::temp_dir().join(format!("spindle-validate-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     let plot = dir.join("cdf.svg");
     let samples = dir.join("samples.csv");
     let o = spindle(&[

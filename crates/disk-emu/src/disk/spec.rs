@@ -263,13 +263,16 @@ fn changes_tag(base: &Map<String, Value>, over: &Map<String, Value>) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
-    use std::path::PathBuf;
 
-    /// A file under the system temp directory, unique to this test process.
-    fn write(name: &str, text: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("disk-emu-spec-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(name);
+    /// A scratch file ending in `name` (its extension picks the format),
+    /// removed when dropped.
+    fn write(name: &str, text: &str) -> tempfile::TempPath {
+        let path = tempfile::Builder::new()
+            .prefix("disk-emu-spec-")
+            .suffix(&format!("-{name}"))
+            .tempfile()
+            .unwrap()
+            .into_temp_path();
         std::fs::write(&path, text).unwrap();
         path
     }
@@ -339,7 +342,7 @@ mod tests {
         let DiskError::InFile { path: file, source } = &err else {
             panic!("{err:?}")
         };
-        assert_eq!(file, &path);
+        assert_eq!(file.as_path(), &*path);
         assert!(matches!(**source, DiskError::Field { .. }), "{source:?}");
         let message = err.to_string();
         assert!(

@@ -825,8 +825,8 @@ fn detect_by_content_then_extension() {
 
 #[test]
 fn open_detects_or_refuses() {
-    let dir = std::env::temp_dir().join(format!("spindle-trace-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     let spc = dir.join("fin.spc");
     std::fs::write(&spc, SPC).unwrap();
     let reader = open(&spc, None, TraceOptions::default()).unwrap();
@@ -857,7 +857,6 @@ fn open_detects_or_refuses() {
             ..
         }
     ));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

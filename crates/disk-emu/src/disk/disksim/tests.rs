@@ -6,6 +6,7 @@ use crate::disk::{
     BusSpec, DiskModel, ExtraWriteDisconnect, ReadAheadScheme, ReadAheadSpec, RotationSpec,
     SeekSpec, SpecFormat, TransferSpec, WriteBack, WriteStart, Zone, ZoneLayout,
 };
+use tempfile::TempDir;
 
 /// A file of DiskSim's validation suite, outside the repository.
 fn data(file: &str) -> PathBuf {
@@ -18,11 +19,12 @@ fn load(file: &str) -> DisksimDisk {
     load_disksim(data(file), &DisksimOptions::default()).unwrap()
 }
 
-/// A scratch directory for hand-made descriptions.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("disk-emu-disksim-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A scratch directory for hand-made descriptions, removed when dropped.
+fn scratch(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("disk-emu-disksim-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// The DiskSim zones of a loaded spec: the zones that may hold blocks.
@@ -366,11 +368,15 @@ fn a_drive_whose_buffer_does_not_cache_keeps_the_read_miss_overhead() {
             "Enable caching in buffer = 1",
             "Enable caching in buffer = 0",
         );
-    std::fs::write(dir.join("x.diskspecs"), specs).unwrap();
+    std::fs::write(dir.path().join("x.diskspecs"), specs).unwrap();
     for file in ["hp_c3323a_validate.model", "hp_c3323a_validate.seek"] {
-        std::fs::write(dir.join(file), std::fs::read_to_string(data(file)).unwrap()).unwrap();
+        std::fs::write(
+            dir.path().join(file),
+            std::fs::read_to_string(data(file)).unwrap(),
+        )
+        .unwrap();
     }
-    let spec = from_disksim(dir.join("x.diskspecs")).unwrap();
+    let spec = from_disksim(dir.path().join("x.diskspecs")).unwrap();
     assert_eq!(spec.cache, None);
     assert!((spec.controller_overhead_ms - (2.502 + 0.241)).abs() < 1e-12);
     // A read-ahead scheme DiskSim does not have is an error naming it.
@@ -439,19 +445,23 @@ fn a_loaded_spec_round_trips_through_toml_and_json() {
 fn a_spec_file_may_override_a_disksim_disk() {
     let dir = scratch("spec");
     for file in ["hp_c3323a_validate.model", "hp_c3323a_validate.seek"] {
-        std::fs::write(dir.join(file), std::fs::read_to_string(data(file)).unwrap()).unwrap();
+        std::fs::write(
+            dir.path().join(file),
+            std::fs::read_to_string(data(file)).unwrap(),
+        )
+        .unwrap();
     }
-    let path = dir.join("faster.toml");
+    let path = dir.path().join("faster.toml");
     std::fs::write(
         &path,
         "preset = \"disksim:hp_c3323a_validate.model\"\nrpm = 7200\ncontroller_overhead_ms = 0.5\n",
     )
     .unwrap();
     let spec = DiskSpec::from_file(&path).unwrap();
-    let mut expected = from_disksim(dir.join("hp_c3323a_validate.model")).unwrap();
+    let mut expected = from_disksim(dir.path().join("hp_c3323a_validate.model")).unwrap();
     (expected.rpm, expected.controller_overhead_ms) = (Some(7200.0), 0.5);
     assert_eq!(spec, expected);
-    let missing = dir.join("missing.toml");
+    let missing = dir.path().join("missing.toml");
     std::fs::write(&missing, "preset = \"disksim:nosuch.parv\"\n").unwrap();
     let err = DiskSpec::from_file(&missing).unwrap_err();
     assert!(err.to_string().contains("nosuch.parv"), "{err}");
@@ -459,12 +469,12 @@ fn a_spec_file_may_override_a_disksim_disk() {
 
 /// Writes `files` (name, text) into a scratch directory and loads the
 /// first, returning the error and the directory.
-fn broken(case: &str, files: &[(&str, &str)]) -> (DiskError, PathBuf) {
+fn broken(case: &str, files: &[(&str, &str)]) -> (DiskError, TempDir) {
     let dir = scratch(case);
     for (name, text) in files {
-        std::fs::write(dir.join(name), text).unwrap();
+        std::fs::write(dir.path().join(name), text).unwrap();
     }
-    let err = from_disksim(dir.join(files[0].0)).unwrap_err();
+    let err = from_disksim(dir.path().join(files[0].0)).unwrap_err();
     (err, dir)
 }
 
@@ -490,7 +500,7 @@ fn a_missing_parameter_names_the_file_the_block_and_the_parameter() {
     let text = model_text().replace("   Block count = 2056008,\n", "");
     let (err, dir) = broken("missing", &[("x.model", &text)]);
     let (path, line, parameter, message) = place(&err);
-    assert_eq!(path, dir.join("x.model"));
+    assert_eq!(path, dir.path().join("x.model"));
     assert_eq!(line, 1);
     assert_eq!(parameter.as_deref(), Some("Block count"));
     assert!(
@@ -536,7 +546,7 @@ fn an_unknown_source_file_names_the_file_and_line_that_source_it() {
         .replace("source hp_c3323a_validate.model", "source nosuch.model");
     let (err, dir) = broken("source", &[("x.diskspecs", &specs)]);
     let (path, line, _, message) = place(&err);
-    assert_eq!((path, line), (dir.join("x.diskspecs"), 5));
+    assert_eq!((path, line), (dir.path().join("x.diskspecs"), 5));
     assert!(
         message.contains("`source ") && message.contains("nosuch.model"),
         "{message}"
@@ -547,7 +557,7 @@ fn an_unknown_source_file_names_the_file_and_line_that_source_it() {
     let (path, line, parameter, _) = place(&err);
     assert_eq!(
         (path, line, parameter.as_deref()),
-        (dir.join("x.model"), 112, Some("Full seek curve"))
+        (dir.path().join("x.model"), 112, Some("Full seek curve"))
     );
 }
 
@@ -586,7 +596,10 @@ fn bad_seek_files_and_unsupported_features_are_typed_errors() {
         &[("x.model", &model), ("hp_c3323a_validate.seek", &bad)],
     );
     let (path, line, _, message) = place(&err);
-    assert_eq!((path, line), (dir.join("hp_c3323a_validate.seek"), 27));
+    assert_eq!(
+        (path, line),
+        (dir.path().join("hp_c3323a_validate.seek"), 27)
+    );
     assert!(message.contains("`four` is not a seek time"), "{message}");
     let short = seek.replace("2976,   18.116135300\n", "");
     let (err, _) = broken(
@@ -633,13 +646,13 @@ fn bad_seek_files_and_unsupported_features_are_typed_errors() {
             &format!("Sparing scheme used = {n}"),
         );
         let dir = scratch(&format!("scheme{n}"));
-        std::fs::write(dir.join("x.model"), &scheme).unwrap();
+        std::fs::write(dir.path().join("x.model"), &scheme).unwrap();
         std::fs::copy(
             data("hp_c3323a_validate.seek"),
-            dir.join("hp_c3323a_validate.seek"),
+            dir.path().join("hp_c3323a_validate.seek"),
         )
         .unwrap();
-        let spec = from_disksim(dir.join("x.model")).unwrap();
+        let spec = from_disksim(dir.path().join("x.model")).unwrap();
         DiskModel::from_spec(&spec).unwrap();
     }
 
@@ -661,9 +674,9 @@ fn bad_seek_files_and_unsupported_features_are_typed_errors() {
 fn truncated_or_garbled_descriptions_never_panic() {
     let dir = scratch("garbled");
     let seek = std::fs::read_to_string(data("hp_c3323a_validate.seek")).unwrap();
-    std::fs::write(dir.join("hp_c3323a_validate.seek"), &seek).unwrap();
+    std::fs::write(dir.path().join("hp_c3323a_validate.seek"), &seek).unwrap();
     let model = std::fs::read_to_string(data("hp_c2247a_validate.model")).unwrap() + &model_text();
-    let path = dir.join("x.model");
+    let path = dir.path().join("x.model");
     let mut loaded = 0;
     for cut in (0..model.len()).step_by(23) {
         let Some(text) = model.get(..cut) else {
@@ -733,7 +746,7 @@ fn an_unknown_key_names_its_file_and_line() {
         &[("x.model", &text), ("hp_c3323a_validate.seek", &seek)],
     );
     let (file, line, parameter, message) = place(&err);
-    assert_eq!(file, path.join("x.model"));
+    assert_eq!(file, path.path().join("x.model"));
     assert_eq!(parameter.as_deref(), Some("Head swich time"));
     assert!(line > 0);
     assert!(
@@ -747,9 +760,9 @@ fn zones_load_as_disksim_takes_them() {
     let seek = std::fs::read_to_string(data("hp_c3323a_validate.seek")).unwrap();
     let load_text = |case: &str, text: &str| {
         let dir = scratch(case);
-        std::fs::write(dir.join("x.model"), text).unwrap();
-        std::fs::write(dir.join("hp_c3323a_validate.seek"), &seek).unwrap();
-        from_disksim(dir.join("x.model"))
+        std::fs::write(dir.path().join("x.model"), text).unwrap();
+        std::fs::write(dir.path().join("hp_c3323a_validate.seek"), &seek).unwrap();
+        from_disksim(dir.path().join("x.model"))
     };
     // A last zone that runs past `Number of cylinders` (DiskSim's HP C2490A
     // has one) makes the disk that long.
