@@ -87,7 +87,7 @@ use std::cell::Cell;
 use sched_core::{Kind, Nanos, Request, Travel};
 use serde::{Deserialize, Serialize};
 
-use super::mechanics::{Arm, Mechanics, WriteData};
+use super::mechanics::{Arm, Mechanics, MediaStart, WriteData};
 use super::seek::duration;
 use super::{DiskError, ServiceBreakdown};
 use crate::random::Stream;
@@ -412,6 +412,8 @@ struct Segment {
 struct Prefetch {
     segment: usize,
     first: u64,
+    /// `first`, located.
+    origin: MediaStart,
     start: Nanos,
     limit: u64,
     hold: u64,
@@ -682,7 +684,25 @@ impl Pass<'_> {
 
     /// When `p` has read every block before `upto`.
     fn read_by(&self, p: &Prefetch, upto: u64) -> Nanos {
-        p.start + self.media(p.first, upto - p.first)
+        p.start
+            + self
+                .disk
+                .media_time_from(&p.origin, upto - p.first, self.cfg.period_ps)
+    }
+
+    /// For a read of `block..end` that `p` reads from the media, done by
+    /// `last_in`: when its first block is in the buffer, and when enough of
+    /// it is for the drive to reconnect (the watermark). A one-block read,
+    /// the usual case, needs no further walk.
+    fn first_and_mark(&self, p: &Prefetch, block: u64, end: u64, last_in: Nanos) -> (Nanos, Nanos) {
+        let by = |upto: u64| {
+            if upto == end {
+                last_in
+            } else {
+                self.read_by(p, upto)
+            }
+        };
+        (by(block + 1), by(block + self.watermark(end - block)))
     }
 
     /// The first block `p` has not read by `t`.
@@ -703,7 +723,7 @@ impl Pass<'_> {
             Some(elapsed) => {
                 p.first
                     + self.disk.media_read_within(
-                        p.first,
+                        &p.origin,
                         p.limit - p.first,
                         self.cfg.period_ps,
                         elapsed,
@@ -746,11 +766,13 @@ impl Pass<'_> {
         seg.start = seg
             .start
             .max(seg.end.saturating_sub(self.cfg.segment_blocks));
-        *self.arm = Arm::on(
-            &self
-                .disk
-                .place(if end > p.first { end - 1 } else { p.first }),
-        );
+        let last = end.saturating_sub(1).max(p.first);
+        // Mostly the read-ahead has not left its first track.
+        *self.arm = if last - p.first < u64::from(p.origin.at.left_on_track()) {
+            Arm::on(&p.origin.at)
+        } else {
+            Arm::on(&self.disk.place(last))
+        };
     }
 
     /// When the running read-ahead, if any, lets the arm go.
@@ -850,7 +872,8 @@ impl Pass<'_> {
         from: Nanos,
         travel: Travel,
     ) -> (Prefetch, u32, Nanos, Nanos) {
-        let target = self.disk.place(first);
+        let origin = self.disk.media_start(first);
+        let target = origin.at;
         let (distance, seek, switch) =
             self.disk
                 .reach(*self.arm, travel, &target, self.rng.as_deref_mut());
@@ -861,6 +884,7 @@ impl Pass<'_> {
         let p = Prefetch {
             segment,
             first,
+            origin,
             start: ready + latency,
             limit,
             hold,
@@ -966,8 +990,8 @@ impl Pass<'_> {
         let (first_in, bus_start) = if cached {
             (start, ready)
         } else {
-            let mark = self.read_by(&p, block + self.watermark(n));
-            (self.read_by(&p, block + 1), ready.max(mark) + cfg.reconnect)
+            let (first_in, mark) = self.first_and_mark(&p, block, end, last_in);
+            (first_in, ready.max(mark) + cfg.reconnect)
         };
         let done = self.sent(bus_start, first_in, last_in, n) + cfg.read_completion;
         parts(done - start, 0, 0, last_in.saturating_sub(ready), 0)
@@ -1013,8 +1037,8 @@ impl Pass<'_> {
             };
             (start, bus_start)
         } else {
-            let mark = self.read_by(&p, block + self.watermark(n));
-            (self.read_by(&p, block + 1), ready.max(mark) + cfg.reconnect)
+            let (first_in, mark) = self.first_and_mark(&p, block, end, last_in);
+            (first_in, ready.max(mark) + cfg.reconnect)
         };
         let done = self.sent(bus_start, first_in, last_in, n) + cfg.read_completion;
         parts(done - start, seek, rotation, last_in - p.start, distance)

@@ -9,6 +9,8 @@
 //! `round(60·10¹² / rpm)` ps and the angle at time t is `t mod revolution`,
 //! so latencies are exact integer arithmetic however long a run lasts.
 
+use std::sync::Arc;
+
 use sched_core::{Cylinder, Nanos, Travel};
 
 use super::geometry::{Geometry, Location};
@@ -48,11 +50,22 @@ pub(super) struct WriteData {
 pub(super) struct Mechanics {
     pub(super) geometry: Geometry,
     pub(super) seek: Seek,
+    /// `seek`'s time for every distance the disk has, worked out once: the
+    /// curve costs a square root or a table search per seek otherwise.
+    seek_curve: Arc<[Nanos]>,
     pub(super) rotation: Rotation,
     pub(super) transfer: Transfer,
     /// One revolution, ps, if the spec gives the spindle speed.
     pub(super) period_ps: Option<u64>,
     pub(super) head_switch: Nanos,
+}
+
+/// The first block of a sequential media transfer and where it lies,
+/// located once: a read-ahead is timed from its start many times over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct MediaStart {
+    pub(super) block: u64,
+    pub(super) at: Location,
 }
 
 /// Where the heads are: the arm's cylinder and the surface whose head is
@@ -75,13 +88,24 @@ impl Arm {
 
 /// Picoseconds to nanoseconds, rounded to nearest.
 pub(super) fn ps_to_ns(ps: u128) -> Nanos {
-    ((ps + 500) / 1000) as Nanos
+    // 128-bit division is a library call; every realistic time fits 64 bits.
+    match u64::try_from(ps + 500) {
+        Ok(ps) => ps / 1000,
+        Err(_) => ((ps + 500) / 1000) as Nanos,
+    }
 }
 
 /// Picoseconds from the index mark to the start of physical slot `slot` of a
 /// track of `spt` sectors (slots past `spt` continue into the next turn).
 fn angle(slot: u128, spt: u32, period_ps: u128) -> u128 {
-    slot * period_ps / u128::from(spt)
+    // As in ps_to_ns: 64-bit arithmetic whenever the product fits.
+    match (u64::try_from(slot), u64::try_from(period_ps)) {
+        (Ok(slot64), Ok(period64)) => match slot64.checked_mul(period64) {
+            Some(x) => u128::from(x / u64::from(spt)),
+            None => slot * period_ps / u128::from(spt),
+        },
+        _ => slot * period_ps / u128::from(spt),
+    }
 }
 
 /// Time from `ready` until the block at `target` starts under the head.
@@ -168,14 +192,27 @@ impl Mechanics {
                 }
             }
         };
+        let seek = Seek::new(&spec.seek)?;
+        let seek_curve = (0..geometry.cylinders()).map(|d| seek.time(d)).collect();
         Ok(Mechanics {
             geometry,
-            seek: Seek::new(&spec.seek)?,
+            seek,
+            seek_curve,
             rotation,
             transfer,
             period_ps,
             head_switch: duration("head_switch_ms", spec.head_switch_ms)?,
         })
+    }
+
+    /// The seek curve's time for `d` cylinders (for the random model, its
+    /// mean).
+    #[inline]
+    pub(super) fn seek_time(&self, d: u32) -> Nanos {
+        match self.seek_curve.get(d as usize) {
+            Some(&t) => t,
+            None => self.seek.time(d),
+        }
     }
 
     /// Capacity in blocks.
@@ -199,7 +236,7 @@ impl Mechanics {
         for stop in via.into_iter().flatten().chain([to]) {
             let d = at.abs_diff(stop);
             distance = distance.saturating_add(d);
-            curve += self.seek.time(d);
+            curve += self.seek_time(d);
             at = stop;
         }
         (distance, curve)
@@ -235,7 +272,7 @@ impl Mechanics {
         let (distance, curve) = self.legs(arm.cylinder, travel, target.cylinder);
         let seek = match rng {
             Some(rng) if self.seek.is_random() => self.seek.draw(distance, rng),
-            None if self.seek.is_random() => self.seek.time(distance),
+            None if self.seek.is_random() => self.seek_time(distance),
             _ => curve,
         };
         (
@@ -251,20 +288,20 @@ impl Mechanics {
         latency(ready, target, period_ps)
     }
 
-    /// How many of the `blocks` blocks from `block` a sequential media
+    /// How many of the `blocks` blocks from `from` a sequential media
     /// transfer that reached the start of the first one `elapsed` ns ago
-    /// has read: the largest k with `media_time(block, k, period_ps)` ≤
+    /// has read: the largest k with `media_time_from(from, k, period_ps)` ≤
     /// `elapsed` (the same rounding, so the two always agree).
     pub(super) fn media_read_within(
         &self,
-        block: u64,
+        from: &MediaStart,
         blocks: u64,
         period_ps: u64,
         elapsed: Nanos,
     ) -> u64 {
         // media_time rounds picoseconds to the nearest nanosecond: k blocks
         // taking ps_k are done by `elapsed` iff ps_k + 500 < (elapsed + 1) ns.
-        self.media_walk::<true>(block, blocks, period_ps, u128::from(elapsed) * 1000 + 499)
+        self.media_walk::<true>(from, blocks, period_ps, u128::from(elapsed) * 1000 + 499)
             .0
     }
 
@@ -274,7 +311,7 @@ impl Mechanics {
     /// without one.
     fn move_between(&self, from: Cylinder, to: Cylinder) -> Nanos {
         match self.seek {
-            Seek::SqrtLinear { .. } | Seek::Table(_) => self.seek.time(from.abs_diff(to)),
+            Seek::SqrtLinear { .. } | Seek::Table(_) => self.seek_time(from.abs_diff(to)),
             Seek::None | Seek::Random { .. } => self.head_switch,
         }
     }
@@ -298,10 +335,25 @@ impl Mechanics {
     /// Geometric transfer time of `blocks` blocks from `block`, walking the
     /// request track by track, the spindle turning once every `period_ps`.
     pub(super) fn media_time(&self, block: u64, blocks: u64, period_ps: u64) -> Nanos {
-        ps_to_ns(self.media_walk::<false>(block, blocks, period_ps, 0).1)
+        self.media_time_from(&self.media_start(block), blocks, period_ps)
     }
 
-    /// Walks a sequential media transfer of `blocks` blocks from `block`
+    /// [`Mechanics::media_time`] from a start already located.
+    pub(super) fn media_time_from(&self, from: &MediaStart, blocks: u64, period_ps: u64) -> Nanos {
+        ps_to_ns(self.media_walk::<false>(from, blocks, period_ps, 0).1)
+    }
+
+    /// Where a media transfer from `block` starts; a block past the end of
+    /// the disk starts where its last block does.
+    pub(super) fn media_start(&self, block: u64) -> MediaStart {
+        let block = block.min(self.capacity_blocks() - 1);
+        MediaStart {
+            block,
+            at: self.geometry.locate_clamped(block),
+        }
+    }
+
+    /// Walks a sequential media transfer of `blocks` blocks from `from`
     /// track by track: how many of them are read within `budget_ps`
     /// picoseconds of the start of the first, and the picoseconds those
     /// take. Unless `BOUNDED`, the budget is ignored (all of them, and the
@@ -309,15 +361,14 @@ impl Mechanics {
     /// transfer time has always been.
     fn media_walk<const BOUNDED: bool>(
         &self,
-        block: u64,
+        from: &MediaStart,
         blocks: u64,
         period_ps: u64,
         budget_ps: u128,
     ) -> (u64, u128) {
         let p = u128::from(period_ps);
         let capacity = self.capacity_blocks();
-        let mut block = block.min(capacity - 1);
-        let mut here = self.geometry.locate_clamped(block);
+        let (mut block, mut here) = (from.block, from.at);
         let mut left = blocks;
         let (mut done, mut ps) = (0u64, 0u128);
         while left > 0 {
@@ -470,25 +521,30 @@ impl Mechanics {
     /// rounded to the nanosecond. For the random seek model, its mean.
     pub(super) fn mean_random_seek(&self) -> Nanos {
         if self.seek.is_random() {
-            return self.seek.time(0);
+            return self.seek_time(0);
         }
         let runs: Vec<(u32, u32, u64)> = self.geometry.cylinder_runs().collect();
-        let mut weighted = 0u128;
+        // Block pairs by the distance between their cylinders, then one
+        // curve lookup per distance.
+        let mut by_distance = vec![0u128; self.seek_curve.len().max(1)];
         for &(first_a, count_a, weight_a) in &runs {
             let (a0, a1) = (i64::from(first_a), i64::from(first_a) + i64::from(count_a));
             for &(first_b, count_b, weight_b) in &runs {
                 let (b0, b1) = (i64::from(first_b), i64::from(first_b) + i64::from(count_b));
-                // Σ over cylinder pairs (i in A, j in B) of seek(|j − i|),
-                // grouped by k = j − i: the pairs with a given k number
+                // The cylinder pairs (i in A, j in B) with j − i = k number
                 // |[a0, a1) ∩ [b0 − k, b1 − k)|.
-                let mut sum = 0u128;
+                let weight = u128::from(weight_a) * u128::from(weight_b);
                 for k in (b0 - a1 + 1)..b1 - a0 {
                     let pairs = (a1.min(b1 - k) - a0.max(b0 - k)).max(0) as u128;
-                    sum += pairs * u128::from(self.seek.time(k.unsigned_abs() as u32));
+                    by_distance[k.unsigned_abs() as usize] += weight * pairs;
                 }
-                weighted += u128::from(weight_a) * u128::from(weight_b) * sum;
             }
         }
+        let weighted: u128 = by_distance
+            .iter()
+            .enumerate()
+            .map(|(d, &w)| w * u128::from(self.seek_time(d as u32)))
+            .sum();
         let pairs = u128::from(self.capacity_blocks()).pow(2);
         ((weighted + pairs / 2) / pairs) as Nanos
     }

@@ -297,7 +297,7 @@ impl ServiceEstimator for DiskModel {
         }
         let target = self.mech.geometry.locate_clamped(req.block);
         let distance = head.cylinder.abs_diff(target.cylinder);
-        let seek = self.mech.seek.time(distance);
+        let seek = self.mech.seek_time(distance);
         let switch = self.mech.switch_time(self.surface, distance, &target);
         let rotation = match self.mech.rotation {
             Rotation::Tracked { period_ps } => latency(
@@ -458,17 +458,18 @@ mod tests {
         let disk = model(&presets::hp97560());
         let p = disk.mech.period_ps.unwrap();
         for block in [0, 70, 72 * 19 - 3, 123_456] {
+            let from = disk.mech.media_start(block);
             for k in 1..=200 {
                 let t = disk.mech.media_time(block, k, p);
                 assert_eq!(
-                    disk.mech.media_read_within(block, 200, p, t),
+                    disk.mech.media_read_within(&from, 200, p, t),
                     k,
                     "{block} {k}"
                 );
-                assert_eq!(disk.mech.media_read_within(block, 200, p, t - 1), k - 1);
+                assert_eq!(disk.mech.media_read_within(&from, 200, p, t - 1), k - 1);
             }
             assert_eq!(
-                disk.mech.media_read_within(block, 200, p, u64::MAX / 2000),
+                disk.mech.media_read_within(&from, 200, p, u64::MAX / 2000),
                 200
             );
         }
