@@ -23,11 +23,15 @@ pub const METRICS: &[(&str, &str)] = &[
     ("queue_common", "mean length of the common queue (CMQ)"),
     (
         "queue_disk",
-        "mean length of each disk's own queue, summed over disks",
+        "mean length of one disk's own queue (averaged over the disks)",
     ),
     (
         "queue_aux",
-        "mean length of the auxiliary queues, summed (CMQ)",
+        "mean length of one disk's auxiliary queue (averaged over the disks; CMQ)",
+    ),
+    (
+        "queue_aux_total",
+        "mean writes in all auxiliary queues together (CMQ)",
     ),
     (
         "aux_over_one",
@@ -52,7 +56,8 @@ pub fn metrics(r: &RunReport) -> Vec<(&'static str, f64)> {
         r.committed_size,
         r.io.queue,
         r.io.common,
-        r.io.disk.iter().sum(),
+        r.io.disk.iter().sum::<f64>() / disks,
+        r.io.aux.iter().sum::<f64>() / disks,
         r.io.aux.iter().sum(),
         r.io.aux_over_one,
         r.io.service_ms,
