@@ -15,7 +15,7 @@
 //! - [`cpu`]: the preemptive EDF CPU.
 //! - [`io`]: the device and the ledger of its requests.
 //! - [`system`]: the transactions' state machine and the event loop.
-//! - [`metrics`] and [`replications`]: what is measured, over independent
+//! - [`mod@metrics`] and [`replications`]: what is measured, over independent
 //!   replications with 95 % confidence intervals.
 //!
 //! ```
