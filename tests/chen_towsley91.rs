@@ -147,3 +147,47 @@ fn figure13_without_deadlines_dmq_beats_cmq_and_minimum_read_leads() {
         );
     }
 }
+
+#[test]
+fn figure5_service_times_and_figures8_9_short_commits_on_one_disk() {
+    let at20 = |io| users(io, 20);
+    let (ssedo, fcfs, rt_dmq, rt_cmq, dmq) = (
+        at20("ssedo"),
+        at20("fcfs"),
+        at20("rt-dmq"),
+        at20("rt-cmq"),
+        at20("dmq"),
+    );
+    let service = |m: &MetricTable| interval(m, "service_ms").mean;
+    // Figure 5: RT-CMQ above RT-DMQ (one SSEDO choice for both disks), DMQ(SSTF) lowest, FCFS highest.
+    assert!(service(&rt_cmq) > service(&rt_dmq));
+    assert!(service(&dmq) < service(&rt_dmq) && service(&dmq) < service(&ssedo));
+    for m in [&ssedo, &rt_dmq, &rt_cmq, &dmq] {
+        assert!(service(&fcfs) > service(m));
+    }
+    // Figures 8-9: under SSEDO only short transactions commit at high load,
+    // so its committed ones are the fastest and the smallest.
+    for m in [&fcfs, &rt_dmq, &rt_cmq, &dmq] {
+        assert!(interval(&ssedo, "response_ms").mean < interval(m, "response_ms").mean);
+        assert!(interval(&ssedo, "committed_size").mean < interval(m, "committed_size").mean);
+    }
+}
+
+#[test]
+fn figure12_loss_falls_with_the_read_probability_and_mirrors_keep_their_lead() {
+    let loss = |io, p_r| {
+        interval(
+            &point(io, Axis::ReadProbability, p_r, true, &options()).unwrap(),
+            "loss_ratio",
+        )
+        .mean
+    };
+    for io in ["ssedo", "rt-dmq"] {
+        let (low, mid, high) = (loss(io, 0.0), loss(io, 0.5), loss(io, 1.0));
+        assert!(
+            low > mid && mid > high,
+            "{io}: {low:.3}, {mid:.3}, {high:.3}"
+        );
+    }
+    assert!(loss("rt-dmq", 1.0) < loss("ssedo", 1.0));
+}
