@@ -320,6 +320,16 @@ pub fn point(
     Ok(metric_table(&reports)?)
 }
 
+/// Transactions figure `n` simulates with `opts` (warm-ups included).
+///
+/// # Errors
+/// For `n` outside 2–13.
+pub fn transactions(n: u8, opts: &TxnReproOptions) -> Result<u64> {
+    let spec = spec(n)?;
+    let points = (spec.curves.len() * spec.axis.points().len()) as u64;
+    Ok(points * opts.replications * opts.transactions)
+}
+
 /// Figure `n` (2–13): its table and plot.
 ///
 /// # Errors

@@ -130,6 +130,17 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
         tables.extend(f.tables);
     }
     print!("{}", render_all(&tables, format));
-    eprintln!("wall time: {:.1} s", started.elapsed().as_secs_f64());
+    let wall = started.elapsed().as_secs_f64();
+    eprintln!("wall time: {wall:.1} s");
+    if let Paper::ChenTowsley91 { options, .. } = paper {
+        let simulated = numbers
+            .iter()
+            .map(|&n| chen_towsley91::transactions(n, options))
+            .sum::<Result<u64>>()?;
+        eprintln!(
+            "simulated {simulated} transactions: {:.0} per second of wall time",
+            simulated as f64 / wall
+        );
+    }
     Ok(())
 }
