@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use disk_emu::disk::DiskModel;
+use disk_emu::disk::{DiskError, DiskModel};
 use disk_emu::{ArrayDevice, DeviceError, DiskDevice, Outcome, Purpose, Stream};
 use sched_core::array::{Copies, Location};
 use sched_core::{CancelError, Kind, Nanos, Request, RequestId};
@@ -48,6 +48,9 @@ pub enum IoError {
     /// The device refused an input.
     #[error(transparent)]
     Device(#[from] DeviceError),
+    /// The disk specification is invalid.
+    #[error("disk: {0}")]
+    Disk(#[from] DiskError),
     /// An outcome for a request not outstanding (twice, or never issued).
     #[error("the device reported request {0} that is not outstanding")]
     Unknown(RequestId),
@@ -68,14 +71,9 @@ impl IoSystem {
     /// The subsystem of `params` for replication `replication`.
     ///
     /// # Errors
-    /// A disk or policy the device cannot build.
+    /// A disk or policy the devices cannot be built from.
     pub fn new(params: &TxnParams, replication: u64) -> Result<Self, IoError> {
-        let model = || {
-            DiskModel::from_spec(&params.disk).map_err(|_| DeviceError::Invalid {
-                field: "disk",
-                expected: "a valid disk specification",
-            })
-        };
+        let model = || DiskModel::from_spec(&params.disk);
         let stream = |d: u32| Stream::new(params.seed, replication, Purpose::Other(100 + d));
         let device = match &params.io {
             IoSpec::Single(policy) => {

@@ -228,10 +228,11 @@ impl TxnParams {
                 capacity,
             });
         }
-        if let IoSpec::Mirror(a) = self.io {
-            a.validate()
-                .map_err(|e| ParamError::Policy(e.to_string()))?;
+        match self.io {
+            IoSpec::Single(p) => p.validate(),
+            IoSpec::Mirror(a) => a.validate(),
         }
+        .map_err(|e| ParamError::Policy(e.to_string()))?;
         if self.transactions == 0 || self.warmup >= self.transactions {
             return Err(ParamError::Transactions {
                 transactions: self.transactions,
@@ -413,6 +414,17 @@ mod tests {
                     pages: 6001,
                     capacity: 6000,
                 },
+            ),
+            (
+                Box::new(|p| {
+                    p.io = IoSpec::Single(PolicySpec::Ssedo { m: 3, beta: 0.5 });
+                }),
+                ParamError::Policy(
+                    PolicySpec::Ssedo { m: 3, beta: 0.5 }
+                        .validate()
+                        .unwrap_err()
+                        .to_string(),
+                ),
             ),
             (
                 Box::new(|p| p.warmup = 1050),
