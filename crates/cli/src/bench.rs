@@ -32,6 +32,21 @@ pub enum BenchWhat {
         #[cfg_attr(feature = "cli", arg(long, default_value_t = 3))]
         runs: usize,
     },
+    /// Transactions of Chen & Towsley's real-time system simulated per second, on one core.
+    Txn {
+        /// I/O subsystems to measure (repeat).
+        #[cfg_attr(feature = "cli", arg(long = "io", default_values = ["ssedo", "fcfs", "rt-dmq", "rt-cmq"]))]
+        io: Vec<String>,
+        /// Users.
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 20))]
+        users: u32,
+        /// Transactions per run.
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 50_000))]
+        transactions: u64,
+        /// Runs per subsystem; the median is reported.
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 3))]
+        runs: usize,
+    },
 }
 
 /// Peak resident memory of this process, from /proc (Linux), in MB.
@@ -44,13 +59,21 @@ fn peak_rss_mb() -> Option<f64> {
 
 /// `spindle bench ...`.
 pub fn run(what: &BenchWhat, format: Format) -> Result<()> {
-    let BenchWhat::Emu {
-        disk,
-        policies,
-        load,
-        requests,
-        runs,
-    } = what;
+    let (disk, policies, load, requests, runs) = match what {
+        BenchWhat::Emu {
+            disk,
+            policies,
+            load,
+            requests,
+            runs,
+        } => (disk, policies, load, requests, runs),
+        BenchWhat::Txn {
+            io,
+            users,
+            transactions,
+            runs,
+        } => return crate::txn::bench(io, *users, *transactions, *runs, format),
+    };
     let disk = resolve_disk(disk)?;
     let mix = RequestMix::default();
     let rate = Experiment::rate_for(&disk, &mix, Load::Utilisation(*load))?;

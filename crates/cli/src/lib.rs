@@ -11,4 +11,5 @@ pub mod output;
 pub mod plot;
 pub mod replay;
 pub mod repro;
+pub mod txn;
 pub mod validate;

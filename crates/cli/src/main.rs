@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use spindle::output::Format;
-use spindle::{analyze, bench, common, experiments, replay, repro, validate};
+use spindle::{analyze, bench, common, experiments, replay, repro, txn, validate};
 
 /// Disk I/O scheduling experiments on emulated disks.
 #[derive(Parser, Debug)]
@@ -42,6 +42,8 @@ enum Command {
         #[command(subcommand)]
         paper: analyze::AnalyzePaper,
     },
+    /// Run Chen & Towsley's real-time transaction system once (every parameter settable).
+    Txn(txn::TxnArgs),
     /// Measure the emulator or the schedulers.
     Bench {
         #[command(subcommand)]
@@ -66,6 +68,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Repro { paper }) => repro::run(&paper, cli.format),
         Some(Command::Analyze { paper }) => analyze::run(&paper, cli.format),
+        Some(Command::Txn(args)) => txn::run(&args, cli.format),
         Some(Command::Bench { what }) => bench::run(&what, cli.format),
     };
     match result {

@@ -1,5 +1,6 @@
 //! Reproductions of the source papers' results: `spindle repro PAPER`.
 
+pub mod chen_towsley91;
 pub mod towsley91;
 pub mod towsley91_analysis;
 
@@ -73,6 +74,19 @@ pub enum Paper {
         #[cfg_attr(feature = "cli", command(flatten))]
         options: ReproOptions,
     },
+    /// Chen & Towsley 1991: a mirrored disk in a real-time transaction system (Figures 2–13).
+    #[cfg_attr(feature = "cli", command(name = "chen-towsley91"))]
+    ChenTowsley91 {
+        /// Figure to reproduce (2–13); all twelve when omitted.
+        #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u8).range(2..=13)))]
+        figure: Option<u8>,
+        /// Also draw the figure(s) as SVG; with several figures, FILE gets a
+        /// `-figN` suffix before its extension.
+        #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg"))]
+        plot: Option<PathBuf>,
+        #[cfg_attr(feature = "cli", command(flatten))]
+        options: chen_towsley91::TxnReproOptions,
+    },
 }
 
 /// `base`, or with several figures `base` with a `-figN` suffix.
@@ -91,16 +105,23 @@ pub(crate) fn plot_path(base: &std::path::Path, figure: u8, several: bool) -> Pa
 
 /// `spindle repro ...`.
 pub fn run(paper: &Paper, format: Format) -> Result<()> {
-    let Paper::Towsley91 {
-        figure,
-        plot,
-        options,
-    } = paper;
+    let (figure, plot) = match paper {
+        Paper::Towsley91 { figure, plot, .. } | Paper::ChenTowsley91 { figure, plot, .. } => {
+            (figure, plot)
+        }
+    };
     let started = Instant::now();
-    let numbers: Vec<u8> = figure.map_or_else(|| (1..=6).collect(), |n| vec![n]);
+    let all: Vec<u8> = match paper {
+        Paper::Towsley91 { .. } => (1..=6).collect(),
+        Paper::ChenTowsley91 { .. } => (2..=13).collect(),
+    };
+    let numbers: Vec<u8> = figure.map_or(all, |n| vec![n]);
     let mut tables = Vec::new();
     for &n in &numbers {
-        let f = towsley91::figure(n, options)?;
+        let f = match paper {
+            Paper::Towsley91 { options, .. } => towsley91::figure(n, options)?,
+            Paper::ChenTowsley91 { options, .. } => chen_towsley91::figure(n, options)?,
+        };
         if let Some(base) = plot {
             let path = plot_path(base, n, numbers.len() > 1);
             write_svg(&path, &f.title, &f.panels)?;
@@ -109,6 +130,17 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
         tables.extend(f.tables);
     }
     print!("{}", render_all(&tables, format));
-    eprintln!("wall time: {:.1} s", started.elapsed().as_secs_f64());
+    let wall = started.elapsed().as_secs_f64();
+    eprintln!("wall time: {wall:.1} s");
+    if let Paper::ChenTowsley91 { options, .. } = paper {
+        let simulated = numbers
+            .iter()
+            .map(|&n| chen_towsley91::transactions(n, options))
+            .sum::<Result<u64>>()?;
+        eprintln!(
+            "simulated {simulated} transactions: {:.0} per second of wall time",
+            simulated as f64 / wall
+        );
+    }
     Ok(())
 }

@@ -1,0 +1,205 @@
+//! `spindle txn`: one configuration of Chen & Towsley's real-time
+//! transaction system, every parameter settable, measured over independent
+//! replications with 95 % intervals.
+
+use anyhow::{Context, Result};
+use txn_sim::{Deadlines, IoSpec, METRICS, TxnParams, metric_table, run_replications};
+
+use crate::common::{estimate, resolve_disk};
+use crate::output::{Cell, Format, Table};
+
+/// The options of `spindle txn` (defaults: the paper's §4.1).
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct TxnArgs {
+    /// I/O subsystem: a single-disk policy (`ssedo`, `fcfs`, ...) or a
+    /// mirrored pair's array policy (`rt-dmq`, `rt-cmq`, `dmq-sq:queue=edf`, ...).
+    #[cfg_attr(feature = "cli", arg(long, default_value = "rt-dmq"))]
+    pub io: String,
+    /// Disk model of every disk: a preset, a TOML/JSON file or `disksim:FILE`.
+    #[cfg_attr(feature = "cli", arg(long, default_value = "chen-towsley-91"))]
+    pub disk: String,
+    /// N_u: users.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20))]
+    pub users: u32,
+    /// Mean think time, ms.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000.0))]
+    pub think_ms: f64,
+    /// Fewest steps per transaction.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    pub steps_min: u32,
+    /// Most steps per transaction.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20))]
+    pub steps_max: u32,
+    /// T_C: CPU per step, ms.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 15.0))]
+    pub step_cpu_ms: f64,
+    /// T_A: CPU per abort, ms.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 5.0))]
+    pub abort_cpu_ms: f64,
+    /// p_r: probability a step reads rather than updates.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.6))]
+    pub read_probability: f64,
+    /// T_D in T_min = (T_C + T_D)·N_s, ms.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 25.0))]
+    pub disk_ms: f64,
+    /// k in DL_LOW = max(1, k·N_u).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.25))]
+    pub k: f64,
+    /// α in DL_UP = α·DL_LOW.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 3.0))]
+    pub alpha: f64,
+    /// DL_LOW given directly (instead of max(1, k·N_u)).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub dl_low: Option<f64>,
+    /// No deadlines (the non-real-time setting).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub no_deadlines: bool,
+    /// Database pages (one per block from block 0).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 6000))]
+    pub pages: u64,
+    /// Independent replications.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20))]
+    pub replications: u64,
+    /// Transactions finished per replication, warm-up included.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1050))]
+    pub transactions: u64,
+    /// Transactions discarded first.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 50))]
+    pub warmup: u64,
+    /// Seed.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    pub seed: u64,
+    /// Threads; results do not depend on it.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::experiments::default_jobs()))]
+    pub jobs: usize,
+}
+
+impl TxnArgs {
+    /// The parameters these options describe.
+    ///
+    /// # Errors
+    /// An unknown policy or disk, or an invalid parameter (named).
+    pub fn params(&self) -> Result<TxnParams> {
+        let io: IoSpec = self.io.parse().context("--io")?;
+        let mut p = TxnParams::chen_towsley_91(self.users, io);
+        p.disk = resolve_disk(&self.disk).context("--disk")?;
+        p.think_ms = self.think_ms;
+        p.steps_min = self.steps_min;
+        p.steps_max = self.steps_max;
+        p.step_cpu_ms = self.step_cpu_ms;
+        p.abort_cpu_ms = self.abort_cpu_ms;
+        p.read_probability = self.read_probability;
+        p.disk_ms = self.disk_ms;
+        p.deadlines = match (self.no_deadlines, self.dl_low) {
+            (true, _) => Deadlines::None,
+            (false, Some(low)) => Deadlines::Fixed {
+                low,
+                alpha: self.alpha,
+            },
+            (false, None) => Deadlines::Scaled {
+                k: self.k,
+                alpha: self.alpha,
+            },
+        };
+        p.pages = self.pages;
+        p.transactions = self.transactions;
+        p.warmup = self.warmup;
+        p.seed = self.seed;
+        p.validate()?;
+        Ok(p)
+    }
+}
+
+/// `spindle txn`.
+///
+/// # Errors
+/// Invalid options or a failed run.
+pub fn run(args: &TxnArgs, format: Format) -> Result<()> {
+    let p = args.params()?;
+    let reports = run_replications(&p, args.replications, args.jobs)?;
+    let m = metric_table(&reports)?;
+    let mut t = Table::new(
+        format!(
+            "Real-time transaction system (Chen & Towsley 1991): {} on {}, {} users",
+            p.io, p.disk.name, p.users
+        ),
+        &["metric", "mean ± 95 % CI", "meaning"],
+    );
+    for &(name, meaning) in METRICS {
+        if m.values(name).is_some() {
+            t.row(vec![
+                Cell::text(name),
+                estimate(&m, name, 1.0, 4),
+                Cell::text(meaning),
+            ]);
+        }
+    }
+    let total = |f: fn(&txn_sim::RunReport) -> u64| reports.iter().map(f).sum::<u64>();
+    t.note(format!(
+        "{} replications × {} transactions ({} warm-up); measured: {} committed, {} lost, {} missed in write-back; {} deadlocks; I/O issued {}, cancelled {}.",
+        args.replications,
+        p.transactions,
+        p.warmup,
+        total(|r| r.committed),
+        total(|r| r.lost),
+        total(|r| r.missed),
+        total(|r| r.deadlocks),
+        total(|r| r.ledger.issued),
+        total(|r| r.ledger.cancelled),
+    ));
+    print!("{}", t.render(format));
+    Ok(())
+}
+
+/// `spindle bench txn`: transactions simulated per second of wall time on
+/// one thread, median of `runs` runs per subsystem (the paper's parameters
+/// otherwise).
+///
+/// # Errors
+/// An unknown policy or a failed run.
+pub fn bench(
+    io: &[String],
+    users: u32,
+    transactions: u64,
+    runs: usize,
+    format: Format,
+) -> Result<()> {
+    let mut t = Table::new(
+        format!("txn-sim throughput: Chen & Towsley 1991 system, {users} users, one thread"),
+        &[
+            "I/O subsystem",
+            "transactions",
+            "median wall s",
+            "transactions/s",
+            "I/O requests/s",
+            "loss ratio",
+        ],
+    );
+    for spec in io {
+        let mut p = TxnParams::chen_towsley_91(users, spec.parse().context("--io")?);
+        p.transactions = transactions;
+        p.warmup = 0;
+        let mut times = Vec::new();
+        let mut last = None;
+        for run in 0..runs.max(1) {
+            let start = std::time::Instant::now();
+            let r = txn_sim::run(&p, run as u64)?;
+            times.push(start.elapsed().as_secs_f64());
+            last = Some(r);
+        }
+        times.sort_by(f64::total_cmp);
+        let median = times[times.len() / 2];
+        let r = last.expect("at least one run");
+        t.row(vec![
+            Cell::text(spec),
+            Cell::Int(transactions),
+            Cell::num(median, 3),
+            Cell::num(transactions as f64 / median, 0),
+            Cell::num(r.ledger.issued as f64 / median, 0),
+            Cell::num(r.loss_ratio, 3),
+        ]);
+    }
+    print!("{}", t.render(format));
+    Ok(())
+}

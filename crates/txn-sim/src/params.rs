@@ -1,0 +1,454 @@
+//! The parameters of the transaction system (Chen & Towsley 1991, §4.1,
+//! Tables I–II) and their validation: every bad value is a typed error
+//! naming its field, returned before anything runs.
+
+use core::fmt;
+use core::str::FromStr;
+
+use disk_emu::disk::{DiskSpec, presets};
+use sched_core::array::ArraySpec;
+use sched_core::{Nanos, PolicySpec};
+
+/// The I/O subsystem: one disk under a single-disk policy, or a mirrored
+/// pair under an array policy.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum IoSpec {
+    /// One disk (`fcfs`, `ssedo:m=3,beta=2`, any single-disk policy).
+    Single(PolicySpec),
+    /// Two disks holding identical copies (`rt-dmq`, `cmq-sstf`, any array policy).
+    Mirror(ArraySpec),
+}
+
+impl IoSpec {
+    /// Disks in the subsystem.
+    pub fn disks(&self) -> usize {
+        match self {
+            IoSpec::Single(_) => 1,
+            IoSpec::Mirror(_) => 2,
+        }
+    }
+}
+
+impl fmt::Display for IoSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IoSpec::Single(p) => write!(f, "{p}"),
+            IoSpec::Mirror(a) => write!(f, "{a}"),
+        }
+    }
+}
+
+/// Why an I/O subsystem description did not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{text}` is neither a single-disk policy ({disk}) nor an array policy ({array})")]
+pub struct IoSpecError {
+    /// The description.
+    pub text: String,
+    /// Why it is not a single-disk policy.
+    pub disk: String,
+    /// Why it is not an array policy.
+    pub array: String,
+}
+
+impl FromStr for IoSpec {
+    type Err = IoSpecError;
+
+    /// A single-disk policy name first (the two name sets are disjoint),
+    /// then an array policy.
+    fn from_str(s: &str) -> Result<Self, IoSpecError> {
+        let disk = match s.parse::<PolicySpec>() {
+            Ok(p) => return Ok(IoSpec::Single(p)),
+            Err(e) => e.to_string(),
+        };
+        match s.parse::<ArraySpec>() {
+            Ok(a) => Ok(IoSpec::Mirror(a)),
+            Err(e) => Err(IoSpecError {
+                text: s.to_string(),
+                disk,
+                array: e.to_string(),
+            }),
+        }
+    }
+}
+
+/// How transaction deadlines are set: `arrival + T_min · η`, η uniform on
+/// [DL_LOW, DL_UP], DL_UP = α · DL_LOW.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Deadlines {
+    /// No deadlines (the non-real-time setting of Figure 13): nothing is
+    /// lost, the CPU and lock queues fall back to arrival order.
+    None,
+    /// DL_LOW = max(1, k · N_u) (§4.1.3; the paper prints "min", its
+    /// footnote says the bound may not fall below 1).
+    Scaled {
+        /// k (0.25).
+        k: f64,
+        /// α (3).
+        alpha: f64,
+    },
+    /// DL_LOW given directly (Figures 10–11 vary it).
+    Fixed {
+        /// DL_LOW.
+        low: f64,
+        /// α.
+        alpha: f64,
+    },
+}
+
+impl Deadlines {
+    /// The paper's default: k = 0.25, α = 3.
+    pub const PAPER: Deadlines = Deadlines::Scaled {
+        k: 0.25,
+        alpha: 3.0,
+    };
+
+    /// [DL_LOW, DL_UP] for `users` users, or `None` without deadlines.
+    pub fn bounds(&self, users: u32) -> Option<(f64, f64)> {
+        match *self {
+            Deadlines::None => None,
+            Deadlines::Scaled { k, alpha } => {
+                let low = (k * f64::from(users)).max(1.0);
+                Some((low, alpha * low))
+            }
+            Deadlines::Fixed { low, alpha } => Some((low, alpha * low)),
+        }
+    }
+}
+
+/// Everything one run of the transaction system needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TxnParams {
+    /// N_u: users in the closed system (4–20 in the paper).
+    pub users: u32,
+    /// Mean of the exponential think time, ms (1000).
+    pub think_ms: f64,
+    /// Fewest steps of a transaction (1).
+    pub steps_min: u32,
+    /// Most steps of a transaction (20); N_s is uniform on the range.
+    pub steps_max: u32,
+    /// T_C: CPU time of one step, ms (15), logging included.
+    pub step_cpu_ms: f64,
+    /// T_A: CPU time of an abort, ms (5).
+    pub abort_cpu_ms: f64,
+    /// p_r: probability a step reads (shared lock) rather than updates (0.6).
+    pub read_probability: f64,
+    /// T_D: the mean disk time per step in T_min = (T_C + T_D) · N_s, ms (25).
+    pub disk_ms: f64,
+    /// How deadlines are set.
+    pub deadlines: Deadlines,
+    /// Database pages, one per disk block from block 0 (6000).
+    pub pages: u64,
+    /// Every disk of the subsystem (the `chen-towsley-91` preset).
+    pub disk: DiskSpec,
+    /// The I/O subsystem and its policy.
+    pub io: IoSpec,
+    /// Transactions finished per replication, warm-up included (1050).
+    pub transactions: u64,
+    /// Transactions finished first and discarded (50).
+    pub warmup: u64,
+    /// Seed of the experiment; replication r draws from its own streams.
+    pub seed: u64,
+}
+
+impl TxnParams {
+    /// The paper's configuration (§4.1, Tables I–II) with `users` users and
+    /// the I/O subsystem `io`.
+    pub fn chen_towsley_91(users: u32, io: IoSpec) -> Self {
+        TxnParams {
+            users,
+            think_ms: 1000.0,
+            steps_min: 1,
+            steps_max: 20,
+            step_cpu_ms: 15.0,
+            abort_cpu_ms: 5.0,
+            read_probability: 0.6,
+            disk_ms: 25.0,
+            deadlines: Deadlines::PAPER,
+            pages: 6000,
+            disk: presets::chen_towsley_91(),
+            io,
+            transactions: 1050,
+            warmup: 50,
+            seed: 1,
+        }
+    }
+
+    /// Checks every parameter.
+    ///
+    /// # Errors
+    /// The first invalid field, as a [`ParamError`].
+    pub fn validate(&self) -> Result<(), ParamError> {
+        if self.users == 0 {
+            return Err(ParamError::NoUsers);
+        }
+        if self.users > u32::from(u16::MAX) {
+            return Err(ParamError::TooManyUsers(self.users));
+        }
+        if self.steps_min == 0 || self.steps_min > self.steps_max {
+            return Err(ParamError::EmptySteps {
+                min: self.steps_min,
+                max: self.steps_max,
+            });
+        }
+        for (field, value) in [
+            ("think_ms", self.think_ms),
+            ("step_cpu_ms", self.step_cpu_ms),
+            ("abort_cpu_ms", self.abort_cpu_ms),
+            ("disk_ms", self.disk_ms),
+        ] {
+            check_duration(field, value)?;
+        }
+        if !(0.0..=1.0).contains(&self.read_probability) {
+            return Err(ParamError::Probability {
+                field: "read_probability",
+                value: self.read_probability,
+            });
+        }
+        match self.deadlines {
+            Deadlines::None => {}
+            Deadlines::Scaled { k, alpha } => {
+                if !(k.is_finite() && k > 0.0) {
+                    return Err(ParamError::DeadlineFactor(k));
+                }
+                check_alpha(alpha)?;
+            }
+            Deadlines::Fixed { low, alpha } => {
+                if !(low.is_finite() && low > 0.0) {
+                    return Err(ParamError::DeadlineLow(low));
+                }
+                check_alpha(alpha)?;
+            }
+        }
+        let capacity = disk_emu::disk::DiskModel::from_spec(&self.disk)
+            .map_err(|e| ParamError::Disk(e.to_string()))?
+            .capacity_blocks();
+        if self.pages == 0 || self.pages > capacity {
+            return Err(ParamError::Pages {
+                pages: self.pages,
+                capacity,
+            });
+        }
+        match self.io {
+            IoSpec::Single(p) => p.validate(),
+            IoSpec::Mirror(a) => a.validate(),
+        }
+        .map_err(|e| ParamError::Policy(e.to_string()))?;
+        if self.transactions == 0 || self.warmup >= self.transactions {
+            return Err(ParamError::Transactions {
+                transactions: self.transactions,
+                warmup: self.warmup,
+            });
+        }
+        Ok(())
+    }
+
+    /// `ms` as whole nanoseconds (the value has been validated).
+    pub(crate) fn nanos(ms: f64) -> Nanos {
+        (ms * 1e6).round() as Nanos
+    }
+}
+
+fn check_duration(field: &'static str, value: f64) -> Result<(), ParamError> {
+    if (0.0..1e12).contains(&value) {
+        Ok(())
+    } else {
+        Err(ParamError::Duration { field, value })
+    }
+}
+
+fn check_alpha(alpha: f64) -> Result<(), ParamError> {
+    if alpha.is_finite() && alpha >= 1.0 {
+        Ok(())
+    } else {
+        Err(ParamError::DeadlineSpread(alpha))
+    }
+}
+
+/// An invalid parameter, found before anything runs.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParamError {
+    /// `users` is 0.
+    #[error("users: expected at least 1 user, got 0")]
+    NoUsers,
+    /// `users` beyond what request classes can label.
+    #[error("users: expected at most 65535, got {0}")]
+    TooManyUsers(u32),
+    /// The step range is empty or starts at 0.
+    #[error("steps: expected 1 <= min <= max, got min = {min}, max = {max}")]
+    EmptySteps {
+        /// `steps_min`.
+        min: u32,
+        /// `steps_max`.
+        max: u32,
+    },
+    /// A time is negative, not finite or absurdly large.
+    #[error("{field}: expected a finite time >= 0 ms, got {value}")]
+    Duration {
+        /// The field.
+        field: &'static str,
+        /// Its value.
+        value: f64,
+    },
+    /// A probability outside [0, 1].
+    #[error("{field}: expected a probability in [0, 1], got {value}")]
+    Probability {
+        /// The field.
+        field: &'static str,
+        /// Its value.
+        value: f64,
+    },
+    /// k ≤ 0.
+    #[error("deadline k: expected k > 0, got {0}")]
+    DeadlineFactor(f64),
+    /// DL_LOW ≤ 0.
+    #[error("deadline lower bound: expected DL_LOW > 0, got {0}")]
+    DeadlineLow(f64),
+    /// α < 1.
+    #[error("deadline alpha: expected alpha >= 1 (DL_UP = alpha * DL_LOW), got {0}")]
+    DeadlineSpread(f64),
+    /// No pages, or more than the disk holds.
+    #[error("pages: expected 1 ..= {capacity} (the disk's blocks), got {pages}")]
+    Pages {
+        /// `pages`.
+        pages: u64,
+        /// Blocks on the disk.
+        capacity: u64,
+    },
+    /// The disk specification is invalid.
+    #[error("disk: {0}")]
+    Disk(String),
+    /// The array policy's parameters are invalid.
+    #[error("policy: {0}")]
+    Policy(String),
+    /// No transactions, or a warm-up that discards them all.
+    #[error(
+        "transactions: expected transactions > warmup, got transactions = {transactions}, warmup = {warmup}"
+    )]
+    Transactions {
+        /// `transactions`.
+        transactions: u64,
+        /// `warmup`.
+        warmup: u64,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base() -> TxnParams {
+        TxnParams::chen_towsley_91(8, "rt-dmq".parse().unwrap())
+    }
+
+    #[test]
+    fn the_paper_configuration_is_valid_and_parses_both_kinds() {
+        base().validate().unwrap();
+        assert!(matches!("ssedo".parse::<IoSpec>(), Ok(IoSpec::Single(_))));
+        assert!(matches!(
+            "rt-cmq-w".parse::<IoSpec>(),
+            Ok(IoSpec::Mirror(_))
+        ));
+        assert!(matches!(
+            "dmq-sq:queue=fd-scan(expired=keep)".parse::<IoSpec>(),
+            Ok(IoSpec::Mirror(_))
+        ));
+        assert!("no-such-policy".parse::<IoSpec>().is_err());
+    }
+
+    #[test]
+    fn each_invalid_parameter_is_its_own_typed_error() {
+        type Change = Box<dyn Fn(&mut TxnParams)>;
+        let cases: Vec<(Change, ParamError)> = vec![
+            (Box::new(|p| p.users = 0), ParamError::NoUsers),
+            (
+                Box::new(|p| p.steps_min = 5),
+                ParamError::EmptySteps { min: 5, max: 4 },
+            ),
+            (
+                Box::new(|p| p.think_ms = -1.0),
+                ParamError::Duration {
+                    field: "think_ms",
+                    value: -1.0,
+                },
+            ),
+            (
+                Box::new(|p| p.step_cpu_ms = f64::NAN),
+                ParamError::Duration {
+                    field: "step_cpu_ms",
+                    value: f64::NAN,
+                },
+            ),
+            (
+                Box::new(|p| p.deadlines = Deadlines::Scaled { k: 0.0, alpha: 3.0 }),
+                ParamError::DeadlineFactor(0.0),
+            ),
+            (
+                Box::new(|p| {
+                    p.deadlines = Deadlines::Scaled {
+                        k: -0.5,
+                        alpha: 3.0,
+                    }
+                }),
+                ParamError::DeadlineFactor(-0.5),
+            ),
+            (
+                Box::new(|p| {
+                    p.deadlines = Deadlines::Scaled {
+                        k: 0.25,
+                        alpha: 0.5,
+                    }
+                }),
+                ParamError::DeadlineSpread(0.5),
+            ),
+            (
+                Box::new(|p| p.read_probability = 1.5),
+                ParamError::Probability {
+                    field: "read_probability",
+                    value: 1.5,
+                },
+            ),
+            (
+                Box::new(|p| p.pages = 6001),
+                ParamError::Pages {
+                    pages: 6001,
+                    capacity: 6000,
+                },
+            ),
+            (
+                Box::new(|p| {
+                    p.io = IoSpec::Single(PolicySpec::Ssedo { m: 3, beta: 0.5 });
+                }),
+                ParamError::Policy(
+                    PolicySpec::Ssedo { m: 3, beta: 0.5 }
+                        .validate()
+                        .unwrap_err()
+                        .to_string(),
+                ),
+            ),
+            (
+                Box::new(|p| p.warmup = 1050),
+                ParamError::Transactions {
+                    transactions: 1050,
+                    warmup: 1050,
+                },
+            ),
+        ];
+        for (change, want) in cases {
+            let mut p = base();
+            p.steps_max = 4;
+            change(&mut p);
+            let got = p.validate().unwrap_err();
+            // NaN never equals itself: compare the messages.
+            assert_eq!(got.to_string(), want.to_string());
+        }
+    }
+
+    #[test]
+    fn deadline_bounds_follow_the_paper() {
+        assert_eq!(Deadlines::PAPER.bounds(4), Some((1.0, 3.0)));
+        assert_eq!(Deadlines::PAPER.bounds(2), Some((1.0, 3.0)));
+        assert_eq!(Deadlines::PAPER.bounds(20), Some((5.0, 15.0)));
+        assert_eq!(Deadlines::None.bounds(20), None);
+    }
+}
