@@ -12,9 +12,12 @@
 //! CA one contiguous request, the one rotation Eq. (8) charges), the
 //! aperiodic server's x_a blocks too, and the sweep direction reverses.
 //!
-//! **The reserved sweep.** The round first sweeps once across the disk in
-//! its direction, starting from the edge (so that everything queued when the
-//! round opens lies ahead, as in the paper's SCAN), serving in cylinder order
+//! **The reserved sweep.** One nanosecond after the round opens (so that
+//! every request released at that instant, such as CA's aligned jobs, is
+//! queued before it starts, whatever order the driver submits them in), the
+//! round sweeps once across the disk in its direction, starting from the
+//! edge (so that everything queued lies ahead, as in the paper's SCAN),
+//! serving in cylinder order
 //! every request whose class can still afford it. A request its class cannot
 //! afford is parked until the next round. This sweep is what Eqs. (7), (8),
 //! (10) bound: one stroke, x_i blocks per task, x_a aperiodic blocks.
@@ -195,6 +198,8 @@ pub struct WrrScan<S: Storage, T: Storage = S> {
     cylinders: u32,
     /// End of the open round (0: none open yet).
     round_end: Nanos,
+    /// When the open round's reserved sweep may begin (1 ns after it opened).
+    sweep_from: Nanos,
     direction: Direction,
     phase: Phase,
     /// Aperiodic sectors served in the open round, and the budget.
@@ -240,6 +245,7 @@ impl<S: Storage, T: Storage> WrrScan<S, T> {
             round: None,
             cylinders,
             round_end: 0,
+            sweep_from: 0,
             direction: Direction::Down,
             phase: Phase::Reclaimed,
             aperiodic_used: 0,
@@ -396,6 +402,7 @@ impl<S: Storage, T: Storage> WrrScan<S, T> {
     /// Opens the round holding `now`.
     fn open_round(&mut self, now: Nanos, length: Nanos) {
         self.round_end = (now / length + 1).saturating_mul(length);
+        self.sweep_from = now.saturating_add(1).min(self.round_end);
         self.direction = self.direction.reversed();
         let cursor = match self.direction {
             Direction::Up => 0,
@@ -477,6 +484,9 @@ impl<S: Storage, T: Storage> Scheduler for WrrScan<S, T> {
         if now >= self.round_end {
             self.open_round(now, round.length);
         }
+        if now < self.sweep_from {
+            return None;
+        }
         loop {
             match self.phase {
                 Phase::Reserved { cursor } => {
@@ -544,7 +554,13 @@ impl<S: Storage, T: Storage> Scheduler for WrrScan<S, T> {
     }
 
     fn next_eligible_at(&self, now: Nanos) -> Option<Nanos> {
-        (self.round.is_some() && !self.is_empty() && self.round_end > now).then_some(self.round_end)
+        if self.round.is_none() || self.is_empty() {
+            return None;
+        }
+        if now < self.sweep_from {
+            return Some(self.sweep_from);
+        }
+        (self.round_end > now).then_some(self.round_end)
     }
 }
 
@@ -659,8 +675,11 @@ mod tests {
         let mut served = [0u32; 3];
         let mut cylinders = [0u32; 64];
         let mut n = 0;
+        // The round opens at 0; its sweep starts 1 ns later.
+        assert!(q.next(Head::at(0), 0, &est).is_none());
+        assert_eq!(q.next_eligible_at(0), Some(1));
         // Reserved sweep: x_i blocks of each task, in one direction.
-        while let Some(d) = q.next(Head::at(0), 0, &est) {
+        while let Some(d) = q.next(Head::at(0), 1, &est) {
             served[d.request.class as usize] += 1;
             cylinders[n] = d.request.cylinder;
             n += 1;
@@ -675,12 +694,13 @@ mod tests {
         assert!(sorted_up || sorted_down, "one sweep: {sweep:?}");
         // Nothing else is affordable before the round ends (NullEstimator
         // reclaims nothing because every budget is spent).
-        assert!(q.next(Head::at(0), 1, &est).is_none());
-        let end = q.next_eligible_at(1).unwrap();
+        assert!(q.next(Head::at(0), 2, &est).is_none());
+        let end = q.next_eligible_at(2).unwrap();
         assert_eq!(end, r.round);
         // The next round sweeps the other way and serves the next x_i each.
-        let first = q.next(Head::at(0), end, &est).unwrap();
-        let second = q.next(Head::at(0), end, &est).unwrap();
+        assert!(q.next(Head::at(0), end, &est).is_none());
+        let first = q.next(Head::at(0), end + 1, &est).unwrap();
+        let second = q.next(Head::at(0), end + 1, &est).unwrap();
         let was_up = sorted_up && !sorted_down;
         if was_up {
             assert!(first.request.cylinder >= second.request.cylinder);
@@ -700,7 +720,8 @@ mod tests {
         // x_a = 1 in the reserved sweep, the rest reclaimed (all fit: the
         // estimator says they take no time).
         let mut n = 0;
-        while q.next(Head::at(0), 0, &est).is_some() {
+        assert!(q.next(Head::at(0), 0, &est).is_none());
+        while q.next(Head::at(0), 1, &est).is_some() {
             n += 1;
         }
         assert_eq!(n, 5);
