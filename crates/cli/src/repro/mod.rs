@@ -2,6 +2,7 @@
 
 pub mod towsley91;
 pub mod towsley91_analysis;
+pub mod tsai04;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -73,6 +74,19 @@ pub enum Paper {
         #[cfg_attr(feature = "cli", command(flatten))]
         options: ReproOptions,
     },
+    /// Tsai, Chu & Huang 2004: WRR-SCAN against SCAN-EDF (admission
+    /// capacity, Figures 5–12).
+    Tsai04 {
+        /// Figure to reproduce (5–12); all eight when omitted.
+        #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u8).range(5..=12)))]
+        figure: Option<u8>,
+        /// Also draw the figure(s) as SVG; with several figures, FILE gets a
+        /// `-figN` suffix before its extension.
+        #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg"))]
+        plot: Option<PathBuf>,
+        #[cfg_attr(feature = "cli", command(flatten))]
+        options: tsai04::Tsai04Options,
+    },
 }
 
 /// `base`, or with several figures `base` with a `-figN` suffix.
@@ -91,16 +105,48 @@ pub(crate) fn plot_path(base: &std::path::Path, figure: u8, several: bool) -> Pa
 
 /// `spindle repro ...`.
 pub fn run(paper: &Paper, format: Format) -> Result<()> {
-    let Paper::Towsley91 {
-        figure,
-        plot,
-        options,
-    } = paper;
+    let (figure, plot, options) = match paper {
+        Paper::Towsley91 {
+            figure,
+            plot,
+            options,
+        } => (figure, plot, options),
+        Paper::Tsai04 {
+            figure,
+            plot,
+            options,
+        } => return run_tsai04(*figure, plot.as_deref(), options, format),
+    };
     let started = Instant::now();
     let numbers: Vec<u8> = figure.map_or_else(|| (1..=6).collect(), |n| vec![n]);
     let mut tables = Vec::new();
     for &n in &numbers {
         let f = towsley91::figure(n, options)?;
+        if let Some(base) = plot {
+            let path = plot_path(base, n, numbers.len() > 1);
+            write_svg(&path, &f.title, &f.panels)?;
+            eprintln!("wrote {}", path.display());
+        }
+        tables.extend(f.tables);
+    }
+    print!("{}", render_all(&tables, format));
+    eprintln!("wall time: {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// `spindle repro tsai04`: one sweep feeds every figure asked for.
+fn run_tsai04(
+    figure: Option<u8>,
+    plot: Option<&std::path::Path>,
+    options: &tsai04::Tsai04Options,
+    format: Format,
+) -> Result<()> {
+    let started = Instant::now();
+    let numbers: Vec<u8> = figure.map_or_else(|| (5..=12).collect(), |n| vec![n]);
+    let sweep = tsai04::sweep(options)?;
+    let mut tables = vec![tsai04::summary(options, &sweep)?];
+    for &n in &numbers {
+        let f = tsai04::figure(n, &sweep)?;
         if let Some(base) = plot {
             let path = plot_path(base, n, numbers.len() > 1);
             write_svg(&path, &f.title, &f.panels)?;
