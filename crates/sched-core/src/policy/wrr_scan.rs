@@ -9,8 +9,15 @@
 //! (round k is `[kR, (k+1)R)`; R is the one admission chose and changes as
 //! tasks come and go). A round opens at the first decision at or after its
 //! start: every task's budget is refilled (x_i blocks, and in versions C and
-//! CA one contiguous request, the one rotation Eq. (8) charges), the
-//! aperiodic server's x_a blocks too, and the sweep direction reverses.
+//! CA one request, the one rotation Eq. (8) charges), the aperiodic
+//! server's x_a blocks too, and the sweep direction reverses.
+//!
+//! **Budgets.** A task's requests wait in arrival order (so an older job is
+//! never overtaken by a newer one) and enter the cylinder index of eligible
+//! requests only as far as the task's budget for the round allows; the
+//! rest wait for the next round. Aperiodic requests sit in an index of
+//! their own. A round's cost is thus proportional to what it serves and to
+//! the number of tasks, never to the backlog.
 //!
 //! **The reserved sweep.** One nanosecond after the round opens (so that
 //! every request released at that instant, such as CA's aligned jobs, is
@@ -18,9 +25,9 @@
 //! round sweeps once across the disk in its direction, starting from the
 //! edge (so that everything queued lies ahead, as in the paper's SCAN),
 //! serving in cylinder order
-//! every request whose class can still afford it. A request its class cannot
-//! afford is parked until the next round. This sweep is what Eqs. (7), (8),
-//! (10) bound: one stroke, x_i blocks per task, x_a aperiodic blocks.
+//! the eligible requests and aperiodic ones while x_a lasts. This sweep is
+//! what Eqs. (7), (8), (10) bound: one stroke, x_i blocks per task, x_a
+//! aperiodic blocks.
 //!
 //! **Bandwidth reclamation** (§3.1 end, §4): once nothing affordable lies
 //! ahead, the rest of the round is reclaimed. Queued requests, aperiodic
@@ -48,87 +55,28 @@
 //!
 //! With no task admitted there are no rounds and the policy is LOOK.
 //!
-//! Memory: the request queue takes the cylinder-ordered policies' 54 bytes a
-//! slot plus one parked flag; the task table lives in a second storage `T`
-//! chosen by the caller (30 bytes a task). Nothing is allocated.
+//! Memory: 62 bytes a queued request (the slab's 47, two cylinder indexes of
+//! 7, a place tag); the task table lives in a second storage `T` chosen by
+//! the caller (40 bytes a task). Nothing is allocated.
 
 use crate::error::{BuildError, CancelError, EnqueueError};
 use crate::request::{Cylinder, Direction, Dispatch, Head, Nanos, Request, RequestId};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::{Slots, Storage};
-use crate::store::{CylinderIndex, Index, NIL, Queue, Slab, Slot};
+use crate::store::{CylinderIndex, NIL, Slab, Slot};
 
 use super::sweep::elevator_pick;
 use super::wrr_admission::{
     AdmitError, RateTask, Reservation, Round, WrrMode, WrrParams, largest_round,
 };
 
-/// The queue's index: cylinder order for requests that may be served, and
-/// a side list (threaded through the index's idle links) for parked ones.
-struct WrrIndex<S: Storage> {
-    cylinders: CylinderIndex<S>,
-    parked: Slots<bool, S>,
-    /// Parked periodic requests (back at the next round).
-    parked_tasks: Slot,
-    /// Parked aperiodic requests (back when the reserved sweep ends).
-    parked_aperiodic: Slot,
-}
+/// Where a queued request is.
+const ELIGIBLE: u8 = 0;
+const APERIODIC: u8 = 1;
+const WAITING: u8 = 2;
 
-impl<S: Storage> WrrIndex<S> {
-    fn park(&mut self, slab: &Slab<S>, s: Slot) {
-        self.cylinders.remove(slab, s);
-        self.parked[s as usize] = true;
-        let list = if slab.get(s).class == 0 {
-            &mut self.parked_aperiodic
-        } else {
-            &mut self.parked_tasks
-        };
-        self.cylinders.side_push_back(list, s);
-    }
-
-    fn unpark_aperiodic(&mut self, slab: &Slab<S>) {
-        while self.parked_aperiodic != NIL {
-            let s = self.parked_aperiodic;
-            self.cylinders.side_remove(&mut self.parked_aperiodic, s);
-            self.parked[s as usize] = false;
-            self.cylinders.insert(slab, s);
-        }
-    }
-
-    fn unpark_all(&mut self, slab: &Slab<S>) {
-        self.unpark_aperiodic(slab);
-        while self.parked_tasks != NIL {
-            let s = self.parked_tasks;
-            self.cylinders.side_remove(&mut self.parked_tasks, s);
-            self.parked[s as usize] = false;
-            self.cylinders.insert(slab, s);
-        }
-    }
-}
-
-impl<S: Storage> Index<S> for WrrIndex<S> {
-    fn check(&self, req: &Request) -> Result<(), EnqueueError> {
-        self.cylinders.check(req)
-    }
-    fn insert(&mut self, slab: &Slab<S>, s: Slot) {
-        self.cylinders.insert(slab, s);
-    }
-    fn remove(&mut self, slab: &Slab<S>, s: Slot) {
-        if self.parked[s as usize] {
-            self.parked[s as usize] = false;
-            let list = if slab.get(s).class == 0 {
-                &mut self.parked_aperiodic
-            } else {
-                &mut self.parked_tasks
-            };
-            self.cylinders.side_remove(list, s);
-        } else {
-            self.cylinders.remove(slab, s);
-        }
-    }
-}
-
-/// Admitted tasks sorted by class, with their per-round budgets.
+/// Admitted tasks sorted by class, with their per-round budgets and the
+/// heads of their waiting lists.
 struct TaskTable<T: Storage> {
     class: Slots<u16, T>,
     period: Slots<Nanos, T>,
@@ -139,6 +87,11 @@ struct TaskTable<T: Storage> {
     used: Slots<u32, T>,
     /// Requests served in the open round.
     pieces: Slots<u16, T>,
+    /// Sectors and requests in the eligible index.
+    eligible: Slots<u32, T>,
+    eligible_pieces: Slots<u16, T>,
+    /// First request waiting for budget, in arrival order.
+    waiting: Slots<Slot, T>,
     len: usize,
     capacity: usize,
 }
@@ -152,6 +105,9 @@ impl<T: Storage> TaskTable<T> {
             budget: Slots::new(storage, 0),
             used: Slots::new(storage, 0),
             pieces: Slots::new(storage, 0),
+            eligible: Slots::new(storage, 0),
+            eligible_pieces: Slots::new(storage, 0),
+            waiting: Slots::new(storage, NIL),
             len: 0,
             capacity: storage.capacity(),
         }
@@ -175,6 +131,36 @@ impl<T: Storage> TaskTable<T> {
             .copied()
             .zip(self.blocks.as_slice()[..self.len].iter().copied())
     }
+
+    /// Opens a gap at `at` (insert) or closes it (remove) in every array.
+    fn shift(&mut self, at: usize, insert: bool) {
+        let n = self.len;
+        macro_rules! each {
+            ($($a:ident),*) => {$(
+                if insert {
+                    self.$a.as_mut_slice().copy_within(at..n, at + 1);
+                } else {
+                    self.$a.as_mut_slice().copy_within(at + 1..n, at);
+                }
+            )*};
+        }
+        each!(
+            class,
+            period,
+            blocks,
+            budget,
+            used,
+            pieces,
+            eligible,
+            eligible_pieces,
+            waiting
+        );
+        if insert {
+            self.len += 1;
+        } else {
+            self.len -= 1;
+        }
+    }
 }
 
 /// Which part of the open round the disk is in.
@@ -190,7 +176,13 @@ enum Phase {
 /// WRR-SCAN in one of its three versions, on request storage `S` and task
 /// table storage `T`.
 pub struct WrrScan<S: Storage, T: Storage = S> {
-    queue: Queue<S, WrrIndex<S>>,
+    slab: Slab<S>,
+    /// Periodic requests their task may be served this round.
+    eligible: CylinderIndex<S>,
+    /// Aperiodic requests (and those of removed tasks).
+    aperiodic: CylinderIndex<S>,
+    /// ELIGIBLE, APERIODIC or WAITING, per slot.
+    place: Slots<u8, S>,
     tasks: TaskTable<T>,
     params: WrrParams,
     /// The round in force; `None` with no task admitted.
@@ -202,9 +194,11 @@ pub struct WrrScan<S: Storage, T: Storage = S> {
     sweep_from: Nanos,
     direction: Direction,
     phase: Phase,
-    /// Aperiodic sectors served in the open round, and the budget.
+    /// Aperiodic sectors served in the open round, the budget, and whether
+    /// the reserved sweep has stopped serving them.
     aperiodic_used: u32,
     aperiodic_budget: u32,
+    aperiodic_closed: bool,
 }
 
 impl<S: Storage, T: Storage> WrrScan<S, T> {
@@ -231,15 +225,10 @@ impl<S: Storage, T: Storage> WrrScan<S, T> {
             return Err(BuildError::invalid("t_r", "a positive rotation time"));
         }
         Ok(WrrScan {
-            queue: Queue::new(
-                &storage,
-                WrrIndex {
-                    cylinders: CylinderIndex::new(&storage, cylinders)?,
-                    parked: Slots::new(&storage, false),
-                    parked_tasks: NIL,
-                    parked_aperiodic: NIL,
-                },
-            ),
+            slab: Slab::new(&storage),
+            eligible: CylinderIndex::new(&storage, cylinders)?,
+            aperiodic: CylinderIndex::new(&storage, cylinders)?,
+            place: Slots::new(&storage, APERIODIC),
             tasks: TaskTable::new(&tasks),
             params,
             round: None,
@@ -250,6 +239,7 @@ impl<S: Storage, T: Storage> WrrScan<S, T> {
             phase: Phase::Reclaimed,
             aperiodic_used: 0,
             aperiodic_budget: 0,
+            aperiodic_closed: false,
         })
     }
 
@@ -293,19 +283,15 @@ impl<S: Storage, T: Storage> WrrScan<S, T> {
                 .chain(core::iter::once((task.period, task.blocks)))
         })?;
         let t = &mut self.tasks;
-        let n = t.len;
-        t.class.as_mut_slice().copy_within(at..n, at + 1);
-        t.period.as_mut_slice().copy_within(at..n, at + 1);
-        t.blocks.as_mut_slice().copy_within(at..n, at + 1);
-        t.budget.as_mut_slice().copy_within(at..n, at + 1);
-        t.used.as_mut_slice().copy_within(at..n, at + 1);
-        t.pieces.as_mut_slice().copy_within(at..n, at + 1);
+        t.shift(at, true);
         t.class[at] = task.class;
         t.period[at] = task.period;
         t.blocks[at] = task.blocks;
         t.used[at] = 0;
         t.pieces[at] = 0;
-        t.len += 1;
+        t.eligible[at] = 0;
+        t.eligible_pieces[at] = 0;
+        t.waiting[at] = NIL;
         self.install(round);
         Ok(self
             .reservation(task.class)
@@ -338,26 +324,41 @@ impl<S: Storage, T: Storage> WrrScan<S, T> {
 
     /// Removes the task of `class`, freeing its share (the round is chosen
     /// afresh); returns it, or `None` if no such task is admitted. Its
-    /// queued requests stay queued: cancel them first, or they are refused
-    /// nothing and served as the class's last requests (charged to no one).
+    /// queued requests stay queued and are served as aperiodic work.
     pub fn remove(&mut self, class: u16) -> Option<RateTask> {
         let at = self.tasks.find(class).ok()?;
         let task = self.tasks.task(at);
-        let t = &mut self.tasks;
-        let n = t.len;
-        t.class.as_mut_slice().copy_within(at + 1..n, at);
-        t.period.as_mut_slice().copy_within(at + 1..n, at);
-        t.blocks.as_mut_slice().copy_within(at + 1..n, at);
-        t.budget.as_mut_slice().copy_within(at + 1..n, at);
-        t.used.as_mut_slice().copy_within(at + 1..n, at);
-        t.pieces.as_mut_slice().copy_within(at + 1..n, at);
-        t.len -= 1;
+        // Its requests become aperiodic work: out of the eligible index and
+        // the waiting list, into the aperiodic index.
+        while self.tasks.waiting[at] != NIL {
+            let s = self.tasks.waiting[at];
+            self.eligible.side_remove(&mut self.tasks.waiting[at], s);
+            self.place_aperiodic(s);
+        }
+        // Its eligible requests (a few: one round's worth) are found by a
+        // scan of the queue; removal is rare.
+        while self.tasks.eligible_pieces[at] > 0 {
+            let found = self
+                .slab
+                .occupied()
+                .find(|&s| self.place[s as usize] == ELIGIBLE && self.slab.get(s).class == class);
+            let Some(s) = found else { break };
+            self.eligible.remove(&self.slab, s);
+            self.tasks.eligible_pieces[at] -= 1;
+            self.place_aperiodic(s);
+        }
+        self.tasks.shift(at, false);
         // Removing a task never raises the lower bound nor lowers the upper
         // one below the current round: a round always exists.
         let round = largest_round(&self.params, || self.tasks.pairs())
             .expect("a subset of a schedulable set is schedulable");
         self.install(round);
         Some(task)
+    }
+
+    fn place_aperiodic(&mut self, s: Slot) {
+        self.place[s as usize] = APERIODIC;
+        self.aperiodic.insert(&self.slab, s);
     }
 
     /// The current reservation of the task of `class`.
@@ -377,6 +378,8 @@ impl<S: Storage, T: Storage> WrrScan<S, T> {
     }
 
     /// Sets the budgets for a new round length and restarts the rounds.
+    /// Requests already eligible stay so (for one round a task may get the
+    /// larger of its old and new weight).
     fn install(&mut self, round: Option<Round>) {
         self.round = round;
         let spb = self.params.block_sectors;
@@ -395,8 +398,43 @@ impl<S: Storage, T: Storage> WrrScan<S, T> {
                 .unwrap_or(u32::MAX)
                 .saturating_mul(spb)
         });
+        for i in 0..self.tasks.len {
+            self.promote(i);
+        }
         // The next decision opens a round on the new grid.
         self.round_end = 0;
+    }
+
+    /// Whether task `i` may take a request of `sectors` more this round.
+    fn fits(&self, i: usize, sectors: u32) -> bool {
+        let t = &self.tasks;
+        let committed = t.used[i].saturating_add(t.eligible[i]);
+        let one_piece = !matches!(self.params.mode, WrrMode::Random);
+        if one_piece && (t.pieces[i] > 0 || t.eligible_pieces[i] > 0) {
+            return false;
+        }
+        committed == 0 || committed.saturating_add(sectors) <= t.budget[i]
+    }
+
+    fn make_eligible(&mut self, i: usize, s: Slot) {
+        let blocks = self.slab.get(s).blocks;
+        self.place[s as usize] = ELIGIBLE;
+        self.eligible.insert(&self.slab, s);
+        self.tasks.eligible[i] = self.tasks.eligible[i].saturating_add(blocks);
+        self.tasks.eligible_pieces[i] = self.tasks.eligible_pieces[i].saturating_add(1);
+    }
+
+    /// Moves task `i`'s oldest waiting requests into the eligible index
+    /// while its budget allows.
+    fn promote(&mut self, i: usize) {
+        loop {
+            let s = self.tasks.waiting[i];
+            if s == NIL || !self.fits(i, self.slab.get(s).blocks) {
+                return;
+            }
+            self.eligible.side_remove(&mut self.tasks.waiting[i], s);
+            self.make_eligible(i, s);
+        }
     }
 
     /// Opens the round holding `now`.
@@ -410,50 +448,93 @@ impl<S: Storage, T: Storage> WrrScan<S, T> {
         };
         self.phase = Phase::Reserved { cursor };
         self.aperiodic_used = 0;
+        self.aperiodic_closed = self.aperiodic_budget == 0;
         for i in 0..self.tasks.len {
             self.tasks.used[i] = 0;
             self.tasks.pieces[i] = 0;
-        }
-        let Queue { slab, index } = &mut self.queue;
-        index.unpark_all(slab);
-    }
-
-    /// Whether a request of `class` and `sectors` fits its class's budget.
-    fn affordable(&self, class: u16, sectors: u32) -> bool {
-        if class == 0 {
-            return self.aperiodic_used == 0 && self.aperiodic_budget > 0
-                || self.aperiodic_used.saturating_add(sectors) <= self.aperiodic_budget;
-        }
-        let Ok(i) = self.tasks.find(class) else {
-            // A removed task's leftovers: served from reclaimed time only.
-            return false;
-        };
-        let one_piece = !matches!(self.params.mode, WrrMode::Random);
-        if one_piece && self.tasks.pieces[i] > 0 {
-            return false;
-        }
-        let used = self.tasks.used[i];
-        used == 0 || used.saturating_add(sectors) <= self.tasks.budget[i]
-    }
-
-    fn charge(&mut self, class: u16, sectors: u32) {
-        if class == 0 {
-            self.aperiodic_used = self.aperiodic_used.saturating_add(sectors);
-        } else if let Ok(i) = self.tasks.find(class) {
-            self.tasks.used[i] = self.tasks.used[i].saturating_add(sectors);
-            self.tasks.pieces[i] = self.tasks.pieces[i].saturating_add(1);
+            self.promote(i);
         }
     }
 
-    fn take(&mut self, s: Slot, class: u16, blocks: u32) -> Dispatch {
-        self.charge(class, blocks);
-        Dispatch::direct(self.queue.take(s))
+    /// Takes slot `s` out of wherever it is; `served` charges its task.
+    fn take(&mut self, s: Slot, served: bool) -> Request {
+        let req = self.slab.get(s);
+        match self.place[s as usize] {
+            ELIGIBLE => {
+                self.eligible.remove(&self.slab, s);
+                if let Ok(i) = self.tasks.find(req.class) {
+                    let t = &mut self.tasks;
+                    t.eligible[i] = t.eligible[i].saturating_sub(req.blocks);
+                    t.eligible_pieces[i] = t.eligible_pieces[i].saturating_sub(1);
+                    if served {
+                        t.used[i] = t.used[i].saturating_add(req.blocks);
+                        t.pieces[i] = t.pieces[i].saturating_add(1);
+                    } else {
+                        self.promote(i);
+                    }
+                }
+            }
+            WAITING => {
+                if let Ok(i) = self.tasks.find(req.class) {
+                    self.eligible.side_remove(&mut self.tasks.waiting[i], s);
+                }
+            }
+            _ => {
+                self.aperiodic.remove(&self.slab, s);
+                if served {
+                    self.aperiodic_used = self.aperiodic_used.saturating_add(req.blocks);
+                }
+            }
+        }
+        self.place[s as usize] = APERIODIC;
+        self.slab.remove(s)
+    }
+
+    /// Whether the reserved sweep may serve an aperiodic request of `sectors`.
+    fn aperiodic_affordable(&self, sectors: u32) -> bool {
+        self.aperiodic_used == 0 && self.aperiodic_budget > 0
+            || self.aperiodic_used.saturating_add(sectors) <= self.aperiodic_budget
+    }
+
+    fn ahead(
+        index: &CylinderIndex<S>,
+        slab: &Slab<S>,
+        cursor: Cylinder,
+        d: Direction,
+    ) -> Option<Slot> {
+        match d {
+            Direction::Up => index.at_or_above(slab, cursor),
+            Direction::Down => index.at_or_below(slab, cursor),
+        }
+    }
+
+    /// Of two candidates, the one the arm reaches first moving `d` from `h`
+    /// (ahead before behind, then nearer; the periodic one on a tie).
+    fn first_of(
+        &self,
+        h: Cylinder,
+        d: Direction,
+        a: Option<(Slot, Direction)>,
+        b: Option<(Slot, Direction)>,
+    ) -> Option<(Slot, Direction)> {
+        match (a, b) {
+            (Some(x), Some(y)) => {
+                let key =
+                    |(s, dir): (Slot, Direction)| (dir != d, self.slab.cylinder(s).abs_diff(h));
+                Some(if key(y) < key(x) { y } else { x })
+            }
+            (x, None) => x,
+            (None, y) => y,
+        }
     }
 }
 
 impl<S: Storage, T: Storage> Scheduler for WrrScan<S, T> {
     fn enqueue(&mut self, req: Request, _now: Nanos) -> Result<(), EnqueueError> {
-        if req.class != 0 {
+        self.eligible.check(&req)?;
+        let task = if req.class == 0 {
+            None
+        } else {
             let Ok(i) = self.tasks.find(req.class) else {
                 return Err(EnqueueError::NotAdmitted {
                     id: req.id,
@@ -467,19 +548,29 @@ impl<S: Storage, T: Storage> Scheduler for WrrScan<S, T> {
                     per_round: self.tasks.budget[i],
                 });
             }
+            Some(i)
+        };
+        let s = self.slab.insert(&req)?;
+        match task {
+            None => self.place_aperiodic(s),
+            Some(i) if self.tasks.waiting[i] == NIL && self.fits(i, req.blocks) => {
+                self.make_eligible(i, s);
+            }
+            Some(i) => {
+                self.place[s as usize] = WAITING;
+                self.eligible.side_push_back(&mut self.tasks.waiting[i], s);
+            }
         }
-        self.queue.enqueue(&req).map(|_| ())
+        Ok(())
     }
 
     fn next(&mut self, head: Head, now: Nanos, est: &dyn ServiceEstimator) -> Option<Dispatch> {
         let Some(round) = self.round else {
-            // No task: plain LOOK over everything.
-            let Queue { slab, index } = &mut self.queue;
-            index.unpark_all(slab);
+            // No task: plain LOOK over the aperiodic work.
             let (s, direction) =
-                elevator_pick(&index.cylinders, slab, head.cylinder, self.direction)?;
+                elevator_pick(&self.aperiodic, &self.slab, head.cylinder, self.direction)?;
             self.direction = direction;
-            return Some(Dispatch::direct(self.queue.take(s)));
+            return Some(Dispatch::direct(self.take(s, true)));
         };
         if now >= self.round_end {
             self.open_round(now, round.length);
@@ -487,70 +578,65 @@ impl<S: Storage, T: Storage> Scheduler for WrrScan<S, T> {
         if now < self.sweep_from {
             return None;
         }
-        loop {
-            match self.phase {
-                Phase::Reserved { cursor } => {
-                    let Queue { slab, index } = &self.queue;
-                    let ahead = match self.direction {
-                        Direction::Up => index.cylinders.at_or_above(slab, cursor),
-                        Direction::Down => index.cylinders.at_or_below(slab, cursor),
-                    };
-                    let Some(s) = ahead else {
-                        self.phase = Phase::Reclaimed;
-                        let Queue { slab, index } = &mut self.queue;
-                        index.unpark_aperiodic(slab);
-                        continue;
-                    };
-                    let req = slab.get(s);
-                    if self.affordable(req.class, req.blocks) {
-                        self.phase = Phase::Reserved {
-                            cursor: req.cylinder,
-                        };
-                        return Some(self.take(s, req.class, req.blocks));
-                    }
-                    let Queue { slab, index } = &mut self.queue;
-                    index.park(slab, s);
+        if let Phase::Reserved { cursor } = self.phase {
+            let d = self.direction;
+            loop {
+                let periodic = Self::ahead(&self.eligible, &self.slab, cursor, d).map(|s| (s, d));
+                let aperiodic = if self.aperiodic_closed {
+                    None
+                } else {
+                    Self::ahead(&self.aperiodic, &self.slab, cursor, d).map(|s| (s, d))
+                };
+                let Some((s, _)) = self.first_of(cursor, d, periodic, aperiodic) else {
+                    self.phase = Phase::Reclaimed;
+                    break;
+                };
+                if self.place[s as usize] == APERIODIC
+                    && !self.aperiodic_affordable(self.slab.get(s).blocks)
+                {
+                    self.aperiodic_closed = true;
+                    continue;
                 }
-                Phase::Reclaimed => {
-                    let Queue { slab, index } = &self.queue;
-                    let (s, direction) =
-                        elevator_pick(&index.cylinders, slab, head.cylinder, self.direction)?;
-                    let req = slab.get(s);
-                    let budgeted = req.class != 0 && self.tasks.find(req.class).is_ok();
-                    if budgeted && !self.affordable(req.class, req.blocks) {
-                        let Queue { slab, index } = &mut self.queue;
-                        index.park(slab, s);
-                        continue;
-                    }
-                    let end = now.saturating_add(est.service_time(head, &req, now));
-                    if end > self.round_end {
-                        return None;
-                    }
-                    self.direction = direction;
-                    return Some(self.take(s, req.class, req.blocks));
-                }
+                self.phase = Phase::Reserved {
+                    cursor: self.slab.cylinder(s),
+                };
+                return Some(Dispatch::direct(self.take(s, true)));
             }
         }
+        // Reclaimed time: whatever is queued and fits before the round ends.
+        let h = head.cylinder;
+        let periodic = elevator_pick(&self.eligible, &self.slab, h, self.direction);
+        let aperiodic = elevator_pick(&self.aperiodic, &self.slab, h, self.direction);
+        let (s, direction) = self.first_of(h, self.direction, periodic, aperiodic)?;
+        let req = self.slab.get(s);
+        let end = now.saturating_add(est.service_time(head, &req, now));
+        if end > self.round_end {
+            return None;
+        }
+        self.direction = direction;
+        Some(Dispatch::direct(self.take(s, true)))
     }
 
     fn cancel(&mut self, id: RequestId) -> Result<Request, CancelError> {
-        self.queue.cancel(id)
+        let s = self.slab.find(id).ok_or(CancelError::UnknownId(id))?;
+        Ok(self.take(s, false))
     }
 
     fn len(&self) -> usize {
-        self.queue.len()
+        self.slab.len()
     }
 
     fn capacity(&self) -> usize {
-        self.queue.slab.capacity()
+        self.slab.capacity()
     }
 
     fn contains(&self, id: RequestId) -> bool {
-        self.queue.contains(id)
+        self.slab.find(id).is_some()
     }
 
     fn pop_any(&mut self) -> Option<Request> {
-        self.queue.pop_any()
+        let s = self.slab.any_occupied()?;
+        Some(self.take(s, false))
     }
 
     fn next_eligible_at(&self, now: Nanos) -> Option<Nanos> {
