@@ -492,6 +492,68 @@ where
     Err(refusal(first_demand))
 }
 
+/// The grammar of the registry entry `wrr-scan`: `wrr-scan[:key=value,...]`
+/// with `mode=r|c|ca` (default `ca`) and the aperiodic reservation as
+/// `share=F` (a fraction of each round, default 0.005) or `blocks=N` (x_a),
+/// on the paper's HP 97560 constants ([`WrrParams::tsai04`]). Tasks are
+/// admitted through [`WrrScan::admit`](super::WrrScan::admit), so they are
+/// not part of the description.
+impl core::str::FromStr for WrrParams {
+    type Err = crate::SpecError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        use crate::SpecError;
+        let (name, params) = s.split_once(':').unwrap_or((s, ""));
+        if !crate::spec::same_name_of(name.trim(), "wrr-scan") {
+            return Err(SpecError::UnknownPolicy);
+        }
+        let mut out = WrrParams::tsai04(WrrMode::Aligned, AperiodicReserve::Share { ppm: 5_000 });
+        for pair in params.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (key, value) = pair.split_once('=').ok_or(SpecError::BadValue {
+                parameter: "parameters",
+                expected: "key=value pairs separated by commas",
+            })?;
+            match (key.trim(), value.trim()) {
+                ("mode", v) => {
+                    out.mode = match v {
+                        "r" | "R" => WrrMode::Random,
+                        "c" | "C" => WrrMode::Contiguous,
+                        "ca" | "CA" => WrrMode::Aligned,
+                        _ => {
+                            return Err(SpecError::BadValue {
+                                parameter: "mode",
+                                expected: "r, c or ca",
+                            });
+                        }
+                    }
+                }
+                ("share", v) => {
+                    let bad = SpecError::BadValue {
+                        parameter: "share",
+                        expected: "a fraction in [0, 1)",
+                    };
+                    let f: f64 = v.parse().map_err(|_| bad)?;
+                    if !(f.is_finite() && (0.0..1.0).contains(&f)) {
+                        return Err(bad);
+                    }
+                    out.aperiodic = AperiodicReserve::Share {
+                        ppm: (f * 1e6 + 0.5) as u32,
+                    };
+                }
+                ("blocks", v) => {
+                    out.aperiodic =
+                        AperiodicReserve::Blocks(v.parse().map_err(|_| SpecError::BadValue {
+                            parameter: "blocks",
+                            expected: "a whole number of blocks",
+                        })?);
+                }
+                _ => return Err(SpecError::UnknownParameter { policy: "wrr-scan" }),
+            }
+        }
+        Ok(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -577,6 +639,22 @@ mod tests {
                 ..
             } if upper == 100 * MS
         ));
+    }
+
+    #[test]
+    fn the_registry_grammar_parses() {
+        let p: WrrParams = "wrr-scan:mode=c,share=0.01".parse().unwrap();
+        assert_eq!(p.mode, WrrMode::Contiguous);
+        assert_eq!(p.aperiodic, AperiodicReserve::Share { ppm: 10_000 });
+        let p: WrrParams = "WRR_SCAN:blocks=3".parse().unwrap();
+        assert_eq!(
+            (p.mode, p.aperiodic),
+            (WrrMode::Aligned, AperiodicReserve::Blocks(3))
+        );
+        assert!("wrr-scan:mode=x".parse::<WrrParams>().is_err());
+        assert!("wrr-scan:share=2".parse::<WrrParams>().is_err());
+        assert!("wrr-scan:speed=1".parse::<WrrParams>().is_err());
+        assert!("look".parse::<WrrParams>().is_err());
     }
 
     #[test]
