@@ -266,3 +266,24 @@ proptest! {
         prop_assert_eq!(report.aperiodic_short_rounds, 0);
     }
 }
+
+#[test]
+fn the_reproduction_does_not_depend_on_jobs() {
+    use spindle::output::{Format, render_all};
+    use spindle::repro::tsai04::{figure, sweep};
+    let opts = |jobs| Tsai04Options {
+        sets: 3,
+        seconds: 10,
+        step: 45,
+        jobs,
+        ..Tsai04Options::default()
+    };
+    let render = |jobs| {
+        let s = sweep(&opts(jobs)).unwrap();
+        let tables: Vec<_> = (5..=12)
+            .flat_map(|n| figure(n, &s).unwrap().tables)
+            .collect();
+        render_all(&tables, Format::Json)
+    };
+    assert_eq!(render(1), render(3));
+}

@@ -717,3 +717,82 @@ fn short_rounds(
     }
     (short, with_work)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::presets;
+    use sched_core::policy::AperiodicReserve;
+
+    #[test]
+    fn the_paper_distribution_reads_variance_literally() {
+        let w = Tsai04Distribution::default().task_set(500, 3, 0).unwrap();
+        let periods: Vec<f64> = w.tasks.iter().map(|t| t.period as f64 / 1e6).collect();
+        let mean = periods.iter().sum::<f64>() / 500.0;
+        let var = periods.iter().map(|p| (p - mean).powi(2)).sum::<f64>() / 499.0;
+        // Variance 1000 ms², not a standard deviation of 1000 ms.
+        assert!((mean - 5000.0).abs() < 5.0, "{mean}");
+        assert!((700.0..1300.0).contains(&var), "{var}");
+        // 56 KB with a standard deviation of 5.3 KB, in 4 KB blocks (rounded up).
+        let blocks = w.tasks.iter().map(|t| f64::from(t.blocks)).sum::<f64>() / 500.0;
+        assert!((14.0..15.0).contains(&blocks), "{blocks}");
+        assert!(w.tasks.iter().all(|t| (8..=21).contains(&t.blocks)));
+        assert!(w.tasks.iter().all(|t| t.release < t.period));
+    }
+
+    #[test]
+    fn a_bad_distribution_is_a_typed_error() {
+        let bad = Tsai04Distribution {
+            period_mean_ms: -1.0,
+            ..Tsai04Distribution::default()
+        };
+        assert!(matches!(
+            bad.task_set(3, 1, 0),
+            Err(WorkloadError::Invalid {
+                field: "period_mean_ms",
+                ..
+            })
+        ));
+        let bad = Tsai04Distribution {
+            block_bytes: 1000,
+            ..Tsai04Distribution::default()
+        };
+        assert!(matches!(
+            bad.task_set(3, 1, 0),
+            Err(WorkloadError::Invalid {
+                field: "block_bytes",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn runs_are_deterministic_and_count_every_job() {
+        let model = DiskModel::from_spec(&presets::hp97560()).unwrap();
+        let w = Tsai04Distribution::default().task_set(20, 5, 1).unwrap();
+        let c = Contender::Wrr(WrrParams::tsai04(
+            WrrMode::Contiguous,
+            AperiodicReserve::Share { ppm: 5_000 },
+        ));
+        let a = run_rate(&model, &w, &c, 20_000_000_000, 5, 1).unwrap();
+        let b = run_rate(&model, &w, &c, 20_000_000_000, 5, 1).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.admitted, 20);
+        // Each task's jobs whose deadline falls in 20 s are all judged.
+        for (t, o) in w.tasks.iter().zip(&a.tasks) {
+            let due = (20_000_000_000 - t.release) / t.period;
+            assert!(
+                o.jobs >= due,
+                "task {}: {} jobs judged, {due} due",
+                t.class,
+                o.jobs
+            );
+        }
+        assert_eq!(a.deadline_misses, 0);
+        let parts = a.idle + a.seek + a.rotation + a.transfer + a.overhead;
+        assert!((parts - 1.0).abs() < 0.01, "{parts}");
+        let e = run_rate(&model, &w, &Contender::ScanEdf, 20_000_000_000, 5, 1).unwrap();
+        assert_eq!(e.policy, "SCAN-EDF");
+        assert!(e.aperiodic_completed > 0);
+    }
+}
