@@ -336,10 +336,19 @@ pub fn run(args: &AdmitArgs, format: Format) -> Result<()> {
         .iter()
         .map(|d| d.iter().filter(|r| r.is_ok()).count())
         .collect();
+    let rounds: Vec<String> = decisions
+        .iter()
+        .map(|d| {
+            d.iter()
+                .find_map(|r| r.as_ref().ok())
+                .map_or_else(|| "-".into(), |r| format!("{:.1} ms", r.round as f64 / 1e6))
+        })
+        .collect();
     t.note(format!(
-        "admitted: R {}, C {}, CA {}; q = rounds a period, x = blocks a round, W = x·C/V, resp = worst-case response",
-        admitted[0], admitted[1], admitted[2]
+        "admitted: R {}, C {}, CA {}; round length: R {}, C {}, CA {}",
+        admitted[0], admitted[1], admitted[2], rounds[0], rounds[1], rounds[2]
     ));
+    t.note("q = rounds a period, x = blocks a round, W = x·C/V, resp = worst-case response");
     print!("{}", t.render(format));
     Ok(())
 }

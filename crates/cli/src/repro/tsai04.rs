@@ -169,6 +169,7 @@ pub struct Sweep {
 /// # Errors
 /// When a run fails.
 pub fn sweep(opts: &Tsai04Options) -> Result<Sweep> {
+    anyhow::ensure!(opts.sets >= 1, "--sets: at least one task set is needed");
     let xs = task_counts(opts.step);
     let cs = contenders(opts.share_ppm);
     let work: Vec<(usize, usize, u64)> = (0..cs.len())
