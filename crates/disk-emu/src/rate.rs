@@ -293,6 +293,9 @@ pub struct RateReport {
     pub deadline_misses: u64,
     /// Jobs of admitted tasks judged.
     pub jobs: u64,
+    /// The least time, ms, by which a completed job beat its deadline
+    /// (negative for a miss; NaN if no job completed): the guarantee's margin.
+    pub min_slack_ms: f64,
     /// Per task.
     pub tasks: Vec<TaskOutcome>,
 }
@@ -501,6 +504,8 @@ fn drive<S: Scheduler>(
                     let job = jobs.remove(&key).expect("present");
                     let o = &mut outcomes[job.task];
                     o.jobs += 1;
+                    let slack = job.deadline as f64 - t.finish as f64;
+                    acc.min_slack = acc.min_slack.min(slack);
                     if t.finish > job.deadline {
                         o.misses += 1;
                     }
@@ -668,11 +673,15 @@ fn drive<S: Scheduler>(
         aperiodic_rounds_with_work: with_work,
         deadline_misses: misses,
         jobs: jobs_judged,
+        min_slack_ms: if acc.min_slack.is_finite() {
+            acc.min_slack / MS
+        } else {
+            f64::NAN
+        },
         tasks: outcomes,
     })
 }
 
-#[derive(Default)]
 struct Totals {
     seek: Nanos,
     rotation: Nanos,
@@ -682,6 +691,24 @@ struct Totals {
     aperiodic_bytes: u64,
     aperiodic_response: Nanos,
     aperiodic_completed: u64,
+    /// Least deadline − completion over completed jobs, ns.
+    min_slack: f64,
+}
+
+impl Default for Totals {
+    fn default() -> Self {
+        Totals {
+            seek: 0,
+            rotation: 0,
+            transfer: 0,
+            overhead: 0,
+            distance: 0,
+            aperiodic_bytes: 0,
+            aperiodic_response: 0,
+            aperiodic_completed: 0,
+            min_slack: f64::INFINITY,
+        }
+    }
 }
 
 /// Blocks of `spb` sectors the disk holds.
