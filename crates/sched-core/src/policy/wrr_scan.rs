@@ -175,6 +175,34 @@ enum Phase {
 
 /// WRR-SCAN in one of its three versions, on request storage `S` and task
 /// table storage `T`.
+///
+/// ```
+/// use sched_core::policy::{AdmitError, AperiodicReserve, RateTask, WrrMode, WrrParams, WrrScan};
+/// use sched_core::{Head, Inline, Kind, NullEstimator, Request, RequestId, Scheduler};
+///
+/// let params = WrrParams::tsai04(WrrMode::Contiguous, AperiodicReserve::Blocks(2));
+/// let mut q: WrrScan<Inline<64>, Inline<8>> =
+///     WrrScan::new(Inline::new(), Inline::new(), 1962, params)?;
+/// // A 56 KB buffer filled at 11.2 KB/s: 14 blocks every 5 s.
+/// let video = RateTask::from_rate(1, 11_469, 57_344, 4096)?;
+/// let r = q.admit(video)?;
+/// // The longest round Eq. (8) allows, P/2; all 14 blocks in one round.
+/// assert_eq!((r.round, r.blocks_per_round), (video.period / 2, 14));
+/// // Far too much for the disk: refused, naming the bound.
+/// let hog = RateTask { class: 2, period: 1_000_000_000, blocks: 5_000 };
+/// assert!(matches!(q.admit(hog), Err(AdmitError::Unschedulable { .. })));
+/// // The task's requests carry its class; aperiodic ones class 0.
+/// q.enqueue(Request::new(RequestId(1), Kind::Read, 0, 112, 900, 0).with_class(1), 0)?;
+/// q.enqueue(Request::new(RequestId(2), Kind::Read, 0, 8, 100, 0), 0)?;
+/// // A round opens at 0 and sweeps from 1 ns on, up from cylinder 0 first.
+/// assert!(q.next(Head::at(0), 0, &NullEstimator).is_none());
+/// assert_eq!(q.next_eligible_at(0), Some(1));
+/// let order: Vec<_> = std::iter::from_fn(|| q.next(Head::at(0), 1, &NullEstimator))
+///     .map(|d| d.request.id)
+///     .collect();
+/// assert_eq!(order, [RequestId(2), RequestId(1)]);
+/// # Ok::<(), Box<dyn core::error::Error>>(())
+/// ```
 pub struct WrrScan<S: Storage, T: Storage = S> {
     slab: Slab<S>,
     /// Periodic requests their task may be served this round.
