@@ -84,8 +84,8 @@ pub use mirror::{
 };
 pub use random::{Purpose, Stream};
 pub use rate::{
-    Contender, MAX_RATE_TASKS, RateReport, RateTaskSpec, RateWorkload, TaskOutcome,
-    Tsai04Distribution, run_rate,
+    APERIODIC_BACKLOG, Contender, MAX_RATE_TASKS, RateReport, RateTaskSpec, RateWorkload,
+    TaskOutcome, Tsai04Distribution, run_rate,
 };
 pub use replay::{DeviceReport, ReplayError, ReplayOptions, ReplayReport, Validation, replay};
 pub use sim::{Experiment, Load, RunError, headline_metrics, metric_table, parallel};

@@ -42,6 +42,11 @@ use crate::random::{Purpose, Stream};
 use crate::sim::RunError;
 use crate::workload::WorkloadError;
 
+/// Aperiodic reads that may wait at once; later arrivals are turned away
+/// ([`RateReport::aperiodic_dropped`]). Half the device's queue, so that the
+/// jobs always find room.
+pub const APERIODIC_BACKLOG: u64 = QUEUE_CAPACITY as u64 / 2;
+
 /// Most tasks a WRR-SCAN task table built by [`run_rate`] holds.
 pub const MAX_RATE_TASKS: usize = 1024;
 
@@ -283,6 +288,8 @@ pub struct RateReport {
     pub aperiodic_response_ms: f64,
     /// Aperiodic reads completed.
     pub aperiodic_completed: u64,
+    /// Aperiodic reads turned away because [`APERIODIC_BACKLOG`] were waiting.
+    pub aperiodic_dropped: u64,
     /// Rounds in which the aperiodic server, with work waiting when the
     /// round began, completed fewer than min(waiting, x_a) reads (WRR-SCAN;
     /// 0 otherwise). The reservation promises none.
@@ -590,17 +597,26 @@ fn drive<S: Scheduler>(
                 }
             }
             if next_aperiodic == t {
-                ids += 1;
-                let req = Request::new(
-                    RequestId(ids),
-                    Kind::Read,
-                    places.below(capacity) * spb,
-                    spb as u32,
-                    0,
-                    t,
-                );
-                device.submit(req, t).map_err(|e| RunError::device(e, t))?;
-                aperiodic_arrivals.push(t);
+                // A bounded background queue: beyond APERIODIC_BACKLOG
+                // waiting reads an arrival is turned away (and counted), so
+                // that a policy starving aperiodic work (SCAN-EDF at heavy
+                // load) never fills the device's queue under the jobs.
+                let waiting = aperiodic_arrivals.len() as u64 - acc.aperiodic_completed;
+                if waiting >= APERIODIC_BACKLOG {
+                    acc.aperiodic_dropped += 1;
+                } else {
+                    ids += 1;
+                    let req = Request::new(
+                        RequestId(ids),
+                        Kind::Read,
+                        places.below(capacity) * spb,
+                        spb as u32,
+                        0,
+                        t,
+                    );
+                    device.submit(req, t).map_err(|e| RunError::device(e, t))?;
+                    aperiodic_arrivals.push(t);
+                }
                 next_aperiodic = t + arrivals.exponential(workload.aperiodic_gap).max(1);
             }
         } else {
@@ -669,6 +685,7 @@ fn drive<S: Scheduler>(
             acc.aperiodic_response as f64 / acc.aperiodic_completed as f64 / MS
         },
         aperiodic_completed: acc.aperiodic_completed,
+        aperiodic_dropped: acc.aperiodic_dropped,
         aperiodic_short_rounds: short,
         aperiodic_rounds_with_work: with_work,
         deadline_misses: misses,
@@ -691,6 +708,7 @@ struct Totals {
     aperiodic_bytes: u64,
     aperiodic_response: Nanos,
     aperiodic_completed: u64,
+    aperiodic_dropped: u64,
     /// Least deadline − completion over completed jobs, ns.
     min_slack: f64,
 }
@@ -706,6 +724,7 @@ impl Default for Totals {
             aperiodic_bytes: 0,
             aperiodic_response: 0,
             aperiodic_completed: 0,
+            aperiodic_dropped: 0,
             min_slack: f64::INFINITY,
         }
     }
