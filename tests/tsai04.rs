@@ -228,13 +228,13 @@ fn bad_task_specifications_are_typed_errors() {
 fn task_sets() -> impl Strategy<Value = (Vec<(u64, u32, u64)>, u64, u32)> {
     (
         prop::collection::vec((300u64..8_000, 1u32..=40, 0u64..1_000), 1..80),
-        15u64..120,
+        5u64..120,
         prop_oneof![(0u32..20_000).prop_map(|ppm| ppm), Just(DEFAULT_SHARE_PPM)],
     )
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 128, .. ProptestConfig::default() })]
 
     /// Whatever the task set, an admitted task never misses a deadline on
     /// the emulated disk, and in every round that begins with aperiodic
