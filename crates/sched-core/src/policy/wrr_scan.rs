@@ -27,7 +27,10 @@
 //! serving in cylinder order
 //! the eligible requests and aperiodic ones while x_a lasts. This sweep is
 //! what Eqs. (7), (8), (10) bound: one stroke, x_i blocks per task, x_a
-//! aperiodic blocks.
+//! aperiodic blocks. (The seek that brings the arm to the sweep's first
+//! request, from wherever reclaimed work left it, is outside the paper's
+//! single t_s; so is any controller overhead. Both come out of the slack the
+//! bounds' worst cases leave, which `spindle repro tsai04` reports.)
 //!
 //! **Bandwidth reclamation** (§3.1 end, §4): once nothing affordable lies
 //! ahead, the rest of the round is reclaimed. Queued requests, aperiodic
