@@ -376,10 +376,12 @@ pub fn run_rate(
                     scattered,
                     align,
                 },
-                duration,
-                seed,
-                replication,
-                round.map(|r| (r.length, r.aperiodic_blocks)),
+                &Run {
+                    duration,
+                    seed,
+                    replication,
+                    rounds: round.map(|r| (r.length, r.aperiodic_blocks)),
+                },
             )?;
             report.policy = contender.label();
             Ok(report)
@@ -397,10 +399,12 @@ pub fn run_rate(
                     scattered: false,
                     align: None,
                 },
-                duration,
-                seed,
-                replication,
-                None,
+                &Run {
+                    duration,
+                    seed,
+                    replication,
+                    rounds: None,
+                },
             )?;
             report.policy = contender.label();
             Ok(report)
@@ -415,17 +419,28 @@ struct Layout {
     align: Option<Nanos>,
 }
 
-#[allow(clippy::too_many_arguments)]
+/// How long a run lasts, its random streams, and (WRR-SCAN) the round
+/// length and x_a the aperiodic server is checked against.
+struct Run {
+    duration: Nanos,
+    seed: u64,
+    replication: u64,
+    rounds: Option<(Nanos, u64)>,
+}
+
 fn drive<S: Scheduler>(
     mut device: DiskDevice<S>,
     workload: &RateWorkload,
     admitted: &[bool],
     layout: impl Fn(usize) -> Layout,
-    duration: Nanos,
-    seed: u64,
-    replication: u64,
-    rounds: Option<(Nanos, u64)>,
+    run: &Run,
 ) -> Result<RateReport, RunError> {
+    let Run {
+        duration,
+        seed,
+        replication,
+        rounds,
+    } = *run;
     let spb = u64::from(workload.block_sectors.max(1));
     let sector_bytes = u64::from(device.model().block_bytes());
     let capacity = model_blocks(device.model(), spb);
@@ -653,7 +668,7 @@ fn drive<S: Scheduler>(
         }
         None => (0, 0),
     };
-    let run = duration.max(1) as f64;
+    let length = duration.max(1) as f64;
     let busy = acc.seek + acc.rotation + acc.transfer + acc.overhead;
     let admitted_count = admitted.iter().filter(|&&a| a).count();
     let (jobs_judged, misses) = outcomes
@@ -668,17 +683,17 @@ fn drive<S: Scheduler>(
         aperiodic_reserved_blocks: rounds.map(|r| r.1),
         duration_ns: duration,
         total_seek_distance: acc.distance,
-        idle: (1.0 - busy as f64 / run).max(0.0),
-        seek: acc.seek as f64 / run,
-        rotation: acc.rotation as f64 / run,
-        transfer: acc.transfer as f64 / run,
-        overhead: acc.overhead as f64 / run,
+        idle: (1.0 - busy as f64 / length).max(0.0),
+        seek: acc.seek as f64 / length,
+        rotation: acc.rotation as f64 / length,
+        transfer: acc.transfer as f64 / length,
+        overhead: acc.overhead as f64 / length,
         utilisation: if busy == 0 {
             f64::NAN
         } else {
             acc.transfer as f64 / busy as f64
         },
-        aperiodic_throughput: acc.aperiodic_bytes as f64 / (run / 1e9),
+        aperiodic_throughput: acc.aperiodic_bytes as f64 / (length / 1e9),
         aperiodic_response_ms: if acc.aperiodic_completed == 0 {
             f64::NAN
         } else {
