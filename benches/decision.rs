@@ -30,8 +30,13 @@
 //! [`Heap`] storage, and `std-sstf`, `std-look`, `std-edf` are the
 //! std-collections references.
 //!
-//! Run with `cargo bench --bench decision`; add a filter such as `depth4096`
-//! or `array4096` to run one group.
+//! Run with `cargo bench --bench decision`; add a filter such as `depth4096`,
+//! `array4096` or `wrr4096` to run one group. WRR-SCAN-CA (100 rate-based
+//! tasks admitted, requests spread uniformly over them and the aperiodic
+//! server; when the policy holds work until its next round the simulated
+//! disk waits) is measured in `wrr4096` next to LOOK and SCAN-EDF, with the
+//! cost of its admission test into a set of 100 tasks;
+//! `cargo bench --bench decision -- --wrr` prints just its ratios.
 //!
 //! `cargo bench --bench decision -- --ratios` prints instead the ratios the
 //! targets are stated in, robust to a busy machine: at depth 4096 it times
@@ -47,6 +52,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group};
 use sched_core::array::{AnyArray, ArrayPolicy, ArraySpec, ArrayView, Copies, Location};
+use sched_core::policy::{AperiodicReserve, RateTask, WrrMode, WrrParams, WrrScan};
 use sched_core::{
     AnyScheduler, Boxed, CancelError, Cylinder, Direction, Dispatch, EnqueueError, ExpiredRule,
     Head, Heap, Inline, Kind, Nanos, PolicySpec, Request, RequestId, Scheduler, ServiceEstimator,
@@ -573,7 +579,111 @@ fn decision(c: &mut Criterion) {
     bench_depth::<64>(c, false);
     bench_depth::<512>(c, false);
     bench_depth::<4096>(c, true);
+    bench_wrr(c);
     bench_arrays(c);
+}
+
+/// Rate-based tasks admitted in the WRR-SCAN benchmarks: 14 blocks every
+/// 5 s (the paper's means), as many as WRR-SCAN-CA admits with a 0.5 %
+/// aperiodic share.
+const WRR_TASKS: u16 = 100;
+
+/// WRR-SCAN-CA with [`WRR_TASKS`] tasks admitted, on boxed storage.
+fn wrr_scan(depth_storage: Boxed<4096>) -> WrrScan<Boxed<4096>, Boxed<256>> {
+    let params = WrrParams::tsai04(WrrMode::Aligned, AperiodicReserve::Share { ppm: 5_000 });
+    let mut q = WrrScan::new(depth_storage, Boxed::new(), CYLINDERS, params).expect("valid");
+    for class in 1..=WRR_TASKS {
+        q.admit(wrr_task(class)).expect("the set is schedulable");
+    }
+    q
+}
+
+/// Task `class`: periods spread ±20 ms around 5 s.
+fn wrr_task(class: u16) -> RateTask {
+    RateTask {
+        class,
+        period: 5_000_000_000 + (u64::from(class) * 7_919_993) % 40_000_000 - 20_000_000,
+        blocks: 14,
+    }
+}
+
+/// WRR-SCAN driven as a disk would drive it: each request gets a class
+/// (uniform over the admitted tasks and the aperiodic server), and when the
+/// policy holds its work until the next round the disk waits for it (the
+/// wait is kept as a clock skew, so the workload's own clock is untouched).
+struct WrrDriver {
+    q: WrrScan<Boxed<4096>, Boxed<256>>,
+    rng: Rng,
+    skew: Nanos,
+}
+
+impl Scheduler for WrrDriver {
+    fn enqueue(&mut self, mut req: Request, now: Nanos) -> Result<(), EnqueueError> {
+        req.class = self.rng.below(u64::from(WRR_TASKS) + 1) as u16;
+        self.q.enqueue(req, now + self.skew)
+    }
+    fn next(&mut self, head: Head, now: Nanos, est: &dyn ServiceEstimator) -> Option<Dispatch> {
+        loop {
+            let t = now + self.skew;
+            if let Some(d) = self.q.next(head, t, est) {
+                return Some(d);
+            }
+            let wake = self.q.next_eligible_at(t)?;
+            self.skew += wake - t;
+        }
+    }
+    fn cancel(&mut self, id: RequestId) -> Result<Request, CancelError> {
+        self.q.cancel(id)
+    }
+    fn len(&self) -> usize {
+        self.q.len()
+    }
+    fn capacity(&self) -> usize {
+        self.q.capacity()
+    }
+    fn contains(&self, id: RequestId) -> bool {
+        self.q.contains(id)
+    }
+    fn pop_any(&mut self) -> Option<Request> {
+        self.q.pop_any()
+    }
+}
+
+fn wrr_driver() -> WrrDriver {
+    WrrDriver {
+        q: wrr_scan(Boxed::new()),
+        rng: Rng(0xC1A55),
+        skew: 0,
+    }
+}
+
+/// WRR-SCAN-CA at depth 4096 next to LOOK and SCAN-EDF measured in the same
+/// group, and the cost of admission into a set of [`WRR_TASKS`].
+fn bench_wrr(c: &mut Criterion) {
+    let mut group = c.benchmark_group("wrr4096");
+    measure(&mut group, "wrr-scan-ca", &mut wrr_driver(), 4096);
+    for name in ["look", "scan-edf"] {
+        let spec: PolicySpec = name.parse().expect("a built-in policy");
+        let mut queue = spec.build(Boxed::<4096>::new(), CYLINDERS).expect("valid");
+        measure(&mut group, name, &mut queue, 4096);
+    }
+    let set = wrr_scan(Boxed::new());
+    let newcomer = RateTask {
+        class: WRR_TASKS + 1,
+        period: 5_000_000_000,
+        blocks: 14,
+    };
+    group.bench_function("admission-test-into-100", |b| {
+        b.iter(|| black_box(set.try_admit(black_box(newcomer))))
+    });
+    let mut set = wrr_scan(Boxed::new());
+    group.bench_function("admit-and-remove-into-100", |b| {
+        b.iter(|| {
+            black_box(set.admit(black_box(newcomer)).expect("fits"));
+            black_box(set.remove(newcomer.class));
+        })
+    });
+    group.finish();
 }
 
 fn config() -> Criterion {
@@ -702,7 +812,66 @@ fn ratios() {
     }
 }
 
+/// WRR-SCAN-CA against LOOK and SCAN-EDF, interleaved like [`ratios`], and
+/// the admission test into a set of [`WRR_TASKS`].
+fn wrr_ratios() {
+    const DEPTH: usize = 4096;
+    const ROUNDS: usize = 15;
+    const REQUESTS: u64 = 50_000;
+    let mut wrr = wrr_driver();
+    let mut look = PolicySpec::Look
+        .build(Boxed::<DEPTH>::new(), CYLINDERS)
+        .expect("valid");
+    let mut scan_edf = PolicySpec::ScanEdf { granularity: 1 }
+        .build(Boxed::<DEPTH>::new(), CYLINDERS)
+        .expect("valid");
+    let mut w = [
+        prefill(&mut wrr, DEPTH),
+        prefill(&mut look, DEPTH),
+        prefill(&mut scan_edf, DEPTH),
+    ];
+    let mut t: [Vec<f64>; 3] = Default::default();
+    for _ in 0..ROUNDS {
+        t[0].push(ns_per_request(&mut wrr, &mut w[0], REQUESTS));
+        t[1].push(ns_per_request(&mut look, &mut w[1], REQUESTS));
+        t[2].push(ns_per_request(&mut scan_edf, &mut w[2], REQUESTS));
+    }
+    let ratio = |a: &[f64], b: &[f64]| median(a.iter().zip(b).map(|(x, y)| x / y).collect());
+    println!();
+    println!(
+        "wrr-scan-ca ({WRR_TASKS} tasks) {:.0} ns/request; look {:.0}, scan-edf {:.0}; wrr/look {:.2}, wrr/scan-edf {:.2}",
+        median(t[0].clone()),
+        median(t[1].clone()),
+        median(t[2].clone()),
+        ratio(&t[0], &t[1]),
+        ratio(&t[0], &t[2])
+    );
+    let set = wrr_scan(Boxed::new());
+    let newcomer = RateTask {
+        class: WRR_TASKS + 1,
+        period: 5_000_000_000,
+        blocks: 14,
+    };
+    let per_round = 20_000u32;
+    let mut times = Vec::new();
+    for _ in 0..ROUNDS {
+        let start = Instant::now();
+        for _ in 0..per_round {
+            black_box(set.try_admit(black_box(newcomer)).expect("fits"));
+        }
+        times.push(start.elapsed().as_nanos() as f64 / f64::from(per_round));
+    }
+    println!(
+        "admission test of one task into a set of {WRR_TASKS}: {:.0} ns (median of {ROUNDS} rounds)",
+        median(times)
+    );
+}
+
 fn main() {
+    if std::env::args().any(|a| a == "--wrr") {
+        wrr_ratios();
+        return;
+    }
     if std::env::args().any(|a| a == "--ratios") {
         ratios();
         return;

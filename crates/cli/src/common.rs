@@ -59,6 +59,7 @@ pub fn print_policies(format: Format) {
         let kind = match info.kind {
             PolicyKind::Disk => "disk",
             PolicyKind::Array => "array",
+            PolicyKind::RateBased => "rate-based",
         };
         t.row(vec![
             Cell::text(info.name),

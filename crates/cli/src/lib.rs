@@ -3,6 +3,7 @@
 //! results, each producing tables (text, CSV, JSON) and, where a paper has a
 //! figure, an SVG plot. The binary is a thin command-line layer over this.
 
+pub mod admit;
 pub mod analyze;
 pub mod bench;
 pub mod common;

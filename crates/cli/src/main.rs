@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use spindle::output::Format;
-use spindle::{analyze, bench, common, experiments, replay, repro, txn, validate};
+use spindle::{admit, analyze, bench, common, experiments, replay, repro, txn, validate};
 
 /// Disk I/O scheduling experiments on emulated disks.
 #[derive(Parser, Debug)]
@@ -28,6 +28,8 @@ enum Command {
     Replay(replay::ReplayArgs),
     /// Compare a drive model with a DiskSim validation trace (demerit, per-class means, CDF plot).
     Validate(validate::ValidateArgs),
+    /// WRR-SCAN admission of a task set (TOML/JSON) under each version.
+    Admit(admit::AdmitArgs),
     /// List the disk presets.
     Presets,
     /// List the scheduling policies and their parameters.
@@ -58,6 +60,7 @@ fn main() -> ExitCode {
         Some(Command::Run(args)) => experiments::run(&args, cli.format),
         Some(Command::Replay(args)) => replay::run(&args, cli.format),
         Some(Command::Validate(args)) => validate::run(&args, cli.format),
+        Some(Command::Admit(args)) => admit::run(&args, cli.format),
         Some(Command::Presets) => {
             common::print_presets(cli.format);
             Ok(())

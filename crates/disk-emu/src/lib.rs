@@ -18,7 +18,8 @@
 //! - **Experiments** built on them: [`Experiment`] (one disk),
 //!   [`MirrorExperiment`] (a mirrored pair), [`replay`] (block traces).
 //! - **Workloads**: [`Arrivals`], [`RequestMix`], [`Generator`],
-//!   [`ArrivalProcess`]; seeded random [`Stream`]s.
+//!   [`ArrivalProcess`]; seeded random [`Stream`]s; rate-based real-time
+//!   tasks ([`RateWorkload`], [`Tsai04Distribution`]) run by [`run_rate`].
 //! - **Statistics**: [`DiskStats`], [`ArrayStats`], [`ClassStats`] and their
 //!   reports; [`MetricTable`] for confidence intervals over replications.
 //!
@@ -67,6 +68,7 @@ pub mod disk;
 mod engine;
 mod mirror;
 mod random;
+mod rate;
 mod replay;
 mod sim;
 mod stats;
@@ -81,6 +83,10 @@ pub use mirror::{
     KindReport, MirrorExperiment, MirrorReport, Placement, mirror_metrics, mirror_table,
 };
 pub use random::{Purpose, Stream};
+pub use rate::{
+    APERIODIC_BACKLOG, Contender, MAX_RATE_TASKS, RateReport, RateTaskSpec, RateWorkload,
+    TaskOutcome, Tsai04Distribution, run_rate,
+};
 pub use replay::{DeviceReport, ReplayError, ReplayOptions, ReplayReport, Validation, replay};
 pub use sim::{Experiment, Load, RunError, headline_metrics, metric_table, parallel};
 pub use stats::{

@@ -8,7 +8,7 @@
 //! whose versions the lockfile pins.
 
 use rand::RngExt;
-use rand_distr::{Distribution, Exp};
+use rand_distr::{Distribution, Exp, Normal};
 use rand_pcg::Pcg64;
 use sched_core::Nanos;
 
@@ -87,6 +87,15 @@ impl Stream {
         }
         let exp = Exp::new(1.0 / mean as f64).expect("a positive rate");
         (exp.sample(&mut self.rng) + 0.5) as Nanos
+    }
+
+    /// A normal draw with the given mean and standard deviation (a
+    /// non-finite or negative deviation is treated as 0).
+    pub fn normal(&mut self, mean: f64, std_dev: f64) -> f64 {
+        match Normal::new(mean, std_dev) {
+            Ok(n) => n.sample(&mut self.rng),
+            Err(_) => mean,
+        }
     }
 
     /// Uniform duration on [lo, hi].

@@ -77,6 +77,22 @@ pub enum EnqueueError {
     NoEligibleDisk(RequestId),
     /// The array's read or write routing chose no eligible disk.
     NoRoute(RequestId),
+    /// A rate-based policy (WRR-SCAN) has admitted no task of this class.
+    NotAdmitted {
+        /// The offending request.
+        id: RequestId,
+        /// Its class.
+        class: u16,
+    },
+    /// The request is larger than its task may be served in one round.
+    ExceedsReservation {
+        /// The offending request.
+        id: RequestId,
+        /// Its length in sectors.
+        blocks: u32,
+        /// The task's per-round budget in sectors.
+        per_round: u32,
+    },
 }
 
 impl fmt::Display for EnqueueError {
@@ -101,6 +117,17 @@ impl fmt::Display for EnqueueError {
                 write!(f, "request {id}: no online, up-to-date disk holds a copy")
             }
             EnqueueError::NoRoute(id) => write!(f, "request {id}: the routing chose no disk"),
+            EnqueueError::NotAdmitted { id, class } => {
+                write!(f, "request {id}: no task of class {class} is admitted")
+            }
+            EnqueueError::ExceedsReservation {
+                id,
+                blocks,
+                per_round,
+            } => write!(
+                f,
+                "request {id}: {blocks} sectors exceed its task's {per_round} sectors a round"
+            ),
         }
     }
 }

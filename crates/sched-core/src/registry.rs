@@ -10,6 +10,11 @@ pub enum PolicyKind {
     Disk,
     /// An [`ArrayPolicy`](crate::array::ArrayPolicy) for several disks.
     Array,
+    /// A rate-based [`Scheduler`](crate::Scheduler) for one disk whose tasks
+    /// are admitted through its own API (WRR-SCAN): its description parses
+    /// into its admission constants ([`WrrParams`](crate::policy::WrrParams)),
+    /// not into a [`PolicySpec`](crate::PolicySpec).
+    RateBased,
 }
 
 /// One parameter of a policy.
@@ -196,6 +201,24 @@ pub const POLICIES: &[PolicyInfo] = &[
             "keep",
             "keep or drop requests whose deadline passed",
         )],
+    ),
+    entry(
+        PolicyKind::RateBased,
+        "wrr-scan",
+        "rate-based tasks in weighted rounds of SCAN sweeps, with admission control",
+        "Tsai, Chu & Huang 2004",
+        &[
+            p(
+                "mode",
+                "ca",
+                "r (random data), c (contiguous) or ca (aligned releases)",
+            ),
+            p(
+                "share",
+                "0.005",
+                "aperiodic reservation, a fraction of each round",
+            ),
+        ],
     ),
     disk(
         "sptf",
@@ -392,7 +415,11 @@ mod tests {
             );
         }
         let parsed = PolicySpec::NAMES.len() + ArraySpec::NAMED.len();
-        assert_eq!(POLICIES.len(), parsed);
+        let rate_based = POLICIES
+            .iter()
+            .filter(|p| p.kind == PolicyKind::RateBased)
+            .count();
+        assert_eq!(POLICIES.len(), parsed + rate_based);
     }
 
     /// `name:key=value` in `buf`.
@@ -413,6 +440,7 @@ mod tests {
                 let parses = match info.kind {
                     PolicyKind::Disk => text.parse::<PolicySpec>().is_ok(),
                     PolicyKind::Array => text.parse::<ArraySpec>().is_ok(),
+                    PolicyKind::RateBased => text.parse::<crate::policy::WrrParams>().is_ok(),
                 };
                 assert!(parses, "{text}");
             }

@@ -3,6 +3,7 @@
 pub mod chen_towsley91;
 pub mod towsley91;
 pub mod towsley91_analysis;
+pub mod tsai04;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -87,6 +88,19 @@ pub enum Paper {
         #[cfg_attr(feature = "cli", command(flatten))]
         options: chen_towsley91::TxnReproOptions,
     },
+    /// Tsai, Chu & Huang 2004: WRR-SCAN against SCAN-EDF (admission
+    /// capacity, Figures 5–12).
+    Tsai04 {
+        /// Figure to reproduce (5–12); all eight when omitted.
+        #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u8).range(5..=12)))]
+        figure: Option<u8>,
+        /// Also draw the figure(s) as SVG; with several figures, FILE gets a
+        /// `-figN` suffix before its extension.
+        #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg"))]
+        plot: Option<PathBuf>,
+        #[cfg_attr(feature = "cli", command(flatten))]
+        options: tsai04::Tsai04Options,
+    },
 }
 
 /// `base`, or with several figures `base` with a `-figN` suffix.
@@ -105,23 +119,84 @@ pub(crate) fn plot_path(base: &std::path::Path, figure: u8, several: bool) -> Pa
 
 /// `spindle repro ...`.
 pub fn run(paper: &Paper, format: Format) -> Result<()> {
-    let (figure, plot) = match paper {
-        Paper::Towsley91 { figure, plot, .. } | Paper::ChenTowsley91 { figure, plot, .. } => {
-            (figure, plot)
+    let chosen = |figure: &Option<u8>, all: std::ops::RangeInclusive<u8>| {
+        figure.map_or_else(|| all.collect(), |n| vec![n])
+    };
+    match paper {
+        Paper::Towsley91 {
+            figure,
+            plot,
+            options,
+        } => {
+            let numbers = chosen(figure, 1..=6);
+            run_figures(
+                Instant::now(),
+                Vec::new(),
+                &numbers,
+                plot.as_deref(),
+                format,
+                |n| towsley91::figure(n, options),
+            )?;
         }
-    };
-    let started = Instant::now();
-    let all: Vec<u8> = match paper {
-        Paper::Towsley91 { .. } => (1..=6).collect(),
-        Paper::ChenTowsley91 { .. } => (2..=13).collect(),
-    };
-    let numbers: Vec<u8> = figure.map_or(all, |n| vec![n]);
-    let mut tables = Vec::new();
-    for &n in &numbers {
-        let f = match paper {
-            Paper::Towsley91 { options, .. } => towsley91::figure(n, options)?,
-            Paper::ChenTowsley91 { options, .. } => chen_towsley91::figure(n, options)?,
-        };
+        Paper::ChenTowsley91 {
+            figure,
+            plot,
+            options,
+        } => {
+            let numbers = chosen(figure, 2..=13);
+            let wall = run_figures(
+                Instant::now(),
+                Vec::new(),
+                &numbers,
+                plot.as_deref(),
+                format,
+                |n| chen_towsley91::figure(n, options),
+            )?;
+            let simulated = numbers
+                .iter()
+                .map(|&n| chen_towsley91::transactions(n, options))
+                .sum::<Result<u64>>()?;
+            eprintln!(
+                "simulated {simulated} transactions: {:.0} per second of wall time",
+                simulated as f64 / wall
+            );
+        }
+        Paper::Tsai04 {
+            figure,
+            plot,
+            options,
+        } => {
+            // One sweep feeds every figure asked for.
+            let started = Instant::now();
+            let sweep = tsai04::sweep(options)?;
+            let summary = tsai04::summary(options, &sweep)?;
+            let numbers = chosen(figure, 5..=12);
+            run_figures(
+                started,
+                vec![summary],
+                &numbers,
+                plot.as_deref(),
+                format,
+                |n| tsai04::figure(n, &sweep),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Computes and draws the figures `numbers`, one after another, and prints
+/// `tables` followed by theirs; returns the wall time since `started`, in
+/// seconds.
+fn run_figures(
+    started: Instant,
+    mut tables: Vec<Table>,
+    numbers: &[u8],
+    plot: Option<&std::path::Path>,
+    format: Format,
+    figure: impl Fn(u8) -> Result<Figure>,
+) -> Result<f64> {
+    for &n in numbers {
+        let f = figure(n)?;
         if let Some(base) = plot {
             let path = plot_path(base, n, numbers.len() > 1);
             write_svg(&path, &f.title, &f.panels)?;
@@ -132,15 +207,5 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
     print!("{}", render_all(&tables, format));
     let wall = started.elapsed().as_secs_f64();
     eprintln!("wall time: {wall:.1} s");
-    if let Paper::ChenTowsley91 { options, .. } = paper {
-        let simulated = numbers
-            .iter()
-            .map(|&n| chen_towsley91::transactions(n, options))
-            .sum::<Result<u64>>()?;
-        eprintln!(
-            "simulated {simulated} transactions: {:.0} per second of wall time",
-            simulated as f64 / wall
-        );
-    }
-    Ok(())
+    Ok(wall)
 }

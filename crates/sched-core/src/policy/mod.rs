@@ -11,6 +11,7 @@
 //! | [`Ssedv`] | distance and slack, weighted | no | O(log N) |
 //! | [`ScanEdf`] | deadline, then sweep position | no | O(log N) per request of a group |
 //! | [`FdScan`] | sweep toward the earliest feasible deadline | service time | O(log N) plus one estimate per unexpired but unreachable deadline passed over |
+//! | [`WrrScan`] | budget per class and round, then sweep position | reclaimed time only | O(log T) per request (T tasks), plus amortised parking |
 //! | [`Sptf`], [`AgedSptf`] | positioning time (minus age) | positioning time | one estimate per candidate: n, or the window |
 //!
 //! ¹ Bucket lookups in a three-level bitmap; constant when the capacity is at
@@ -37,6 +38,8 @@ mod ssedv;
 mod sstf;
 mod sweep;
 mod vscan;
+mod wrr_admission;
+mod wrr_scan;
 
 pub use aged_sptf::AgedSptf;
 pub use clook::CLook;
@@ -52,3 +55,8 @@ pub use ssedo::{MAX_WINDOW, Ssedo};
 pub use ssedv::{MAX_TIME_UNIT, Ssedv};
 pub use sstf::Sstf;
 pub use vscan::VScan;
+pub use wrr_admission::{
+    AdmitError, AperiodicReserve, Bound, RateTask, Reservation, Round, TaskError, WrrMode,
+    WrrParams, largest_round,
+};
+pub use wrr_scan::WrrScan;

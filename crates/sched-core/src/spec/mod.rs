@@ -9,4 +9,5 @@ mod array;
 mod policy;
 
 pub use array::{ArraySpec, ArraySpecError, Routing};
+pub(crate) use policy::same_name as same_name_of;
 pub use policy::{PolicySpec, SpecError};

@@ -1,0 +1,354 @@
+//! `spindle admit FILE`: WRR-SCAN's admission decision for each task of a
+//! task set, under each version (Tsai, Chu & Huang 2004, Eqs. 7, 8, 10),
+//! with the paper's HP 97560 constants.
+//!
+//! The file is TOML or JSON (by extension):
+//!
+//! ```toml
+//! aperiodic_share = 0.005   # of each round's transmission time (default), or
+//! # aperiodic_blocks = 3    # a fixed x_a
+//!
+//! [[task]]
+//! name = "video-1"          # optional
+//! rate_kb_s = 11.2          # L_i, KB/s (1 KB = 1024 B)
+//! buffer_kb = 56            # B_i, KB
+//! ```
+//!
+//! Tasks are admitted in file order; each version decides on its own.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use sched_core::Heap;
+use sched_core::policy::{
+    AdmitError, AperiodicReserve, RateTask, TaskError, WrrMode, WrrParams, WrrScan,
+};
+use serde::Deserialize;
+
+use crate::output::{Cell, Format, Table};
+
+/// One task of the file.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TaskSpec {
+    /// A label for the output.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// L_i, KB per second.
+    pub rate_kb_s: f64,
+    /// B_i, KB.
+    pub buffer_kb: f64,
+}
+
+/// The file.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TaskSetFile {
+    /// The aperiodic server's share of each round (fraction, default 0.005).
+    #[serde(default)]
+    pub aperiodic_share: Option<f64>,
+    /// A fixed x_a instead.
+    #[serde(default)]
+    pub aperiodic_blocks: Option<u32>,
+    /// The tasks.
+    #[serde(alias = "tasks")]
+    pub task: Vec<TaskSpec>,
+}
+
+/// Why a task-set file is unusable.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum TaskSetError {
+    /// The file could not be read.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The extension is neither `.toml` nor `.json`.
+    Format {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The text does not parse (the message names the line and field).
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message.
+        message: String,
+    },
+    /// A field has a value outside its domain.
+    Field {
+        /// The file.
+        path: PathBuf,
+        /// `task[i]` (1-based) or the top-level key.
+        at: String,
+        /// The field.
+        field: &'static str,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+impl fmt::Display for TaskSetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TaskSetError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            TaskSetError::Format { path } => write!(
+                f,
+                "{}: unknown format (expected a .toml or .json file)",
+                path.display()
+            ),
+            TaskSetError::Parse { path, message } => write!(f, "{}: {message}", path.display()),
+            TaskSetError::Field {
+                path,
+                at,
+                field,
+                problem,
+            } => write!(f, "{}: {at}.{field}: {problem}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for TaskSetError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            TaskSetError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// Bytes in a KB of the file.
+const KB: f64 = 1024.0;
+/// C: the paper's block.
+const BLOCK_BYTES: u32 = 4096;
+
+/// A checked task set: the admission tasks (classes 1..) and the reservation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskSet {
+    /// Labels, one per task.
+    pub names: Vec<String>,
+    /// The tasks, classes 1, 2, ...
+    pub tasks: Vec<RateTask>,
+    /// The aperiodic reservation.
+    pub aperiodic: AperiodicReserve,
+}
+
+/// Reads and checks a task-set file.
+///
+/// # Errors
+/// [`TaskSetError`] naming the file and, for a bad value, the task and field:
+/// a rate or buffer that is not positive and finite, a period (buffer /
+/// rate) shorter than one revolution of the disk, too many tasks.
+pub fn load(path: &Path) -> Result<TaskSet, TaskSetError> {
+    let text = std::fs::read_to_string(path).map_err(|source| TaskSetError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let parse_error = |message: String| TaskSetError::Parse {
+        path: path.to_path_buf(),
+        message,
+    };
+    let file: TaskSetFile = match path.extension().and_then(|e| e.to_str()) {
+        Some("toml") => toml::from_str(&text).map_err(|e| parse_error(e.to_string()))?,
+        Some("json") => serde_json::from_str(&text).map_err(|e| parse_error(e.to_string()))?,
+        _ => {
+            return Err(TaskSetError::Format {
+                path: path.to_path_buf(),
+            });
+        }
+    };
+    check(path, &file)
+}
+
+/// Checks a parsed file (see [`load`]).
+///
+/// # Errors
+/// As [`load`].
+pub fn check(path: &Path, file: &TaskSetFile) -> Result<TaskSet, TaskSetError> {
+    let field = |at: String, field: &'static str, problem: String| TaskSetError::Field {
+        path: path.to_path_buf(),
+        at,
+        field,
+        problem,
+    };
+    let aperiodic = match (file.aperiodic_share, file.aperiodic_blocks) {
+        (Some(_), Some(_)) => {
+            return Err(field(
+                "top level".into(),
+                "aperiodic_share",
+                "give aperiodic_share or aperiodic_blocks, not both".into(),
+            ));
+        }
+        (Some(s), None) => {
+            if !(s.is_finite() && (0.0..1.0).contains(&s)) {
+                return Err(field(
+                    "top level".into(),
+                    "aperiodic_share",
+                    format!("must be a fraction in [0, 1), got {s}"),
+                ));
+            }
+            AperiodicReserve::Share {
+                ppm: (s * 1e6).round() as u32,
+            }
+        }
+        (None, Some(b)) => AperiodicReserve::Blocks(b),
+        (None, None) => AperiodicReserve::Share {
+            ppm: crate::repro::tsai04::DEFAULT_SHARE_PPM,
+        },
+    };
+    if file.task.len() >= usize::from(u16::MAX) {
+        return Err(field(
+            "top level".into(),
+            "task",
+            format!("at most {} tasks, got {}", u16::MAX - 1, file.task.len()),
+        ));
+    }
+    let params = WrrParams::tsai04(WrrMode::Aligned, aperiodic);
+    let mut names = Vec::with_capacity(file.task.len());
+    let mut tasks = Vec::with_capacity(file.task.len());
+    for (i, t) in file.task.iter().enumerate() {
+        let at = format!("task[{}]", i + 1);
+        if !(t.rate_kb_s.is_finite() && t.rate_kb_s > 0.0) {
+            return Err(field(
+                at,
+                "rate_kb_s",
+                format!("must be positive, got {}", t.rate_kb_s),
+            ));
+        }
+        if !(t.buffer_kb.is_finite() && t.buffer_kb > 0.0) {
+            return Err(field(
+                at,
+                "buffer_kb",
+                format!("must be positive, got {}", t.buffer_kb),
+            ));
+        }
+        let rate = (t.rate_kb_s * KB).round() as u64;
+        let buffer = (t.buffer_kb * KB).ceil() as u64;
+        let class = (i + 1) as u16;
+        let task = RateTask::from_rate(class, rate.max(1), buffer, BLOCK_BYTES)
+            .and_then(|task| params.check_task(&task).map(|()| task))
+            .map_err(|e| match e {
+                TaskError::PeriodBelowRevolution { period, revolution } => field(
+                    at.clone(),
+                    "rate_kb_s",
+                    format!(
+                        "the period buffer_kb / rate_kb_s = {:.3} ms is shorter than one disk revolution ({:.3} ms)",
+                        period as f64 / 1e6,
+                        revolution as f64 / 1e6
+                    ),
+                ),
+                e => field(at.clone(), "buffer_kb", e.to_string()),
+            })?;
+        names.push(t.name.clone().unwrap_or_else(|| at.clone()));
+        tasks.push(task);
+    }
+    Ok(TaskSet {
+        names,
+        tasks,
+        aperiodic,
+    })
+}
+
+/// Each task's decision under `mode`, admitting in order; an admitted
+/// task's reservation is the one in force once every task has been tried.
+///
+/// # Errors
+/// When the task table cannot be built.
+pub fn decide(
+    set: &TaskSet,
+    mode: WrrMode,
+) -> Result<Vec<Result<sched_core::policy::Reservation, AdmitError>>> {
+    let params = WrrParams::tsai04(mode, set.aperiodic);
+    let mut wrr = WrrScan::new(
+        Heap::new(1)?,
+        Heap::new(set.tasks.len().max(1))?,
+        1962,
+        params,
+    )?;
+    let decisions: Vec<_> = set.tasks.iter().map(|&t| wrr.admit(t)).collect();
+    // Later admissions may shorten the round: report what is in force at the end.
+    Ok(decisions
+        .into_iter()
+        .zip(&set.tasks)
+        .map(|(d, t)| d.map(|r| wrr.reservation(t.class).unwrap_or(r)))
+        .collect())
+}
+
+/// Command-line arguments of `spindle admit`.
+#[derive(Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct AdmitArgs {
+    /// Task set, TOML or JSON.
+    pub file: PathBuf,
+}
+
+/// `spindle admit FILE`.
+///
+/// # Errors
+/// For an unusable file.
+pub fn run(args: &AdmitArgs, format: Format) -> Result<()> {
+    let set = load(&args.file)?;
+    let decisions: Vec<_> = WrrMode::ALL
+        .iter()
+        .map(|&m| decide(&set, m))
+        .collect::<Result<_>>()?;
+    let mut t = Table::new(
+        format!(
+            "WRR-SCAN admission, {} ({} tasks, HP 97560, Table 2 constants)",
+            args.file.display(),
+            set.tasks.len()
+        ),
+        &[
+            "task",
+            "period ms",
+            "blocks",
+            "WRR-SCAN-R",
+            "WRR-SCAN-C",
+            "WRR-SCAN-CA",
+        ],
+    );
+    for (i, task) in set.tasks.iter().enumerate() {
+        let mut row = vec![
+            Cell::text(&set.names[i]),
+            Cell::num(task.period as f64 / 1e6, 1),
+            Cell::Int(u64::from(task.blocks)),
+        ];
+        for d in &decisions {
+            row.push(Cell::text(match &d[i] {
+                Ok(r) => format!(
+                    "admitted q={} x={} W={:.2}ms resp<={:.0}ms",
+                    r.rounds_per_period,
+                    r.blocks_per_round,
+                    r.weight as f64 / 1e6,
+                    r.worst_case_response as f64 / 1e6
+                ),
+                Err(AdmitError::Unschedulable { bound, .. }) => format!("refused: {bound}"),
+                Err(e) => format!("refused: {e}"),
+            }));
+        }
+        t.row(row);
+    }
+    let admitted: Vec<usize> = decisions
+        .iter()
+        .map(|d| d.iter().filter(|r| r.is_ok()).count())
+        .collect();
+    let rounds: Vec<String> = decisions
+        .iter()
+        .map(|d| {
+            d.iter()
+                .find_map(|r| r.as_ref().ok())
+                .map_or_else(|| "-".into(), |r| format!("{:.1} ms", r.round as f64 / 1e6))
+        })
+        .collect();
+    t.note(format!(
+        "admitted: R {}, C {}, CA {}; round length: R {}, C {}, CA {}",
+        admitted[0], admitted[1], admitted[2], rounds[0], rounds[1], rounds[2]
+    ));
+    t.note("q = rounds a period, x = blocks a round, W = x·C/V, resp = worst-case response");
+    print!("{}", t.render(format));
+    Ok(())
+}
