@@ -290,3 +290,17 @@ fn validate_prints_the_demerit_per_class_and_plots_the_distributions() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("ascii.trace"), "{}", stderr(&o));
 }
+
+#[test]
+fn admit_decides_the_example_task_set_under_each_version() {
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/tasks.toml");
+    let o = spindle(&["--format", "json", "admit", example]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    // The 4 MB/s bulk copy fits no version; the 400 KB/s stream fits only
+    // the versions that read each task's data contiguously.
+    assert!(text.contains("refused: Eq. (7)"), "{text}");
+    assert!(text.contains("refused: Eq. (10)"), "{text}");
+    let table = String::from_utf8_lossy(&spindle(&["admit", example]).stdout).into_owned();
+    assert!(table.contains("admitted: R 5, C 6, CA 6"), "{table}");
+}
