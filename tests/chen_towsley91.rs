@@ -191,3 +191,62 @@ fn figure12_loss_falls_with_the_read_probability_and_mirrors_keep_their_lead() {
     }
     assert!(loss("rt-dmq", 1.0) < loss("ssedo", 1.0));
 }
+
+#[test]
+fn figure7_the_rt_cmq_variants_lose_alike() {
+    // Paper: no significant difference between RT-CMQ-F, -S and -W, the
+    // auxiliary queue being too short for its discipline to matter.
+    for n in [8, 14, 20] {
+        let variants =
+            ["rt-cmq-f", "rt-cmq-s", "rt-cmq-w"].map(|io| interval(&users(io, n), "loss_ratio"));
+        for a in &variants {
+            for b in &variants {
+                assert!(
+                    (a.mean - b.mean).abs() <= a.half_width.unwrap() + b.half_width.unwrap(),
+                    "{n} users: {variants:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn figures10_11_mirrored_rt_policies_lead_at_every_deadline_setting() {
+    let policies = ["rt-dmq", "rt-cmq", "ssedo", "fcfs", "dmq"];
+    let settings = [1.0, 5.0, 10.0];
+    let runs: Vec<(&str, f64, MetricTable)> = settings
+        .iter()
+        .flat_map(|&dl_low| policies.map(|io| (io, dl_low)))
+        .map(|(io, dl_low)| {
+            let m = point(io, Axis::DeadlineLow, dl_low, true, &options()).unwrap();
+            (io, dl_low, m)
+        })
+        .collect();
+    let mean = |io: &str, dl_low: f64, metric: &str| {
+        let (_, _, m) = runs.iter().find(|r| (r.0, r.1) == (io, dl_low)).unwrap();
+        interval(m, metric).mean
+    };
+    for dl_low in settings {
+        let loss = |io| mean(io, dl_low, "loss_ratio");
+        let best_rt = loss("rt-dmq").min(loss("rt-cmq"));
+        for other in ["ssedo", "fcfs", "dmq"] {
+            assert!(
+                best_rt < loss(other),
+                "DL_LOW {dl_low}: RT {best_rt:.3}, {other} {:.3}",
+                loss(other)
+            );
+        }
+    }
+    let response = |io, dl_low| mean(io, dl_low, "response_ms");
+    // Loose deadlines: a mirror's committed transactions take little more
+    // than half as long as one disk's, and DMQ(SSTF), with the shortest
+    // service, beats the real-time policies once nearly nothing is lost.
+    let (mirror, single) = (response("rt-dmq", 10.0), response("ssedo", 10.0));
+    assert!(
+        mirror < 0.65 * single,
+        "DL_LOW 10: RT-DMQ {mirror:.0} ms, SSEDO {single:.0} ms"
+    );
+    assert!(response("dmq", 10.0) < mirror);
+    // Tight deadlines: only short transactions commit on one disk.
+    assert!(response("ssedo", 1.0) < response("rt-dmq", 1.0));
+}
