@@ -7,6 +7,7 @@ use txn_sim::{Deadlines, IoSpec, METRICS, TxnParams, metric_table, run_replicati
 
 use crate::common::{estimate, resolve_disk};
 use crate::output::{Cell, Format, Table};
+use crate::repro::chen_towsley91::TxnReproOptions;
 
 /// The options of `spindle txn` (defaults: the paper's §4.1).
 #[derive(Clone, Debug)]
@@ -58,21 +59,10 @@ pub struct TxnArgs {
     /// Database pages (one per block from block 0).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 6000))]
     pub pages: u64,
-    /// Independent replications.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20))]
-    pub replications: u64,
-    /// Transactions finished per replication, warm-up included.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1050))]
-    pub transactions: u64,
-    /// Transactions discarded first.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 50))]
-    pub warmup: u64,
-    /// Seed.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
-    pub seed: u64,
-    /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::experiments::default_jobs()))]
-    pub jobs: usize,
+    /// Replications, their length, seed and threads (the paper's method by
+    /// default), as `spindle repro chen-towsley91` takes them.
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub method: TxnReproOptions,
 }
 
 impl TxnArgs {
@@ -103,9 +93,9 @@ impl TxnArgs {
             },
         };
         p.pages = self.pages;
-        p.transactions = self.transactions;
-        p.warmup = self.warmup;
-        p.seed = self.seed;
+        p.transactions = self.method.transactions;
+        p.warmup = self.method.warmup;
+        p.seed = self.method.seed;
         p.validate()?;
         Ok(p)
     }
@@ -117,7 +107,7 @@ impl TxnArgs {
 /// Invalid options or a failed run.
 pub fn run(args: &TxnArgs, format: Format) -> Result<()> {
     let p = args.params()?;
-    let reports = run_replications(&p, args.replications, args.jobs)?;
+    let reports = run_replications(&p, args.method.replications, args.method.jobs)?;
     let m = metric_table(&reports)?;
     let mut t = Table::new(
         format!(
@@ -138,7 +128,7 @@ pub fn run(args: &TxnArgs, format: Format) -> Result<()> {
     let total = |f: fn(&txn_sim::RunReport) -> u64| reports.iter().map(f).sum::<u64>();
     t.note(format!(
         "{} replications × {} transactions ({} warm-up); measured: {} committed, {} lost, {} missed in write-back; {} deadlocks; I/O issued {}, cancelled {}.",
-        args.replications,
+        args.method.replications,
         p.transactions,
         p.warmup,
         total(|r| r.committed),

@@ -136,40 +136,43 @@ impl Tsai04Distribution {
             expected,
             value: value.to_string(),
         };
-        if !positive(self.period_mean_ms) {
-            return Err(bad(
+        type Check = (&'static str, f64, fn(f64) -> bool, &'static str);
+        let checks: [Check; 5] = [
+            (
                 "period_mean_ms",
-                "positive and finite",
                 self.period_mean_ms,
-            ));
-        }
-        if !positive(self.buffer_mean_kb) {
-            return Err(bad(
-                "buffer_mean_kb",
+                positive,
                 "positive and finite",
+            ),
+            (
+                "buffer_mean_kb",
                 self.buffer_mean_kb,
-            ));
-        }
-        if !non_negative(self.period_variance_ms2) {
-            return Err(bad(
+                positive,
+                "positive and finite",
+            ),
+            (
                 "period_variance_ms2",
-                "non-negative",
                 self.period_variance_ms2,
-            ));
-        }
-        if !non_negative(self.buffer_variance_kb2) {
-            return Err(bad(
+                non_negative,
+                "non-negative",
+            ),
+            (
                 "buffer_variance_kb2",
-                "non-negative",
                 self.buffer_variance_kb2,
-            ));
-        }
-        if !non_negative(self.aperiodic_gap_ms) {
-            return Err(bad(
-                "aperiodic_gap_ms",
+                non_negative,
                 "non-negative",
+            ),
+            (
+                "aperiodic_gap_ms",
                 self.aperiodic_gap_ms,
-            ));
+                non_negative,
+                "non-negative",
+            ),
+        ];
+        for (field, value, ok, expected) in checks {
+            if !ok(value) {
+                return Err(bad(field, expected, value));
+            }
         }
         if self.sector_bytes == 0
             || self.block_bytes == 0
