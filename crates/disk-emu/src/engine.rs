@@ -1,5 +1,9 @@
 //! The discrete-event core: a queue of timed events in integer nanoseconds,
-//! and the one event loop every experiment and replay runs on.
+//! and the event loop the open-workload experiments (one disk, arrays) and
+//! trace replay share. Drivers with a clock of their own step the devices
+//! directly instead, as the open API allows: the rate-based runs of
+//! [`rate`](crate::rate), whose job releases must enter before a device's
+//! own events at the same instant, and the transaction simulator.
 //!
 //! Events at the same instant come out in the order they were scheduled, so a
 //! run never depends on how a heap happens to break ties.
