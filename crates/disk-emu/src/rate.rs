@@ -31,6 +31,7 @@
 //! or is still pending when the run ends after its deadline).
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 use sched_core::policy::{RateTask, WrrMode, WrrParams, WrrScan};
 use sched_core::{Boxed, Kind, Nanos, Request, RequestId, Scheduler, policy::ScanEdf};
@@ -481,63 +482,26 @@ fn drive<S: Scheduler>(
     } else {
         Nanos::MAX
     };
-    let mut jobs: HashMap<(usize, u64), Job> = HashMap::new();
-    let mut owner: HashMap<u64, (usize, u64)> = HashMap::new();
-    let mut outcomes: Vec<TaskOutcome> = workload
-        .tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| TaskOutcome {
-            class: t.class,
-            admitted: admitted[i],
-            jobs: 0,
-            misses: 0,
-        })
-        .collect();
-    let mut acc = Totals::default();
+    let mut ledger = Ledger {
+        jobs: HashMap::new(),
+        owner: HashMap::new(),
+        outcomes: workload
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| TaskOutcome {
+                class: t.class,
+                admitted: admitted[i],
+                jobs: 0,
+                misses: 0,
+            })
+            .collect(),
+        totals: Totals::default(),
+        aperiodic_done: Vec::new(),
+        sector_bytes,
+    };
     let mut ids = 0u64;
     let mut aperiodic_arrivals: Vec<Nanos> = Vec::new();
-    let mut aperiodic_done: Vec<Nanos> = Vec::new();
-
-    let collect = |device: &mut DiskDevice<S>,
-                   jobs: &mut HashMap<(usize, u64), Job>,
-                   owner: &mut HashMap<u64, (usize, u64)>,
-                   outcomes: &mut Vec<TaskOutcome>,
-                   acc: &mut Totals,
-                   aperiodic_done: &mut Vec<Nanos>| {
-        while let Some(o) = device.poll() {
-            let Outcome::Completed(d) = o else { continue };
-            let t = d.timing;
-            acc.seek += t.seek;
-            acc.rotation += t.rotation;
-            acc.transfer += t.transfer;
-            acc.overhead += t.overhead;
-            acc.distance += u64::from(t.seek_distance);
-            if d.request.class == 0 {
-                acc.aperiodic_bytes += u64::from(d.request.blocks) * sector_bytes;
-                acc.aperiodic_response += t.response();
-                acc.aperiodic_completed += 1;
-                aperiodic_done.push(t.finish);
-                continue;
-            }
-            let Some(key) = owner.remove(&d.request.id.0) else {
-                continue;
-            };
-            if let Some(job) = jobs.get_mut(&key) {
-                job.remaining -= 1;
-                if job.remaining == 0 {
-                    let job = jobs.remove(&key).expect("present");
-                    let o = &mut outcomes[job.task];
-                    o.jobs += 1;
-                    let slack = job.deadline as f64 - t.finish as f64;
-                    acc.min_slack = acc.min_slack.min(slack);
-                    if t.finish > job.deadline {
-                        o.misses += 1;
-                    }
-                }
-            }
-        }
-    };
 
     loop {
         let driver_next = plans
@@ -559,14 +523,7 @@ fn drive<S: Scheduler>(
             if t > device.now() {
                 device.advance(t - 1)?;
             }
-            collect(
-                &mut device,
-                &mut jobs,
-                &mut owner,
-                &mut outcomes,
-                &mut acc,
-                &mut aperiodic_done,
-            );
+            ledger.collect(&mut device);
             for (j, p) in plans.iter().enumerate() {
                 while submit_at(p, next_job[j]) == t {
                     let k = next_job[j];
@@ -575,7 +532,7 @@ fn drive<S: Scheduler>(
                     let release = task.release + k * task.period;
                     let deadline = release + task.period;
                     let pieces = task.blocks.div_ceil(p.piece);
-                    jobs.insert(
+                    ledger.jobs.insert(
                         (p.task, k),
                         Job {
                             task: p.task,
@@ -599,7 +556,7 @@ fn drive<S: Scheduler>(
                                 block
                             };
                         ids += 1;
-                        owner.insert(ids, (p.task, k));
+                        ledger.owner.insert(ids, (p.task, k));
                         let req = Request::new(
                             RequestId(ids),
                             Kind::Read,
@@ -619,9 +576,9 @@ fn drive<S: Scheduler>(
                 // waiting reads an arrival is turned away (and counted), so
                 // that a policy starving aperiodic work (SCAN-EDF at heavy
                 // load) never fills the device's queue under the jobs.
-                let waiting = aperiodic_arrivals.len() as u64 - acc.aperiodic_completed;
+                let waiting = aperiodic_arrivals.len() as u64 - ledger.totals.aperiodic_completed;
                 if waiting >= APERIODIC_BACKLOG {
-                    acc.aperiodic_dropped += 1;
+                    ledger.totals.aperiodic_dropped += 1;
                 } else {
                     ids += 1;
                     let req = Request::new(
@@ -640,24 +597,17 @@ fn drive<S: Scheduler>(
         } else {
             device.advance(device_next)?;
         }
-        collect(
-            &mut device,
-            &mut jobs,
-            &mut owner,
-            &mut outcomes,
-            &mut acc,
-            &mut aperiodic_done,
-        );
+        ledger.collect(&mut device);
     }
     device.advance(duration.max(device.now()))?;
-    collect(
-        &mut device,
-        &mut jobs,
-        &mut owner,
-        &mut outcomes,
-        &mut acc,
-        &mut aperiodic_done,
-    );
+    ledger.collect(&mut device);
+    let Ledger {
+        jobs,
+        mut outcomes,
+        totals: acc,
+        mut aperiodic_done,
+        ..
+    } = ledger;
     for job in jobs.values() {
         if job.deadline <= duration {
             outcomes[job.task].jobs += 1;
@@ -715,6 +665,59 @@ fn drive<S: Scheduler>(
         },
         tasks: outcomes,
     })
+}
+
+/// What a rate run has seen so far: jobs still being read and the owner of
+/// each of their requests, per-task outcomes and the run's totals.
+struct Ledger {
+    jobs: HashMap<(usize, u64), Job>,
+    /// Request id → the job (task, number) it reads for.
+    owner: HashMap<u64, (usize, u64)>,
+    outcomes: Vec<TaskOutcome>,
+    totals: Totals,
+    /// Completion times of aperiodic reads.
+    aperiodic_done: Vec<Nanos>,
+    sector_bytes: u64,
+}
+
+impl Ledger {
+    /// Takes in every outcome `device` has reported.
+    fn collect<S: Scheduler>(&mut self, device: &mut DiskDevice<S>) {
+        let acc = &mut self.totals;
+        while let Some(o) = device.poll() {
+            let Outcome::Completed(d) = o else { continue };
+            let t = d.timing;
+            acc.seek += t.seek;
+            acc.rotation += t.rotation;
+            acc.transfer += t.transfer;
+            acc.overhead += t.overhead;
+            acc.distance += u64::from(t.seek_distance);
+            if d.request.class == 0 {
+                acc.aperiodic_bytes += u64::from(d.request.blocks) * self.sector_bytes;
+                acc.aperiodic_response += t.response();
+                acc.aperiodic_completed += 1;
+                self.aperiodic_done.push(t.finish);
+                continue;
+            }
+            let Some(key) = self.owner.remove(&d.request.id.0) else {
+                continue;
+            };
+            let Entry::Occupied(mut pending) = self.jobs.entry(key) else {
+                continue;
+            };
+            pending.get_mut().remaining -= 1;
+            if pending.get().remaining == 0 {
+                let job = pending.remove();
+                let o = &mut self.outcomes[job.task];
+                o.jobs += 1;
+                let slack = job.deadline as f64 - t.finish as f64;
+                acc.min_slack = acc.min_slack.min(slack);
+                if t.finish > job.deadline {
+                    o.misses += 1;
+                }
+            }
+        }
+    }
 }
 
 struct Totals {
