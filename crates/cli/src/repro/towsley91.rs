@@ -313,21 +313,23 @@ fn response_figure(
         number,
         title: format!("Towsley, Chen & Yu 1991, Figure {number}: {title}"),
         tables: vec![table],
-        panels: vec![
-            Panel {
-                title: "(a) mean read response time".into(),
-                x_label: "arrival rate λ (requests/s)".into(),
-                y_label: "ms".into(),
-                series: read_panel,
-            },
-            Panel {
-                title: "(b) mean update response time".into(),
-                x_label: "arrival rate λ (requests/s)".into(),
-                y_label: "ms".into(),
-                series: update_panel,
-            },
-        ],
+        panels: response_panels(read_panel, update_panel),
     })
+}
+
+/// The two panels of Figures 2–6, simulated or analytic: mean read and mean
+/// update response time against the arrival rate.
+pub(super) fn response_panels(reads: Vec<Series>, updates: Vec<Series>) -> Vec<Panel> {
+    let panel = |title: &str, series| Panel {
+        title: title.into(),
+        x_label: "arrival rate λ (requests/s)".into(),
+        y_label: "ms".into(),
+        series,
+    };
+    vec![
+        panel("(a) mean read response time", reads),
+        panel("(b) mean update response time", updates),
+    ]
 }
 
 fn rates(step: f64, max: f64) -> Vec<f64> {

@@ -18,7 +18,7 @@ use queueing::forkjoin::{self, Bounds};
 use queueing::mirror::{Policy, r_dmq_read_response, serial_response};
 
 use super::Figure;
-use super::towsley91::{MU, P_R, ibm3330_mean_service};
+use super::towsley91::{MU, P_R, ibm3330_mean_service, response_panels};
 use crate::output::{Cell, Table};
 use crate::plot::{Panel, Series, Source};
 
@@ -253,20 +253,7 @@ fn response_analysis(number: u8, title: &str, curves: &[Curve]) -> Result<Figure
         number,
         title: format!("Towsley, Chen & Yu 1991, Figure {number} (analysis): {title}"),
         tables: vec![table],
-        panels: vec![
-            Panel {
-                title: "(a) mean read response time".into(),
-                x_label: "arrival rate λ (requests/s)".into(),
-                y_label: "ms".into(),
-                series: reads,
-            },
-            Panel {
-                title: "(b) mean update response time".into(),
-                x_label: "arrival rate λ (requests/s)".into(),
-                y_label: "ms".into(),
-                series: updates,
-            },
-        ],
+        panels: response_panels(reads, updates),
     })
 }
 
