@@ -7,7 +7,7 @@
 //! different cylinders.
 
 use sched_core::array::{ArraySpec, Copies, Location};
-use sched_core::{Kind, Nanos, Request, RequestId};
+use sched_core::{Kind, Nanos, RequestId};
 use serde::{Deserialize, Serialize};
 
 use crate::device::{ArrayDevice, Outcome};
@@ -195,9 +195,7 @@ impl Driver<ArrayDevice> for MirrorRun {
                     cylinder: 0,
                 },
             );
-        let mut req = Request::new(RequestId(self.next_id), d.kind, d.block, d.blocks, 0, now)
-            .with_class(client);
-        req.deadline = d.deadline;
+        let req = d.request(RequestId(self.next_id), client, now);
         self.next_id += 1;
         sim.with_device(0, |array| array.submit(req, &copies, now))
             .map_err(|e| RunError::device(e, now))?;

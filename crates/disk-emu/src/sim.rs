@@ -5,7 +5,7 @@
 use std::sync::OnceLock;
 
 use sched_core::{
-    BuildError, CompleteError, EnqueueError, Nanos, PolicySpec, PollError, Request, RequestId,
+    BuildError, CompleteError, EnqueueError, Nanos, PolicySpec, PollError, RequestId,
 };
 use serde::Serialize;
 
@@ -182,9 +182,7 @@ impl Driver<DiskDevice> for SingleRun {
         client: u16,
     ) -> Result<Flow, RunError> {
         let d = self.generator.draw(now);
-        let mut req = Request::new(RequestId(self.next_id), d.kind, d.block, d.blocks, 0, now)
-            .with_class(client);
-        req.deadline = d.deadline;
+        let req = d.request(RequestId(self.next_id), client, now);
         self.next_id += 1;
         sim.with_device(0, |disk| disk.submit(req, now))
             .map_err(|e| RunError::device(e, now))?;

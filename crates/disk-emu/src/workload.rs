@@ -1,7 +1,7 @@
 //! Synthetic workloads: where requests go, how big they are, whether they read
 //! or write, and when they arrive (open Poisson streams or closed clients).
 
-use sched_core::{Kind, Nanos};
+use sched_core::{Kind, Nanos, Request, RequestId};
 use serde::{Deserialize, Serialize};
 
 use crate::random::Stream;
@@ -244,6 +244,17 @@ pub struct Draw {
     pub blocks: u32,
     /// Absolute deadline, if the mix has deadlines.
     pub deadline: Option<Nanos>,
+}
+
+impl Draw {
+    /// The request `id` of class `class` arriving at `now` (cylinder 0: the
+    /// device fills it in).
+    pub fn request(&self, id: RequestId, class: u16, now: Nanos) -> Request {
+        let mut req =
+            Request::new(id, self.kind, self.block, self.blocks, 0, now).with_class(class);
+        req.deadline = self.deadline;
+        req
+    }
 }
 
 /// Draws requests from a [`RequestMix`] over a disk of `capacity` blocks.
