@@ -1,7 +1,9 @@
 //! Golden outputs: the default experiment, `repro towsley91 --figure 1..6
-//! --format csv` and every bundled replay must stay byte-identical to the
-//! files in `tests/golden/` (captured before the emulator became an open
-//! engine, commit c1631db).
+//! --format csv`, `repro chen-towsley91 --figure 2` and `repro tsai04
+//! --figure 5` (as CSV) and every bundled replay must stay byte-identical to
+//! the files in `tests/golden/` (the first captured before the emulator
+//! became an open engine, commit c1631db; the two reproductions before the
+//! experiments moved onto one event loop).
 //!
 //! The towsley91 figures take minutes in a debug build, so the test is
 //! ignored by default; CI runs it in release mode after building the
@@ -79,6 +81,23 @@ fn outputs_match_the_golden_files() {
             false,
         ));
     }
+    diffs.extend(check(
+        "chen-towsley91-fig2.csv",
+        &[
+            "repro",
+            "chen-towsley91",
+            "--figure",
+            "2",
+            "--format",
+            "csv",
+        ],
+        false,
+    ));
+    diffs.extend(check(
+        "tsai04-fig5.csv",
+        &["repro", "tsai04", "--figure", "5", "--format", "csv"],
+        false,
+    ));
     let ascii = format!("{data}/ascii.trace");
     diffs.extend(check(
         "replay-ascii.csv",
