@@ -7,15 +7,15 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use disk_emu::disk::presets;
-use disk_emu::{Arrivals, RequestMix};
-use disk_emu::{Experiment, Load};
+use experiments::{Arrivals, RequestMix};
+use experiments::{DiskExperiment, Load};
 
 const REQUESTS: u64 = 200_000;
 
 fn emulator(c: &mut Criterion) {
     let disk = presets::hp97560();
     let mix = RequestMix::default();
-    let rate = Experiment::rate_for(&disk, &mix, Load::Utilisation(0.8)).expect("a valid load");
+    let rate = DiskExperiment::rate_for(&disk, &mix, Load::Utilisation(0.8)).expect("a valid load");
     let mut group = c.benchmark_group("emulator/hp97560/load0.8");
     group.throughput(Throughput::Elements(REQUESTS));
     group
@@ -23,7 +23,7 @@ fn emulator(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(4))
         .warm_up_time(Duration::from_secs(1));
     for policy in ["fcfs", "sstf", "look"] {
-        let experiment = Experiment {
+        let experiment = DiskExperiment {
             disk: disk.clone(),
             policy: policy.parse().expect("a built-in policy"),
             arrivals: Arrivals::Poisson { rate },

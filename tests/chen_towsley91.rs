@@ -7,7 +7,7 @@
 //! size ("at least 50 % below"), the 95 % intervals are used against it:
 //! the mirrored policy's upper bound against the single disk's lower bound.
 
-use disk_emu::{Interval, MetricTable};
+use experiments::{Interval, MetricTable};
 use spindle::repro::chen_towsley91::{Axis, TxnReproOptions, point};
 
 fn options() -> TxnReproOptions {

@@ -3,11 +3,11 @@
 //! Where several comparisons are made at once, each uses the Bonferroni share
 //! of a 95 % level so that the whole set holds with at least 95 % confidence.
 
-use disk_emu::MetricTable;
 use disk_emu::disk::{DiskModel, presets};
-use disk_emu::{Arrivals, RequestMix};
-use disk_emu::{Experiment, Load, metric_table};
-use disk_emu::{Purpose, Stream};
+use experiments::MetricTable;
+use experiments::seeds::{Purpose, stream};
+use experiments::{Arrivals, RequestMix};
+use experiments::{DiskExperiment, Load, metric_table};
 use sched_core::{Head, Kind, PolicySpec, Request, RequestId, Travel};
 
 /// Seek time the model charges for moving `distance` cylinders from cylinder 0.
@@ -18,7 +18,7 @@ fn seek_ms(model: &mut DiskModel, distance: u32) -> f64 {
     let cylinder = model.locate(block).unwrap();
     assert_eq!(cylinder, distance);
     let req = Request::new(RequestId(0), Kind::Read, block, 1, cylinder, 0);
-    let mut rng = Stream::new(1, 0, Purpose::Service);
+    let mut rng = stream(1, 0, Purpose::Service);
     model.serve(&req, Travel::Direct, 0, &mut rng).seek as f64 / 1e6
 }
 
@@ -65,8 +65,8 @@ fn seek_curves_reproduce_the_papers_formulas() {
 fn mean_rotational_latency_is_half_a_revolution() {
     let mut model = DiskModel::from_spec(&presets::hp97560()).unwrap();
     let revolution = model.revolution().unwrap() as f64;
-    let mut rng = Stream::new(5, 0, Purpose::Addresses);
-    let mut service = Stream::new(5, 0, Purpose::Service);
+    let mut rng = stream(5, 0, Purpose::Addresses);
+    let mut service = stream(5, 0, Purpose::Service);
     let n = 200_000;
     let mut total = 0.0;
     let mut counted = 0u32;
@@ -91,8 +91,8 @@ fn mean_rotational_latency_is_half_a_revolution() {
     );
 }
 
-fn experiment(policy: &str, disk: disk_emu::disk::DiskSpec, arrivals: Arrivals) -> Experiment {
-    Experiment {
+fn experiment(policy: &str, disk: disk_emu::disk::DiskSpec, arrivals: Arrivals) -> DiskExperiment {
+    DiskExperiment {
         disk,
         policy: policy.parse::<PolicySpec>().unwrap(),
         arrivals,
@@ -104,7 +104,7 @@ fn experiment(policy: &str, disk: disk_emu::disk::DiskSpec, arrivals: Arrivals) 
     }
 }
 
-fn table(e: &Experiment, replications: u64) -> MetricTable {
+fn table(e: &DiskExperiment, replications: u64) -> MetricTable {
     metric_table(&e.run_replications(replications, 2).unwrap()).unwrap()
 }
 
@@ -167,7 +167,8 @@ fn hp97560_depth_one_service_is_seek_plus_half_revolution_plus_transfer_plus_ove
 #[test]
 fn sstf_and_look_beat_fcfs_at_high_load() {
     let disk = presets::hp97560();
-    let rate = Experiment::rate_for(&disk, &RequestMix::default(), Load::Utilisation(0.9)).unwrap();
+    let rate =
+        DiskExperiment::rate_for(&disk, &RequestMix::default(), Load::Utilisation(0.9)).unwrap();
     let response = |policy: &str| {
         let m = table(
             &experiment(policy, disk.clone(), Arrivals::Poisson { rate }),
@@ -198,8 +199,8 @@ fn estimator_and_service_agree_on_the_hp97560() {
     // What SPTF and FD-SCAN are told is what the disk then does.
     use sched_core::ServiceEstimator;
     let mut model = DiskModel::from_spec(&presets::hp97560()).unwrap();
-    let mut rng = Stream::new(9, 0, Purpose::Addresses);
-    let mut service = Stream::new(9, 0, Purpose::Service);
+    let mut rng = stream(9, 0, Purpose::Addresses);
+    let mut service = stream(9, 0, Purpose::Service);
     let mut now = 1_000;
     for i in 0..1_000 {
         let block = rng.below(model.capacity_blocks() - 16);

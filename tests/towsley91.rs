@@ -7,8 +7,8 @@
 //! share of a 95 % level (level 1 − 0.05/k for k comparisons): the whole set
 //! of intervals then covers the true values with probability at least 95 %.
 
-use disk_emu::MetricTable;
 use disk_emu::disk::presets;
+use experiments::MetricTable;
 use queueing::chains;
 use queueing::forkjoin;
 use queueing::mirror::{Policy, serial_response, serial_response_with, serial_service};

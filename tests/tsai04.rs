@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use disk_emu::disk::{DiskModel, presets};
-use disk_emu::{Contender, RateTaskSpec, RateWorkload, run_rate};
+use experiments::{Contender, RateTaskSpec, RateWorkload, run_rate};
 use proptest::prelude::*;
 use sched_core::policy::{
     AdmitError, AperiodicReserve, Bound, RateTask, ScanEdf, TaskError, WrrMode, WrrParams, WrrScan,
@@ -62,7 +62,8 @@ fn at_heavy_load_scan_edf_seeks_further_and_ca_uses_the_disk_best() {
                     .collect()
             })
             .collect();
-        let avg = |c: usize, f: &dyn Fn(&disk_emu::RateReport) -> f64| mean(runs[c].iter().map(f));
+        let avg =
+            |c: usize, f: &dyn Fn(&experiments::RateReport) -> f64| mean(runs[c].iter().map(f));
         let distance: Vec<f64> = (0..4)
             .map(|c| avg(c, &|r| r.total_seek_distance as f64))
             .collect();
@@ -303,7 +304,7 @@ fn at_full_admission_capacity_no_admitted_task_misses() {
                     ppm: DEFAULT_SHARE_PPM,
                 },
             );
-            let w = disk_emu::Tsai04Distribution::default()
+            let w = experiments::Tsai04Distribution::default()
                 .task_set(CAPACITY_OFFER, 21, set)
                 .unwrap();
             let r = run_rate(&model, &w, &Contender::Wrr(params), 60_000 * MS, 21, set).unwrap();

@@ -3,8 +3,8 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use disk_emu::{Arrivals, RequestMix};
-use disk_emu::{Experiment, Load};
+use experiments::{Arrivals, RequestMix};
+use experiments::{DiskExperiment, Load};
 use sched_core::PolicySpec;
 
 use crate::common::{policy_label, resolve_disk};
@@ -76,7 +76,7 @@ pub fn run(what: &BenchWhat, format: Format) -> Result<()> {
     };
     let disk = resolve_disk(disk)?;
     let mix = RequestMix::default();
-    let rate = Experiment::rate_for(&disk, &mix, Load::Utilisation(*load))?;
+    let rate = DiskExperiment::rate_for(&disk, &mix, Load::Utilisation(*load))?;
     let mut t = Table::new(
         format!(
             "Emulator throughput: {} , random 1-block reads, open Poisson at load {load} ({rate:.1}/s), one thread",
@@ -91,7 +91,7 @@ pub fn run(what: &BenchWhat, format: Format) -> Result<()> {
         ],
     );
     for policy in policies {
-        let experiment = Experiment {
+        let experiment = DiskExperiment {
             disk: disk.clone(),
             policy: *policy,
             arrivals: Arrivals::Poisson { rate },

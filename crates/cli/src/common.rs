@@ -2,8 +2,8 @@
 //! policies, progress bars, and turning replication results into table cells.
 
 use anyhow::{Context, Result};
-use disk_emu::MetricTable;
 use disk_emu::disk::{self, DiskSpec};
+use experiments::MetricTable;
 use indicatif::{ProgressBar, ProgressStyle};
 use sched_core::PolicySpec;
 use sched_core::registry::{self, PolicyKind};

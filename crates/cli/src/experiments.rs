@@ -2,8 +2,8 @@
 
 use anyhow::{Context, Result, bail};
 use disk_emu::disk::DiskSpec;
-use disk_emu::{Addressing, Arrivals, DeadlineRange, RequestMix};
-use disk_emu::{Experiment, Load, metric_table};
+use experiments::{Addressing, Arrivals, DeadlineRange, RequestMix};
+use experiments::{DiskExperiment, Load, metric_table};
 use sched_core::PolicySpec;
 
 use crate::common::{estimate, policy_label, progress, resolve_disk};
@@ -222,7 +222,7 @@ fn execute(plan: &Plan) -> Result<Table> {
     for point in &plan.points {
         let (arrivals, load_label, rate) = match *point {
             Point::Open(load) => {
-                let rate = Experiment::rate_for(&plan.disk, &plan.mix, load)?;
+                let rate = DiskExperiment::rate_for(&plan.disk, &plan.mix, load)?;
                 let label = match load {
                     Load::Utilisation(u) => format!("{u}"),
                     Load::Rate(_) => "—".to_string(),
@@ -236,7 +236,7 @@ fn execute(plan: &Plan) -> Result<Table> {
             ),
         };
         for policy in &plan.policies {
-            let experiment = Experiment {
+            let experiment = DiskExperiment {
                 disk: plan.disk.clone(),
                 policy: *policy,
                 arrivals,
@@ -260,7 +260,7 @@ fn execute(plan: &Plan) -> Result<Table> {
     }
     for (experiment, load_label, rate) in &runs {
         let policy = &experiment.policy;
-        let reports = disk_emu::parallel(plan.replications, plan.jobs, |r| {
+        let reports = experiments::parallel(plan.replications, plan.jobs, |r| {
             let out = experiment.run(r);
             bar.inc(1);
             out

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use disk_emu::trace::{TraceFormat, TraceOptions};
-use disk_emu::{ReplayOptions, replay};
+use experiments::{ReplayOptions, replay};
 use sched_core::PolicySpec;
 
 use crate::common::{policy_label, resolve_disk};

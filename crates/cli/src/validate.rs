@@ -50,7 +50,8 @@ pub fn run(args: &ValidateArgs, format: Format) -> Result<()> {
         (None, None) => unreachable!("clap requires --parv or --disk"),
     };
     let started = Instant::now();
-    let run = validate(&spec, &args.trace, args.seed)?;
+    let rng = experiments::seeds::stream(args.seed, 0, experiments::seeds::Purpose::Service);
+    let run = validate(&spec, &args.trace, rng)?;
     let elapsed = started.elapsed().as_secs_f64();
     let overall = run.overall();
     let mut t = Table::new(

@@ -12,90 +12,72 @@
 //! DiskSim files, the mechanical model) and [`trace`] (trace formats and
 //! readers). Everything else has one path, at the root:
 //!
-//! - **Devices** with an open, event-by-event API: [`DiskDevice`],
-//!   [`ArrayDevice`], their [`Outcome`]s with per-request [`Timing`] (see
-//!   [Driving a device](#driving-a-device)).
-//! - **Experiments** built on them: [`Experiment`] (one disk),
-//!   [`MirrorExperiment`] (a mirrored pair), [`replay`] (block traces).
-//! - **Workloads**: [`Arrivals`], [`RequestMix`], [`Generator`],
-//!   [`ArrivalProcess`]; seeded random [`Stream`]s; rate-based real-time
-//!   tasks ([`RateWorkload`], [`Tsai04Distribution`]) run by [`run_rate`].
-//! - **Statistics**: [`DiskStats`], [`ArrayStats`], [`ClassStats`] and their
-//!   reports; [`MetricTable`] for confidence intervals over replications.
+//! - **Devices**: the [`Device`] trait, with an open, event-by-event API,
+//!   and its implementations [`DiskDevice`] (one disk, any single-disk
+//!   policy) and [`ArrayDevice`] (1 to 64 disks holding copies of the same
+//!   data, any array policy, with failure and resync); their [`Outcome`]s
+//!   with per-request [`Timing`]; the [`conformance`] suite every
+//!   implementation passes.
+//! - **The clock**: [`EventQueue`] of timed events and their [`Rank`] among
+//!   simultaneous ones; seeded random [`Stream`]s a device draws the random
+//!   parts of its service times from.
+//! - **Measurements**: [`DiskStats`], [`ArrayStats`], [`ClassStats`] and
+//!   their reports, built on [`Moments`], [`Distribution`] and
+//!   [`TimeWeighted`].
+//!
+//! What is *run* on the emulator — workloads, placement of copies, the event
+//! loop that drives devices, replications, seeds, trace replay and the
+//! papers' experiments — is the experiments crate's.
 //!
 //! ## Driving a device
 //!
-//! The devices have an open, event-by-event API: one disk ([`DiskDevice`]) or
-//! an array of 1 to 64 disks holding copies of the same data ([`ArrayDevice`]).
-//!
 //! A device is a deterministic state machine in virtual time, like the
-//! `sched-core` policies it drives and in the manner of quinn-proto's
-//! `Connection`: it owns no thread and no clock. The driver — an experiment,
-//! a trace replay, a transaction simulator, a block device serving real I/O
-//! — tells it what happens and when, and collects what comes out:
+//! `sched-core` policies it drives: it owns no thread and no clock. See the
+//! [`Device`] trait for its inputs, outputs and getters and the order in
+//! which a driver calls them.
 //!
-//! - **Inputs** change the device at a time the driver names: `submit` a
-//!   request (an array takes a logical request with its [`Copies`]);
-//!   `cancel` a queued one; `advance` the clock to a time; on an array,
-//!   `fail_disk`, `replace_disk`.
-//! - **Outputs** are polled: [`poll`](DiskDevice::poll) yields an
-//!   [`Outcome`] per finished, expired or failed request, with its
-//!   [`Timing`]; `next_event_time` says when the device next has something
-//!   to do on its own (a service ends, a policy releases held work, a resync
-//!   step is due).
-//! - **Getters** report the state: the clock, queue lengths, what each disk
-//!   serves, disk states, statistics.
+//! ```
+//! use disk_emu::disk::{DiskModel, presets};
+//! use disk_emu::{ArrayDevice, Device, Outcome, Stream};
+//! use sched_core::array::{Copies, Location};
+//! use sched_core::{Kind, Request, RequestId};
 //!
-//! A driver calls them in this order:
-//!
-//! 1. Let `t` be the earlier of its own next event and `next_event_time()`.
-//! 2. `advance(t)`: the device processes everything due at or before `t`
-//!    (completions start the next service at once).
-//! 3. `poll()` until `None`, reacting to each outcome.
-//! 4. Handle its own events at `t`: `submit`, `cancel`, disk operations.
-//! 5. Repeat.
-//!
-//! Inputs at a time `t` while the device has events due *before* `t` are
-//! refused ([`DeviceError::Behind`]): advance first. Events due *at* `t` may
-//! be processed before or after the driver's inputs at `t`, as the driver
-//! chooses; the crate's experiments and replays, which share one such loop,
-//! take simultaneous events in the order they were scheduled.
-//!
-//! [`Copies`]: sched_core::array::Copies
+//! let model = DiskModel::from_spec(&presets::hp97560())?;
+//! let streams = vec![Stream::numbered(1), Stream::numbered(2)];
+//! let mut mirror = ArrayDevice::new(vec![model.clone(), model], &"rt-dmq".parse()?, streams, 7)?;
+//! let at = Location { block: 4_000, cylinder: 0 };
+//! let write = Request::new(RequestId(1), Kind::Write, 4_000, 8, 0, 0);
+//! mirror.submit(write, &Copies::everywhere(2, at), 0)?;
+//! let mut done = Vec::new();
+//! while let Some(t) = mirror.next_event_time() {
+//!     mirror.advance(t)?;
+//!     while let Some(outcome) = mirror.poll() {
+//!         if let Outcome::Completed(d) = outcome {
+//!             done.push((d.request.id, d.timing.finish));
+//!         }
+//!     }
+//! }
+//! assert_eq!(done.len(), 1, "a write completes once, when both copies are written");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
+pub mod conformance;
 mod device;
 pub mod disk;
-mod engine;
-mod mirror;
+mod events;
 mod random;
-mod rate;
-mod replay;
-mod sim;
 mod stats;
 pub mod trace;
-mod workload;
 
 pub use device::{
-    ARRAY_CAPACITY, ArrayDevice, ArrayOptions, DEVICE_IDS, DeviceError, DiskDevice, Done, Outcome,
-    QUEUE_CAPACITY, ResyncRate, Timing,
+    ARRAY_CAPACITY, ArrayDevice, ArrayOptions, DEVICE_IDS, Device, DeviceError, DiskDevice, Done,
+    Outcome, QUEUE_CAPACITY, ResyncRate, Timing,
 };
-pub use mirror::{
-    KindReport, MirrorExperiment, MirrorReport, Placement, mirror_metrics, mirror_table,
-};
-pub use random::{Purpose, Stream};
-pub use rate::{
-    APERIODIC_BACKLOG, Contender, MAX_RATE_TASKS, RateReport, RateTaskSpec, RateWorkload,
-    TaskOutcome, Tsai04Distribution, run_rate,
-};
-pub use replay::{DeviceReport, ReplayError, ReplayOptions, ReplayReport, Validation, replay};
-pub use sim::{Experiment, Load, RunError, headline_metrics, metric_table, parallel};
+pub use events::{EventKey, EventQueue, Rank};
+pub use random::Stream;
 pub use stats::{
-    ArrayQueueReport, ArrayReport, ArrayStats, BatchMeans, BreakdownReport, ClassReport,
-    ClassStats, Completion, DiskReport, DiskStats, DiskUsageReport, Distribution,
-    DistributionReport, FOUND_BINS, Histogram, Interval, MetricRow, MetricTable, Moments,
-    MomentsReport, QueueAccumulator, QueueReport, Regenerative, StatsError, TimeWeighted, WarmUp,
-    normal_quantile, student_t_quantile,
-};
-pub use workload::{
-    Addressing, ArrivalProcess, Arrivals, DeadlineRange, Draw, Generator, RequestMix, WorkloadError,
+    ArrayQueueReport, ArrayReport, ArrayStats, BreakdownReport, ClassReport, ClassStats,
+    Completion, DiskReport, DiskStats, DiskUsageReport, Distribution, DistributionReport,
+    FOUND_BINS, Histogram, Moments, MomentsReport, QueueAccumulator, QueueReport, TimeWeighted,
+    WarmUp,
 };

@@ -1,50 +1,20 @@
-//! Seeded, reproducible random streams.
+//! Reproducible random streams.
 //!
-//! Every replication of an experiment draws from its own independent PCG
-//! stream (`rand_pcg::Pcg64`, whose output is fixed by its published
-//! algorithm), derived from the experiment seed, the replication number and a
-//! purpose tag; so replication 7 gives the same bits whether it runs first,
-//! last, alone or on another thread. Distributions come from `rand_distr`,
-//! whose versions the lockfile pins.
+//! A [`Stream`] is one PCG generator (`rand_pcg::Pcg64`, whose output is
+//! fixed by its published algorithm) with the draws the models need.
+//! Distributions come from `rand_distr`, whose versions the lockfile pins.
+//!
+//! The emulator never decides where a stream comes from: a device draws the
+//! random parts of its service times from the stream its driver hands it.
+//! Experiments derive every stream from their coordinates (seed,
+//! configuration point, replication, purpose) in one place, the experiments
+//! crate's `seeds` module; [`Stream::numbered`] gives tests and examples a
+//! reproducible stream without that machinery.
 
 use rand::RngExt;
 use rand_distr::{Distribution, Exp, Normal};
 use rand_pcg::Pcg64;
 use sched_core::Nanos;
-
-/// What a stream is used for: separate purposes never share random numbers,
-/// so adding a draw for one never shifts another.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Purpose {
-    /// Inter-arrival and think times.
-    Arrivals,
-    /// Request addresses, sizes and kinds.
-    Addresses,
-    /// Random parts of service times (rotational latency drawn at random,
-    /// stochastic service models).
-    Service,
-    /// Anything else an experiment needs (routing choices, deadlines), by number.
-    Other(u32),
-}
-
-impl Purpose {
-    fn tag(self) -> u64 {
-        match self {
-            Purpose::Arrivals => 1,
-            Purpose::Addresses => 2,
-            Purpose::Service => 3,
-            Purpose::Other(n) => 1_000 + n as u64,
-        }
-    }
-}
-
-/// SplitMix64 finaliser: spreads structured inputs over all 64 bits.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 /// One independent random stream.
 #[derive(Clone, Debug)]
@@ -53,16 +23,19 @@ pub struct Stream {
 }
 
 impl Stream {
-    /// The stream for `purpose` in replication `replication` of an experiment seeded `seed`.
-    pub fn new(seed: u64, replication: u64, purpose: Purpose) -> Self {
-        let state = (mix(seed) as u128) << 64 | mix(seed ^ 0x5DEE_CE66_D1CE_5EED) as u128;
-        // PCG streams are selected by the increment: distinct (replication,
-        // purpose) pairs give distinct, statistically independent sequences.
-        let stream = (mix(replication) as u128) << 64
-            | mix(replication.wrapping_mul(31) ^ purpose.tag()) as u128;
+    /// The PCG generator with this `state` and stream `increment`: distinct
+    /// increments give distinct, statistically independent sequences.
+    pub fn from_parts(state: u128, increment: u128) -> Self {
         Stream {
-            rng: Pcg64::new(state, stream),
+            rng: Pcg64::new(state, increment),
         }
+    }
+
+    /// Stream `n` of a fixed family of independent streams, for tests and
+    /// examples that need reproducible numbers but no experiment coordinates.
+    pub fn numbered(n: u64) -> Self {
+        const STATE: u128 = 0x2360_ED05_1FC6_5DA4_4385_DF64_9FCC_F645;
+        Self::from_parts(STATE, u128::from(n) << 1 | 1)
     }
 
     /// Uniform on [0, 1).
@@ -112,20 +85,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn same_inputs_same_bits_and_streams_differ() {
-        let mut a = Stream::new(42, 3, Purpose::Arrivals);
-        let mut b = Stream::new(42, 3, Purpose::Arrivals);
-        let mut c = Stream::new(42, 4, Purpose::Arrivals);
-        let mut d = Stream::new(42, 3, Purpose::Service);
-        let xs: Vec<u64> = (0..8).map(|_| a.below(u64::MAX)).collect();
-        assert_eq!(xs, (0..8).map(|_| b.below(u64::MAX)).collect::<Vec<_>>());
-        assert_ne!(xs, (0..8).map(|_| c.below(u64::MAX)).collect::<Vec<_>>());
-        assert_ne!(xs, (0..8).map(|_| d.below(u64::MAX)).collect::<Vec<_>>());
+    fn same_number_same_bits_and_numbers_differ() {
+        let draw = |n| {
+            let mut s = Stream::numbered(n);
+            (0..8).map(|_| s.below(u64::MAX)).collect::<Vec<_>>()
+        };
+        assert_eq!(draw(3), draw(3));
+        assert_ne!(draw(3), draw(4));
     }
 
     #[test]
     fn exponential_has_the_requested_mean() {
-        let mut s = Stream::new(1, 0, Purpose::Arrivals);
+        let mut s = Stream::numbered(1);
         let n = 200_000;
         let mean = (0..n).map(|_| s.exponential(1_000_000) as f64).sum::<f64>() / n as f64;
         assert!((mean / 1e6 - 1.0).abs() < 0.01, "{mean}");

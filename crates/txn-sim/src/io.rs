@@ -1,16 +1,19 @@
 //! The I/O subsystem as the transaction system sees it: a disk-emu device
-//! (one [`DiskDevice`] or a mirrored [`ArrayDevice`]) driven from outside,
-//! and a ledger of every request issued, so that each one is seen to
-//! complete or be cancelled exactly once.
+//! in the event loop (one [`DiskDevice`] or a mirrored [`ArrayDevice`]), and
+//! a ledger of every request issued, so that each one is seen to complete or
+//! be cancelled exactly once.
 
 use std::collections::HashMap;
 
 use disk_emu::disk::{DiskError, DiskModel};
-use disk_emu::{ArrayDevice, DeviceError, DiskDevice, Outcome, Purpose, Stream};
-use sched_core::array::{Copies, Location};
-use sched_core::{CancelError, Kind, Nanos, Request, RequestId};
+use disk_emu::{ArrayDevice, ArrayReport, Device, DeviceError, DiskDevice, DiskReport, Outcome};
+use experiments::Placement;
+use experiments::seeds::{Purpose, stream};
+use experiments::simulation::Simulation;
+use sched_core::array::ArraySpec;
+use sched_core::{CancelError, Kind, Nanos, PolicySpec, Request, RequestId};
 
-use crate::params::{IoSpec, TxnParams};
+use crate::params::TxnParams;
 
 /// Who issued an I/O request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,12 +22,6 @@ pub struct IoTag {
     pub txn: usize,
     /// The transaction's sequence number (a slot runs many in turn).
     pub seq: u64,
-}
-
-/// The device under either policy family.
-enum Device {
-    Single(Box<DiskDevice>),
-    Mirror(Box<ArrayDevice>),
 }
 
 /// Counts of the ledger.
@@ -59,50 +56,80 @@ pub enum IoError {
     Failed(RequestId),
 }
 
-/// A device plus the ledger of outstanding requests.
-pub struct IoSystem {
-    device: Device,
+/// The single disk of `params` under `policy`, for replication `replication`.
+///
+/// # Errors
+/// A disk or policy the device cannot be built from.
+pub fn single_disk(
+    params: &TxnParams,
+    policy: &PolicySpec,
+    replication: u64,
+) -> Result<DiskDevice, IoError> {
+    let model = DiskModel::from_spec(&params.disk)?;
+    let service = stream(params.seed, replication, Purpose::Other(100));
+    Ok(DiskDevice::new(model, policy, service)?)
+}
+
+/// The mirrored pair of `params` under `policy`, for replication `replication`.
+///
+/// # Errors
+/// A disk or policy the device cannot be built from.
+pub fn mirror(
+    params: &TxnParams,
+    policy: &ArraySpec,
+    replication: u64,
+) -> Result<ArrayDevice, IoError> {
+    let model = DiskModel::from_spec(&params.disk)?;
+    let service = (0..2)
+        .map(|d| stream(params.seed, replication, Purpose::Other(100 + d)))
+        .collect();
+    let routing_seed = params.seed ^ replication.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    Ok(ArrayDevice::new(
+        vec![model.clone(), model],
+        policy,
+        service,
+        routing_seed,
+    )?)
+}
+
+/// The ledger of the requests issued to the device, and where their copies
+/// are (every disk of the device holds every page, at the page's block).
+pub struct IoLedger {
+    placement: Placement,
     outstanding: HashMap<u64, IoTag>,
     counts: IoCounts,
     next_id: u64,
 }
 
-impl IoSystem {
-    /// The subsystem of `params` for replication `replication`.
-    ///
-    /// # Errors
-    /// A disk or policy the devices cannot be built from.
-    pub fn new(params: &TxnParams, replication: u64) -> Result<Self, IoError> {
-        let model = || DiskModel::from_spec(&params.disk);
-        let stream = |d: u32| Stream::new(params.seed, replication, Purpose::Other(100 + d));
-        let device = match &params.io {
-            IoSpec::Single(policy) => {
-                Device::Single(Box::new(DiskDevice::new(model()?, policy, stream(0))?))
-            }
-            IoSpec::Mirror(policy) => {
-                let routing_seed = params.seed ^ replication.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                Device::Mirror(Box::new(ArrayDevice::new(
-                    vec![model()?, model()?],
-                    policy,
-                    vec![stream(0), stream(1)],
-                    routing_seed,
-                )?))
-            }
-        };
-        Ok(IoSystem {
-            device,
+impl IoLedger {
+    /// An empty ledger for a device of `disks` disks holding every page.
+    pub fn new(disks: usize) -> Self {
+        IoLedger {
+            placement: Placement::Identical { copies: disks },
             outstanding: HashMap::new(),
             counts: IoCounts::default(),
             next_id: 1,
-        })
+        }
+    }
+
+    fn send<D: Device, E>(
+        &self,
+        sim: &mut Simulation<D, E>,
+        req: Request,
+        now: Nanos,
+    ) -> Result<(), IoError> {
+        let copies = self.placement.copies(req.block, req.blocks, u64::MAX);
+        sim.with_device(0, |d| d.submit(req, &copies, now))?;
+        Ok(())
     }
 
     /// Submits a one-page request for `tag` at `now`; returns its id.
     ///
     /// # Errors
     /// The device's refusal.
-    pub fn submit(
+    pub fn submit<D: Device, E>(
         &mut self,
+        sim: &mut Simulation<D, E>,
         tag: IoTag,
         kind: Kind,
         page: u64,
@@ -112,29 +139,11 @@ impl IoSystem {
         let id = self.next_id;
         let mut req = Request::new(RequestId(id), kind, page, 1, 0, now);
         req.deadline = deadline;
-        req.class = u16::try_from(tag.txn).unwrap_or(u16::MAX);
-        self.send(req, now)?;
+        self.send(sim, req, now)?;
         self.next_id += 1;
         self.outstanding.insert(id, tag);
         self.counts.issued += 1;
         Ok(id)
-    }
-
-    fn send(&mut self, req: Request, now: Nanos) -> Result<(), IoError> {
-        match &mut self.device {
-            Device::Single(d) => d.submit(req, now)?,
-            Device::Mirror(a) => {
-                let copies = Copies::everywhere(
-                    2,
-                    Location {
-                        block: req.block,
-                        cylinder: 0,
-                    },
-                );
-                a.submit(req, &copies, now)?;
-            }
-        }
-        Ok(())
     }
 
     /// Withdraws request `id` if it is still queued; one in service runs to
@@ -142,12 +151,12 @@ impl IoSystem {
     ///
     /// # Errors
     /// A device error other than "in service".
-    pub fn cancel(&mut self, id: u64) -> Result<bool, IoError> {
-        let result = match &mut self.device {
-            Device::Single(d) => d.cancel(RequestId(id)),
-            Device::Mirror(a) => a.cancel(RequestId(id)),
-        };
-        match result {
+    pub fn cancel<D: Device, E>(
+        &mut self,
+        sim: &mut Simulation<D, E>,
+        id: u64,
+    ) -> Result<bool, IoError> {
+        match sim.with_device(0, |d| d.cancel(RequestId(id))) {
             Ok(_) => {
                 self.outstanding.remove(&id);
                 self.counts.cancelled += 1;
@@ -158,60 +167,39 @@ impl IoSystem {
         }
     }
 
-    /// When the device next acts on its own.
-    pub fn next_event_time(&self) -> Option<Nanos> {
-        match &self.device {
-            Device::Single(d) => d.next_event_time(),
-            Device::Mirror(a) => a.next_event_time(),
-        }
-    }
-
-    /// Advances the device to `to`.
-    ///
-    /// # Errors
-    /// The device's.
-    pub fn advance(&mut self, to: Nanos) -> Result<(), IoError> {
-        match &mut self.device {
-            Device::Single(d) => d.advance(to)?,
-            Device::Mirror(a) => a.advance(to)?,
-        }
-        Ok(())
-    }
-
-    /// The next finished request: its id and issuer, or `None` when no
-    /// outcome is pending. A request a deadline-dropping policy expired is
+    /// Takes in an outcome of the device at `now`: a completion's id and
+    /// issuer, or `None`. A request a deadline-dropping policy expired is
     /// resubmitted at `now` without a deadline (a page must still be read or
     /// written; the transaction's own deadline decides its fate).
     ///
     /// # Errors
     /// An outcome for a request not outstanding, a failed request, or a
     /// refused resubmission.
-    pub fn poll(&mut self, now: Nanos) -> Result<Option<(u64, IoTag)>, IoError> {
-        loop {
-            let outcome = match &mut self.device {
-                Device::Single(d) => d.poll(),
-                Device::Mirror(a) => a.poll(),
-            };
-            match outcome {
-                None => return Ok(None),
-                Some(Outcome::Completed(done)) => {
-                    let id = done.request.id;
-                    let tag = self.outstanding.remove(&id.0).ok_or(IoError::Unknown(id))?;
-                    self.counts.completed += 1;
-                    return Ok(Some((id.0, tag)));
-                }
-                Some(Outcome::Expired(mut req)) => {
-                    if !self.outstanding.contains_key(&req.id.0) {
-                        return Err(IoError::Unknown(req.id));
-                    }
-                    req.deadline = None;
-                    req.arrival = now;
-                    self.send(req, now)?;
-                    self.counts.resubmitted += 1;
-                }
-                Some(Outcome::Failed(req)) => return Err(IoError::Failed(req.id)),
-                Some(Outcome::Resynced { .. }) => {}
+    pub fn outcome<D: Device, E>(
+        &mut self,
+        sim: &mut Simulation<D, E>,
+        outcome: Outcome,
+        now: Nanos,
+    ) -> Result<Option<(u64, IoTag)>, IoError> {
+        match outcome {
+            Outcome::Completed(done) => {
+                let id = done.request.id;
+                let tag = self.outstanding.remove(&id.0).ok_or(IoError::Unknown(id))?;
+                self.counts.completed += 1;
+                Ok(Some((id.0, tag)))
             }
+            Outcome::Expired(mut req) => {
+                if !self.outstanding.contains_key(&req.id.0) {
+                    return Err(IoError::Unknown(req.id));
+                }
+                req.deadline = None;
+                req.arrival = now;
+                self.send(sim, req, now)?;
+                self.counts.resubmitted += 1;
+                Ok(None)
+            }
+            Outcome::Failed(req) => Err(IoError::Failed(req.id)),
+            Outcome::Resynced { .. } => Ok(None),
         }
     }
 
@@ -228,55 +216,6 @@ impl IoSystem {
     /// The ledger's counts.
     pub fn counts(&self) -> IoCounts {
         self.counts
-    }
-
-    /// Restarts the device's statistics (the end of the warm-up).
-    pub fn reset_stats(&mut self) {
-        match &mut self.device {
-            Device::Single(d) => d.reset_stats(),
-            Device::Mirror(a) => a.reset_stats(),
-        }
-    }
-
-    /// Queue lengths and disk service over the window ending at `end`.
-    pub fn report(&mut self, end: Nanos) -> IoReport {
-        match &mut self.device {
-            Device::Single(d) => {
-                let r = d.report(end);
-                IoReport {
-                    queue: r.queue.time_mean,
-                    common: 0.0,
-                    disk: vec![r.queue.time_mean],
-                    aux: vec![0.0],
-                    aux_over_one: 0.0,
-                    service_ms: r.service.mean / 1e6,
-                    utilisation: vec![r.utilisation],
-                }
-            }
-            Device::Mirror(a) => {
-                let r = a.report(end);
-                let q = &r.queues;
-                let (ops, weighted) = r.disks.iter().fold((0u64, 0.0), |(n, s), d| {
-                    (
-                        n + d.service.count,
-                        s + d.service.mean * d.service.count as f64,
-                    )
-                });
-                IoReport {
-                    queue: q.common + q.disk.iter().sum::<f64>() + q.aux.iter().sum::<f64>(),
-                    common: q.common,
-                    disk: q.disk.clone(),
-                    aux: q.aux.clone(),
-                    aux_over_one: q.aux_over_one,
-                    service_ms: if ops > 0 {
-                        weighted / ops as f64 / 1e6
-                    } else {
-                        f64::NAN
-                    },
-                    utilisation: r.disks.iter().map(|d| d.utilisation).collect(),
-                }
-            }
-        }
     }
 }
 
@@ -298,4 +237,43 @@ pub struct IoReport {
     pub service_ms: f64,
     /// Each disk's busy fraction.
     pub utilisation: Vec<f64>,
+}
+
+impl From<DiskReport> for IoReport {
+    fn from(r: DiskReport) -> Self {
+        IoReport {
+            queue: r.queue.time_mean,
+            common: 0.0,
+            disk: vec![r.queue.time_mean],
+            aux: vec![0.0],
+            aux_over_one: 0.0,
+            service_ms: r.service.mean / 1e6,
+            utilisation: vec![r.utilisation],
+        }
+    }
+}
+
+impl From<ArrayReport> for IoReport {
+    fn from(r: ArrayReport) -> Self {
+        let q = &r.queues;
+        let (ops, weighted) = r.disks.iter().fold((0u64, 0.0), |(n, s), d| {
+            (
+                n + d.service.count,
+                s + d.service.mean * d.service.count as f64,
+            )
+        });
+        IoReport {
+            queue: q.common + q.disk.iter().sum::<f64>() + q.aux.iter().sum::<f64>(),
+            common: q.common,
+            disk: q.disk.clone(),
+            aux: q.aux.clone(),
+            aux_over_one: q.aux_over_one,
+            service_ms: if ops > 0 {
+                weighted / ops as f64 / 1e6
+            } else {
+                f64::NAN
+            },
+            utilisation: r.disks.iter().map(|d| d.utilisation).collect(),
+        }
+    }
 }

@@ -14,7 +14,9 @@
 //! - [`locks`]: the lock table and the wait-for graph.
 //! - [`cpu`]: the preemptive EDF CPU.
 //! - [`io`]: the device and the ledger of its requests.
-//! - [`system`]: the transactions' state machine and the event loop.
+//! - [`system`]: the transactions' state machine, a driver of the
+//!   experiments crate's event loop (its CPU and timers are events of that
+//!   loop).
 //! - [`mod@metrics`] and [`replications`]: what is measured, over independent
 //!   replications with 95 % confidence intervals.
 //!
@@ -42,4 +44,4 @@ pub use io::{IoCounts, IoReport};
 pub use metrics::{METRICS, metric_table, metrics};
 pub use params::{Deadlines, IoSpec, IoSpecError, ParamError, TxnParams};
 pub use replications::{run, run_replications};
-pub use system::{RunReport, SimError, System};
+pub use system::{RunReport, SimError, System, TxnEvent};

@@ -1,7 +1,7 @@
 //! The metrics of a replication as named values, and their confidence
-//! intervals across replications (disk-emu's [`MetricTable`]).
+//! intervals across replications (the experiments crate's [`MetricTable`]).
 
-use disk_emu::{MetricTable, StatsError};
+use experiments::{MetricTable, StatsError};
 
 use crate::system::RunReport;
 

@@ -3,7 +3,8 @@
 //! with results identical to a serial run: replication r always draws from
 //! its own random streams, and results are kept in replication order.
 
-use crate::params::TxnParams;
+use crate::io::{mirror, single_disk};
+use crate::params::{IoSpec, TxnParams};
 use crate::system::{RunReport, SimError, System};
 
 /// Runs replication `replication` of `params`.
@@ -11,7 +12,18 @@ use crate::system::{RunReport, SimError, System};
 /// # Errors
 /// Invalid parameters, a device failure, a broken invariant.
 pub fn run(params: &TxnParams, replication: u64) -> Result<RunReport, SimError> {
-    System::new(params, replication)?.run()
+    params.validate()?;
+    match &params.io {
+        IoSpec::Single(policy) => System::new(
+            params,
+            replication,
+            single_disk(params, policy, replication)?,
+        )?
+        .run(),
+        IoSpec::Mirror(policy) => {
+            System::new(params, replication, mirror(params, policy, replication)?)?.run()
+        }
+    }
 }
 
 /// Runs replications `0..n` on `jobs` threads; the reports come back in
@@ -26,5 +38,5 @@ pub fn run_replications(
     jobs: usize,
 ) -> Result<Vec<RunReport>, SimError> {
     params.validate()?;
-    disk_emu::parallel(n, jobs, |r| run(params, r))
+    experiments::parallel(n, jobs, |r| run(params, r))
 }

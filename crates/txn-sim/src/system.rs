@@ -27,20 +27,21 @@
 //!   deadline passes during the write phase completes its writes and counts
 //!   as *missed*. The loss ratio counts both.
 //! - Simultaneous events run in a fixed order: the device's, then the CPU's,
-//!   then the timers' (think ends, deadlines) in the order they were set. A
-//!   transaction committing exactly at its deadline meets it.
+//!   then the timers' (think ends, deadlines) in the order they were set (the
+//!   event loop's ranks: the CPU is the first rank after the devices, the
+//!   timers the second). A transaction committing exactly at its deadline
+//!   meets it.
 //! - After the last measured transaction no new one starts; those under way
 //!   finish (commit or are lost) and the device drains, so that every run
 //!   ends with an empty lock table and every request accounted for.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
-use disk_emu::{Purpose, Stream};
+use disk_emu::{Device, DeviceError, Outcome, Rank, Stream};
+use experiments::seeds::{Purpose, stream};
+use experiments::simulation::{Driver, Flow, Simulation};
 use sched_core::{Kind, Nanos};
 
 use crate::cpu::EdfCpu;
-use crate::io::{IoCounts, IoError, IoReport, IoSystem, IoTag};
+use crate::io::{IoCounts, IoError, IoLedger, IoReport, IoTag};
 use crate::locks::{Acquire, LockTable, Mode, Page, Priority};
 use crate::params::{ParamError, TxnParams};
 
@@ -53,6 +54,9 @@ pub enum SimError {
     /// The I/O subsystem failed.
     #[error("I/O: {0}")]
     Io(#[from] IoError),
+    /// The device refused an input or misbehaved.
+    #[error("I/O: {0}")]
+    Device(#[from] DeviceError),
     /// An invariant of the system broke at the end of a run (a bug).
     #[error("replication {replication}: {what}")]
     Invariant {
@@ -123,12 +127,23 @@ impl Txn {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Timer {
+/// The transaction system's own events in the event loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxnEvent {
+    /// The CPU's running job may be done (stale if the CPU's plan changed).
+    Cpu,
+    /// A user stops thinking.
     ThinkEnd(usize),
     /// The deadline of the slot's transaction with this sequence number.
     Deadline(usize, u64),
 }
+
+/// The CPU's rank among simultaneous events: after the devices' completions.
+const CPU: Rank = Rank::after_devices(0);
+/// The timers' rank: after the CPU.
+const TIMERS: Rank = Rank::after_devices(1);
+
+type Sim<D> = Simulation<D, TxnEvent>;
 
 /// How a transaction left.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -189,8 +204,9 @@ struct Window {
     restarts: u64,
 }
 
-/// One replication of the transaction system.
-pub struct System<'p> {
+/// One replication of the transaction system: a driver of the event loop
+/// over an I/O device `D`.
+pub struct System<'p, D> {
     params: &'p TxnParams,
     replication: u64,
     step_cpu: Nanos,
@@ -199,12 +215,14 @@ pub struct System<'p> {
     /// T_C + T_D, ns per step.
     per_step: f64,
     bounds: Option<(f64, f64)>,
-    io: IoSystem,
+    io: IoLedger,
+    /// The device, until the run puts it in the event loop.
+    device: Option<D>,
     cpu: EdfCpu,
+    /// The CPU finish the event loop holds an event for.
+    cpu_entered: Option<Nanos>,
     locks: LockTable,
     txns: Vec<Txn>,
-    timers: BinaryHeap<Reverse<(Nanos, u64, Timer)>>,
-    timer_seq: u64,
     think_stream: Stream,
     shape_stream: Stream,
     deadline_stream: Stream,
@@ -219,12 +237,15 @@ pub struct System<'p> {
     now: Nanos,
 }
 
-impl<'p> System<'p> {
-    /// Replication `replication` of `params`, ready to run.
+impl<'p, D: Device> System<'p, D>
+where
+    IoReport: From<D::Report>,
+{
+    /// Replication `replication` of `params` on `device`, ready to run.
     ///
     /// # Errors
-    /// Invalid parameters; a device that cannot be built.
-    pub fn new(params: &'p TxnParams, replication: u64) -> Result<Self, SimError> {
+    /// Invalid parameters.
+    pub fn new(params: &'p TxnParams, replication: u64, device: D) -> Result<Self, SimError> {
         params.validate()?;
         let users = params.users as usize;
         let seed = params.seed;
@@ -236,15 +257,15 @@ impl<'p> System<'p> {
             think: TxnParams::nanos(params.think_ms),
             per_step: (params.step_cpu_ms + params.disk_ms) * 1e6,
             bounds: params.deadlines.bounds(params.users),
-            io: IoSystem::new(params, replication)?,
+            io: IoLedger::new(device.disks()),
+            device: Some(device),
             cpu: EdfCpu::new(),
+            cpu_entered: None,
             locks: LockTable::new(users),
             txns: vec![Txn::idle(); users],
-            timers: BinaryHeap::new(),
-            timer_seq: 0,
-            think_stream: Stream::new(seed, replication, Purpose::Arrivals),
-            shape_stream: Stream::new(seed, replication, Purpose::Addresses),
-            deadline_stream: Stream::new(seed, replication, Purpose::Other(1)),
+            think_stream: stream(seed, replication, Purpose::Arrivals),
+            shape_stream: stream(seed, replication, Purpose::Addresses),
+            deadline_stream: stream(seed, replication, Purpose::Other(1)),
             next_seq: 0,
             finished: 0,
             stopping: false,
@@ -265,44 +286,30 @@ impl<'p> System<'p> {
     /// # Errors
     /// A device failure, or a broken invariant at the end.
     pub fn run(mut self) -> Result<RunReport, SimError> {
+        let mut sim = Sim::new();
+        if let Some(device) = self.device.take() {
+            sim.add_device(device);
+        }
         for u in 0..self.txns.len() {
             let t = self.think_stream.exponential(self.think);
-            self.set_timer(t, Timer::ThinkEnd(u));
+            sim.schedule_ranked(t, TIMERS, TxnEvent::ThinkEnd(u));
         }
-        loop {
-            let device = self.io.next_event_time();
-            let cpu = self.cpu.next_finish();
-            let timer = self.timers.peek().map(|Reverse((t, _, _))| *t);
-            let Some(t) = [device, cpu, timer].into_iter().flatten().min() else {
-                break;
-            };
-            self.now = t;
-            if device == Some(t) {
-                self.io.advance(t)?;
-                while let Some((id, tag)) = self.io.poll(t)? {
-                    self.on_io(id, tag)?;
-                }
-            } else if cpu == Some(t) {
-                if let Some(u) = self.cpu.finish(t) {
-                    self.on_cpu(u)?;
-                }
-            } else if let Some(Reverse((_, _, timer))) = self.timers.pop() {
-                match timer {
-                    Timer::ThinkEnd(u) => self.begin(u)?,
-                    Timer::Deadline(u, seq) => self.on_deadline(u, seq)?,
-                }
-            }
-        }
-        self.finish_report()
+        sim.run(&mut self)
     }
 
-    fn set_timer(&mut self, at: Nanos, timer: Timer) {
-        self.timers.push(Reverse((at, self.timer_seq, timer)));
-        self.timer_seq += 1;
+    /// Keeps one event in the loop for the CPU's next finish.
+    fn sync_cpu(&mut self, sim: &mut Sim<D>) {
+        let next = self.cpu.next_finish();
+        if next != self.cpu_entered {
+            if let Some(t) = next {
+                sim.schedule_ranked(t, CPU, TxnEvent::Cpu);
+            }
+            self.cpu_entered = next;
+        }
     }
 
     /// A user stops thinking: a new transaction.
-    fn begin(&mut self, u: usize) -> Result<(), SimError> {
+    fn begin(&mut self, sim: &mut Sim<D>, u: usize) -> Result<(), SimError> {
         if self.stopping {
             return Ok(());
         }
@@ -335,30 +342,30 @@ impl<'p> System<'p> {
             txn.steps.push((page, mode));
         }
         if let Some(d) = deadline {
-            self.set_timer(d, Timer::Deadline(u, seq));
+            sim.schedule_ranked(d, TIMERS, TxnEvent::Deadline(u, seq));
         }
-        self.start_step(u)
+        self.start_step(sim, u)
     }
 
     /// The next step: its lock, or the write phase after the last.
-    fn start_step(&mut self, u: usize) -> Result<(), SimError> {
+    fn start_step(&mut self, sim: &mut Sim<D>, u: usize) -> Result<(), SimError> {
         let txn = &self.txns[u];
         if txn.step == txn.steps.len() {
-            return self.write_back(u);
+            return self.write_back(sim, u);
         }
         let (page, mode) = txn.steps[txn.step];
         match self.locks.acquire(u, page, mode, txn.priority) {
-            Acquire::Granted => self.access(u),
+            Acquire::Granted => self.access(sim, u),
             Acquire::Waiting => {
                 self.txns[u].phase = Phase::LockWait;
                 Ok(())
             }
-            Acquire::Deadlock => self.abort(u),
+            Acquire::Deadlock => self.abort(sim, u),
         }
     }
 
     /// The lock is held: read the page unless it is in the buffer.
-    fn access(&mut self, u: usize) -> Result<(), SimError> {
+    fn access(&mut self, sim: &mut Sim<D>, u: usize) -> Result<(), SimError> {
         let now = self.now;
         let txn = &mut self.txns[u];
         let (page, mode) = txn.steps[txn.step];
@@ -370,7 +377,9 @@ impl<'p> System<'p> {
             txn: u,
             seq: txn.seq,
         };
-        let id = self.io.submit(tag, Kind::Read, page, txn.deadline, now)?;
+        let id = self
+            .io
+            .submit(sim, tag, Kind::Read, page, txn.deadline, now)?;
         txn.ios.push(id);
         txn.phase = Phase::Reading;
         Ok(())
@@ -383,7 +392,7 @@ impl<'p> System<'p> {
         Ok(())
     }
 
-    fn on_io(&mut self, id: u64, tag: IoTag) -> Result<(), SimError> {
+    fn on_io(&mut self, sim: &mut Sim<D>, id: u64, tag: IoTag) -> Result<(), SimError> {
         let txn = &mut self.txns[tag.txn];
         let Some(at) = txn.ios.iter().position(|&i| i == id) else {
             self.io.orphaned();
@@ -400,7 +409,7 @@ impl<'p> System<'p> {
             Phase::Writing => {
                 txn.pending_writes -= 1;
                 if txn.pending_writes == 0 {
-                    self.commit(tag.txn)?;
+                    self.commit(sim, tag.txn)?;
                 }
                 Ok(())
             }
@@ -411,11 +420,11 @@ impl<'p> System<'p> {
         }
     }
 
-    fn on_cpu(&mut self, u: usize) -> Result<(), SimError> {
+    fn on_cpu(&mut self, sim: &mut Sim<D>, u: usize) -> Result<(), SimError> {
         match self.txns[u].phase {
             Phase::Computing => {
                 self.txns[u].step += 1;
-                self.start_step(u)
+                self.start_step(sim, u)
             }
             Phase::Aborting => {
                 let blocked = self.txns[u]
@@ -426,7 +435,7 @@ impl<'p> System<'p> {
                     self.txns[u].phase = Phase::RestartWait;
                     Ok(())
                 } else {
-                    self.restart(u)
+                    self.restart(sim, u)
                 }
             }
             phase => Err(SimError::Invariant {
@@ -436,18 +445,18 @@ impl<'p> System<'p> {
         }
     }
 
-    fn restart(&mut self, u: usize) -> Result<(), SimError> {
+    fn restart(&mut self, sim: &mut Sim<D>, u: usize) -> Result<(), SimError> {
         let txn = &mut self.txns[u];
         if txn.abort_counted && self.window.open {
             self.window.restarts += 1;
         }
         txn.step = 0;
         txn.blockers.clear();
-        self.start_step(u)
+        self.start_step(sim, u)
     }
 
     /// Deadlock: the requester releases everything and pays T_A on the CPU.
-    fn abort(&mut self, u: usize) -> Result<(), SimError> {
+    fn abort(&mut self, sim: &mut Sim<D>, u: usize) -> Result<(), SimError> {
         if self.window.open {
             self.window.deadlocks += 1;
         }
@@ -461,7 +470,7 @@ impl<'p> System<'p> {
             }
             self.txns[u].blockers = blockers;
         }
-        self.release(u)?;
+        self.release(sim, u)?;
         let txn = &mut self.txns[u];
         txn.buffer.clear();
         txn.phase = Phase::Aborting;
@@ -470,19 +479,19 @@ impl<'p> System<'p> {
     }
 
     /// Releases `u`'s locks and lets the transactions granted one proceed.
-    fn release(&mut self, u: usize) -> Result<(), SimError> {
+    fn release(&mut self, sim: &mut Sim<D>, u: usize) -> Result<(), SimError> {
         let mut woken = std::mem::take(&mut self.woken);
         woken.clear();
         self.locks.release_all(u, &mut woken);
         for &w in &woken {
             debug_assert_eq!(self.txns[w].phase, Phase::LockWait);
-            self.access(w)?;
+            self.access(sim, w)?;
         }
         self.woken = woken;
         Ok(())
     }
 
-    fn write_back(&mut self, u: usize) -> Result<(), SimError> {
+    fn write_back(&mut self, sim: &mut Sim<D>, u: usize) -> Result<(), SimError> {
         let now = self.now;
         let txn = &mut self.txns[u];
         txn.phase = Phase::Writing;
@@ -493,27 +502,29 @@ impl<'p> System<'p> {
         };
         for &(page, dirty) in &txn.buffer {
             if dirty {
-                let id = self.io.submit(tag, Kind::Write, page, txn.deadline, now)?;
+                let id = self
+                    .io
+                    .submit(sim, tag, Kind::Write, page, txn.deadline, now)?;
                 txn.ios.push(id);
                 txn.pending_writes += 1;
             }
         }
         if txn.pending_writes == 0 {
-            self.commit(u)?;
+            self.commit(sim, u)?;
         }
         Ok(())
     }
 
-    fn commit(&mut self, u: usize) -> Result<(), SimError> {
-        self.release(u)?;
+    fn commit(&mut self, sim: &mut Sim<D>, u: usize) -> Result<(), SimError> {
+        self.release(sim, u)?;
         let fate = match self.txns[u].deadline {
             Some(d) if self.now > d => Fate::Missed,
             _ => Fate::Committed,
         };
-        self.leave(u, fate)
+        self.leave(sim, u, fate)
     }
 
-    fn on_deadline(&mut self, u: usize, seq: u64) -> Result<(), SimError> {
+    fn on_deadline(&mut self, sim: &mut Sim<D>, u: usize, seq: u64) -> Result<(), SimError> {
         let txn = &self.txns[u];
         if txn.seq != seq {
             return Ok(());
@@ -525,23 +536,23 @@ impl<'p> System<'p> {
             | Phase::Computing
             | Phase::Aborting
             | Phase::RestartWait => {
-                self.release(u)?;
+                self.release(sim, u)?;
                 let ios = std::mem::take(&mut self.txns[u].ios);
                 for &id in &ios {
-                    self.io.cancel(id)?;
+                    self.io.cancel(sim, id)?;
                 }
                 let mut ios = ios;
                 ios.clear();
                 self.txns[u].ios = ios;
                 self.cpu.remove(u, self.now);
-                self.leave(u, Fate::Lost)
+                self.leave(sim, u, Fate::Lost)
             }
         }
     }
 
     /// The transaction of `u` leaves; the user thinks again unless the run
     /// is draining.
-    fn leave(&mut self, u: usize, fate: Fate) -> Result<(), SimError> {
+    fn leave(&mut self, sim: &mut Sim<D>, u: usize, fate: Fate) -> Result<(), SimError> {
         let now = self.now;
         let txn = &mut self.txns[u];
         txn.phase = Phase::Idle;
@@ -564,24 +575,24 @@ impl<'p> System<'p> {
                 cpu_busy_at_start: self.cpu_busy(now),
                 ..Window::default()
             };
-            self.io.reset_stats();
+            sim.with_device(0, D::reset_stats);
         }
         if self.finished == self.params.transactions {
             self.window.open = false;
             self.stopping = true;
             self.window_end = now;
             self.cpu_busy_at_end = self.cpu_busy(now);
-            self.io_report = Some(self.io.report(now));
+            self.io_report = Some(sim.with_device(0, |d| d.report(now)).into());
         }
         if !self.stopping {
             let t = now + self.think_stream.exponential(self.think);
-            self.set_timer(t, Timer::ThinkEnd(u));
+            sim.schedule_ranked(t, TIMERS, TxnEvent::ThinkEnd(u));
         }
         let seq = self.txns[u].seq;
         for w in 0..self.txns.len() {
             let waiter = &self.txns[w];
             if waiter.phase == Phase::RestartWait && waiter.blockers.contains(&(u, seq)) {
-                self.restart(w)?;
+                self.restart(sim, w)?;
             }
         }
         Ok(())
@@ -596,7 +607,7 @@ impl<'p> System<'p> {
         self.cpu.busy() + running
     }
 
-    fn finish_report(self) -> Result<RunReport, SimError> {
+    fn finish_report(&mut self) -> Result<RunReport, SimError> {
         let broken = |what: String| SimError::Invariant {
             replication: self.replication,
             what,
@@ -620,7 +631,7 @@ impl<'p> System<'p> {
         if ledger.issued != ledger.completed + ledger.cancelled {
             return Err(broken(format!("I/O ledger does not balance: {ledger:?}")));
         }
-        let Some(io) = self.io_report else {
+        let Some(io) = self.io_report.take() else {
             return Err(broken(
                 "the run ended before its last measured transaction".into(),
             ));
@@ -659,13 +670,65 @@ impl<'p> System<'p> {
     }
 }
 
+impl<D: Device> Driver<D> for System<'_, D>
+where
+    IoReport: From<D::Report>,
+{
+    type Event = TxnEvent;
+    type Output = RunReport;
+    type Error = SimError;
+
+    fn on_event(
+        &mut self,
+        sim: &mut Sim<D>,
+        now: Nanos,
+        event: TxnEvent,
+    ) -> Result<Flow, SimError> {
+        self.now = now;
+        match event {
+            TxnEvent::Cpu => {
+                if self.cpu.next_finish() != Some(now) {
+                    return Ok(Flow::Continue); // the CPU's plan changed since
+                }
+                self.cpu_entered = None;
+                if let Some(u) = self.cpu.finish(now) {
+                    self.on_cpu(sim, u)?;
+                }
+            }
+            TxnEvent::ThinkEnd(u) => self.begin(sim, u)?,
+            TxnEvent::Deadline(u, seq) => self.on_deadline(sim, u, seq)?,
+        }
+        self.sync_cpu(sim);
+        Ok(Flow::Continue)
+    }
+
+    fn on_outcome(
+        &mut self,
+        sim: &mut Sim<D>,
+        now: Nanos,
+        _device: usize,
+        outcome: Outcome,
+    ) -> Result<Flow, SimError> {
+        self.now = now;
+        if let Some((id, tag)) = self.io.outcome(sim, outcome, now)? {
+            self.on_io(sim, id, tag)?;
+        }
+        self.sync_cpu(sim);
+        Ok(Flow::Continue)
+    }
+
+    fn finish(&mut self, _sim: &mut Sim<D>, _stopped: bool) -> Result<RunReport, SimError> {
+        self.finish_report()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
 
     use super::*;
     use crate::params::{Deadlines, IoSpec};
-    use crate::replications::run_replications;
+    use crate::replications::{run, run_replications};
 
     fn small(users: u32, io: &str) -> TxnParams {
         let mut p = TxnParams::chen_towsley_91(users, io.parse().unwrap());
@@ -686,7 +749,7 @@ mod tests {
         p.read_probability = 0.0;
         p.think_ms = 0.0;
         p.deadlines = Deadlines::None;
-        let r = System::new(&p, 0).unwrap().run().unwrap();
+        let r = run(&p, 0).unwrap();
         assert_eq!(r.committed, 130);
         assert!(r.deadlocks > 0, "no deadlock in {r:?}");
         assert!(r.restarts > 0 && r.restarts <= r.deadlocks);
@@ -705,7 +768,7 @@ mod tests {
     fn without_deadlines_nothing_is_lost() {
         let mut p = small(12, "dmq");
         p.deadlines = Deadlines::None;
-        let r = System::new(&p, 3).unwrap().run().unwrap();
+        let r = run(&p, 3).unwrap();
         assert_eq!(r.loss_ratio, 0.0);
         assert_eq!(r.committed, 130);
     }
@@ -715,7 +778,7 @@ mod tests {
         let mut p = small(4, "ssedo");
         p.users = 0;
         assert!(matches!(
-            System::new(&p, 0),
+            run(&p, 0),
             Err(SimError::Params(ParamError::NoUsers))
         ));
         assert!(matches!(
@@ -777,7 +840,7 @@ mod tests {
             p.transactions = 60;
             p.warmup = 10;
             p.seed = seed;
-            let r = System::new(&p, 0).unwrap().run().unwrap();
+            let r = run(&p, 0).unwrap();
             prop_assert_eq!(r.measured, 50);
             prop_assert_eq!(r.ledger.issued, r.ledger.completed + r.ledger.cancelled);
             prop_assert!(r.ledger.orphaned <= r.ledger.completed);

@@ -16,7 +16,7 @@
 //! Figure 13's original DMQ(FCFS) of Towsley, Chen & Yu is `sq-dmq`.
 
 use anyhow::Result;
-use disk_emu::MetricTable;
+use experiments::MetricTable;
 use txn_sim::{Deadlines, IoSpec, TxnParams, metric_table, run_replications};
 
 use super::Figure;

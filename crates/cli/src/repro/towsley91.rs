@@ -12,11 +12,11 @@
 //! draw the CMQ model against it, as the paper does.
 
 use anyhow::Result;
-use disk_emu::MetricTable;
-use disk_emu::RunError;
 use disk_emu::disk::{DiskSpec, presets};
-use disk_emu::{Arrivals, RequestMix};
-use disk_emu::{MirrorExperiment, Placement, mirror_table};
+use experiments::MetricTable;
+use experiments::RunError;
+use experiments::{Arrivals, RequestMix};
+use experiments::{MirrorExperiment, Placement, mirror_table};
 use queueing::chains;
 use queueing::mirror::{Policy, r_dmq_read_response, serial_response};
 use sched_core::array::ArraySpec;
@@ -86,7 +86,7 @@ pub fn simulate(
 ) -> Result<Option<MetricTable>> {
     let experiment = MirrorExperiment {
         disks: [curve.disk.clone(), curve.disk.clone()],
-        placement: Placement::Identical,
+        placement: Placement::MIRROR,
         policy: curve.spec,
         arrivals: match rate {
             Some(rate) => Arrivals::Poisson { rate },

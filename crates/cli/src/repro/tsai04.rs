@@ -18,7 +18,7 @@
 
 use anyhow::Result;
 use disk_emu::disk::{DiskModel, presets};
-use disk_emu::{Contender, MetricTable, RateReport, Tsai04Distribution, run_rate};
+use experiments::{Contender, MetricTable, RateReport, Tsai04Distribution, run_rate};
 use rayon::prelude::*;
 use sched_core::policy::{AperiodicReserve, RateTask, WrrMode, WrrParams, WrrScan};
 use sched_core::{Heap, Nanos};
@@ -327,7 +327,7 @@ pub fn figure(n: u8, s: &Sweep) -> Result<Figure> {
             .collect();
         table.note(format!(
             "aperiodic reads turned away with {} waiting, mean per run at {} tasks: {}",
-            disk_emu::APERIODIC_BACKLOG,
+            experiments::APERIODIC_BACKLOG,
             s.xs[last],
             dropped.join(", ")
         ));

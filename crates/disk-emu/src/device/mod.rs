@@ -1,18 +1,149 @@
-//! Emulated block devices with an open, event-by-event API (see the crate
-//! documentation, "Driving a device").
+//! Emulated block devices with an open, event-by-event API: the [`Device`]
+//! trait, its two implementations ([`DiskDevice`], [`ArrayDevice`]) and what
+//! they report.
 
-mod array;
-mod disk;
+mod array_device;
+mod disk_device;
 
-pub use array::{ARRAY_CAPACITY, ArrayDevice, ArrayOptions, ResyncRate};
-pub use disk::{DiskDevice, QUEUE_CAPACITY};
+pub use array_device::{ARRAY_CAPACITY, ArrayDevice, ArrayOptions, ResyncRate};
+pub use disk_device::{DiskDevice, QUEUE_CAPACITY};
 
-use sched_core::array::DiskState;
+use sched_core::array::{Copies, DiskState};
 use sched_core::{
     BuildError, CancelError, CompleteError, EnqueueError, Nanos, PollError, Request, RequestId,
 };
 
-use crate::disk::{DiskError, ServiceBreakdown};
+use crate::disk::{DiskError, DiskModel, ServiceBreakdown};
+
+/// An emulated block device: a deterministic state machine in virtual time
+/// that a driver steps, in the manner of quinn-proto's `Connection`. It owns
+/// no thread and no clock; the driver (an experiment, a trace replay, a
+/// transaction simulator, a block device serving real I/O) tells it what
+/// happens and when, and collects what comes out.
+///
+/// The methods fall in three groups:
+///
+/// - **Inputs** change the device at a time the driver names:
+///   [`submit`](Self::submit) a logical request with its [`Copies`] (which
+///   disks hold it and where), [`cancel`](Self::cancel) a queued one,
+///   [`advance`](Self::advance) the clock, [`fail_disk`](Self::fail_disk) and
+///   [`replace_disk`](Self::replace_disk), [`reset_stats`](Self::reset_stats)
+///   at the end of a warm-up.
+/// - **Outputs** are polled: [`poll`](Self::poll) yields an [`Outcome`] per
+///   finished, expired or failed request (with its [`Timing`]) and per
+///   replacement back online; [`next_event_time`](Self::next_event_time)
+///   says when the device next acts on its own (a service ends, a policy
+///   releases held work, a resync step is due).
+/// - **Getters** report the state: [`now`](Self::now),
+///   [`disks`](Self::disks), [`disk_state`](Self::disk_state),
+///   [`serving`](Self::serving), [`queued`](Self::queued),
+///   [`in_system`](Self::in_system), [`model`](Self::model), and the
+///   statistics, [`report`](Self::report).
+///
+/// A driver calls them in this order:
+///
+/// 1. Let `t` be the earlier of its own next event and `next_event_time()`.
+/// 2. `advance(t)`: the device processes everything due at or before `t`
+///    (a completion starts the next service at once).
+/// 3. `poll()` until `None`, reacting to each outcome.
+/// 4. Its own inputs at `t`: `submit`, `cancel`, disk operations.
+/// 5. Repeat.
+///
+/// Inputs at a time `t` while the device has events due *before* `t` are
+/// refused ([`DeviceError::Behind`]): advance first. Events due *at* `t`
+/// may be processed before or after the driver's inputs at `t`, as the
+/// driver chooses (the experiments' event loop ranks them, see its
+/// documentation).
+///
+/// Every implementation passes the suite in [`crate::conformance`]:
+/// exactly-once outcomes, cancel semantics, timing parts that sum to the
+/// response, monotone time, determinism.
+pub trait Device {
+    /// What [`report`](Self::report) returns.
+    type Report;
+
+    /// A logical request arrives at `now` with its copies; operations the
+    /// device can start, start at once. The device fills in each copy's
+    /// cylinder from its disk's geometry. Nothing changes on error.
+    ///
+    /// # Errors
+    /// [`DeviceError::Extent`] for a copy beyond its disk;
+    /// [`DeviceError::NoSuchDisk`]; [`DeviceError::Refused`] for the policy's
+    /// refusal (a full queue, a duplicate id, copies the device cannot use);
+    /// [`DeviceError::ReservedId`]; [`DeviceError::DiskState`] when no disk
+    /// can take it; [`DeviceError::Behind`] / [`DeviceError::TimeWentBack`].
+    fn submit(&mut self, req: Request, copies: &Copies, now: Nanos) -> Result<(), DeviceError>;
+
+    /// Withdraws a queued logical request and returns it; it will have no
+    /// outcome.
+    ///
+    /// # Errors
+    /// [`DeviceError::Cancel`]: `UnknownId`, or `InService` for a request
+    /// some disk is serving (it runs to its end and completes).
+    fn cancel(&mut self, id: RequestId) -> Result<Request, DeviceError>;
+
+    /// Moves the clock to `to`, processing every event due at or before it
+    /// in time order; outcomes wait in [`poll`](Self::poll).
+    ///
+    /// # Errors
+    /// [`DeviceError::TimeWentBack`]; a policy's refusal of a completion (a
+    /// bug, reported rather than hidden).
+    fn advance(&mut self, to: Nanos) -> Result<(), DeviceError>;
+
+    /// Disk `disk` fails at the device's clock: what it was serving and what
+    /// only it could serve come out as [`Outcome::Failed`].
+    ///
+    /// # Errors
+    /// [`DeviceError::NoSuchDisk`]; [`DeviceError::DiskState`] for a disk
+    /// already failed.
+    fn fail_disk(&mut self, disk: usize) -> Result<(), DeviceError>;
+
+    /// A new disk of the same model replaces failed disk `disk` at the
+    /// device's clock; [`Outcome::Resynced`] reports it back online.
+    ///
+    /// # Errors
+    /// [`DeviceError::NoSuchDisk`]; [`DeviceError::DiskState`] for a disk
+    /// that has not failed; [`DeviceError::Invalid`] for unusable resync
+    /// options.
+    fn replace_disk(&mut self, disk: usize) -> Result<(), DeviceError>;
+
+    /// Restarts the statistics at the device's clock (the end of a warm-up).
+    fn reset_stats(&mut self);
+
+    /// The next outcome, oldest first.
+    fn poll(&mut self) -> Option<Outcome>;
+
+    /// When the device next acts on its own, if it has anything to do.
+    fn next_event_time(&self) -> Option<Nanos>;
+
+    /// The device's clock: the last time it was advanced to or given an input.
+    fn now(&self) -> Nanos;
+
+    /// Number of disks.
+    fn disks(&self) -> usize;
+
+    /// The state of `disk`.
+    ///
+    /// # Errors
+    /// [`DeviceError::NoSuchDisk`].
+    fn disk_state(&self, disk: usize) -> Result<DiskState, DeviceError>;
+
+    /// The operation `disk` is serving, if any (a device's own traffic, such
+    /// as resync writes, has ids from [`DEVICE_IDS`] up).
+    fn serving(&self, disk: usize) -> Option<&Request>;
+
+    /// Operations waiting in the device's queues, not yet started.
+    fn queued(&self) -> usize;
+
+    /// Logical requests in the device, queued or in service.
+    fn in_system(&self) -> usize;
+
+    /// Disk `disk`'s mechanics.
+    fn model(&self, disk: usize) -> Option<&DiskModel>;
+
+    /// The statistics of the window from the last reset to `end`.
+    fn report(&mut self, end: Nanos) -> Self::Report;
+}
 
 /// Where a request's time went: `wait + seek + rotation + transfer +
 /// overhead + held` is its response time, `finish − arrival`.

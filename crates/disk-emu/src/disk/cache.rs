@@ -1196,7 +1196,6 @@ mod tests {
         DiskModel, DiskSpec, GeometrySpec, RotationSpec, SeekSpec, SpecFormat, TransferSpec,
         presets,
     };
-    use crate::random::Purpose;
     use sched_core::{Head, RequestId, ServiceEstimator};
 
     /// 1000 cylinders of 4 tracks of 100 blocks at 6000 RPM: a block every
@@ -1287,12 +1286,7 @@ mod tests {
         at: Nanos,
     ) -> ServiceBreakdown {
         let req = request(disk, kind, block, blocks, at);
-        disk.serve(
-            &req,
-            Travel::Direct,
-            at,
-            &mut Stream::new(1, 0, Purpose::Service),
-        )
+        disk.serve(&req, Travel::Direct, at, &mut Stream::numbered(103))
     }
 
     /// Served from the buffer alone.
@@ -1497,8 +1491,8 @@ mod tests {
         c.overheads.write_completion_ms = 0.02;
         c.overheads.write_settle_ms = 0.3;
         let mut disk = model(c);
-        let mut rng = Stream::new(6, 0, Purpose::Addresses);
-        let mut unused = Stream::new(6, 0, Purpose::Service);
+        let mut rng = Stream::numbered(602);
+        let mut unused = Stream::numbered(603);
         let (mut now, mut next) = (0, 0);
         // Reads served from the buffer, waiting for read-ahead, from the
         // media, and waiting for a write-back (more than 2 ms of overhead).

@@ -337,7 +337,6 @@ mod tests {
     use super::*;
     use crate::disk::seek::ms_to_ns;
     use crate::disk::{GeometrySpec, SeekSpec, TransferSpec, presets};
-    use crate::random::Purpose;
     use sched_core::{Kind, RequestId};
 
     fn model(spec: &DiskSpec) -> DiskModel {
@@ -478,7 +477,7 @@ mod tests {
     #[test]
     fn travel_legs_add_up() {
         let mut disk = model(&presets::chen_towsley_91());
-        let mut rng = Stream::new(1, 0, Purpose::Service);
+        let mut rng = Stream::numbered(103);
         disk.set_head(400);
         let req = read(1, &disk, 6 * 500, 1); // cylinder 500
         let via = disk.serve(&req, Travel::ViaEdge { edge: 999 }, 0, &mut rng);
@@ -504,8 +503,8 @@ mod tests {
     #[test]
     fn tracked_rotation_averages_half_a_revolution() {
         let mut disk = model(&presets::hp97560());
-        let mut rng = Stream::new(3, 0, Purpose::Addresses);
-        let mut unused = Stream::new(3, 0, Purpose::Service);
+        let mut rng = Stream::numbered(302);
+        let mut unused = Stream::numbered(303);
         let (mut sum, mut n) = (0u64, 0u64);
         for i in 0..40_000 {
             let block = rng.below(disk.capacity_blocks());
@@ -529,15 +528,15 @@ mod tests {
         // The deterministic model never drew from the stream it was handed.
         assert_eq!(
             unused.below(u64::MAX),
-            Stream::new(3, 0, Purpose::Service).below(u64::MAX)
+            Stream::numbered(303).below(u64::MAX)
         );
     }
 
     #[test]
     fn random_rotation_averages_half_its_range() {
         let mut disk = model(&presets::chen_towsley_91());
-        let mut addresses = Stream::new(4, 0, Purpose::Addresses);
-        let mut service = Stream::new(4, 0, Purpose::Service);
+        let mut addresses = Stream::numbered(402);
+        let mut service = Stream::numbered(403);
         let n = 40_000;
         let mut sum = 0u64;
         for i in 0..n {
@@ -556,9 +555,9 @@ mod tests {
     fn hp97560_random_reads_at_queue_depth_one() {
         // Mean service ≈ mean seek + half a revolution + one sector + overhead.
         let mut disk = model(&presets::hp97560());
-        let mut addresses = Stream::new(5, 0, Purpose::Addresses);
-        let mut arrivals = Stream::new(5, 0, Purpose::Arrivals);
-        let mut service = Stream::new(5, 0, Purpose::Service);
+        let mut addresses = Stream::numbered(502);
+        let mut arrivals = Stream::numbered(501);
+        let mut service = Stream::numbered(503);
         let n = 20_000;
         let (mut now, mut total) = (0u64, 0u64);
         for i in 0..n {
@@ -595,8 +594,8 @@ mod tests {
         };
         for spec in [presets::hp97560(), zoned] {
             let mut disk = model(&spec);
-            let mut rng = Stream::new(6, 0, Purpose::Addresses);
-            let mut unused = Stream::new(6, 0, Purpose::Service);
+            let mut rng = Stream::numbered(602);
+            let mut unused = Stream::numbered(603);
             let mut now = 0;
             for i in 0..5_000 {
                 let blocks = 1 + rng.below(300) as u32;
@@ -626,7 +625,7 @@ mod tests {
             let spec = presets::preset(name).unwrap();
             let run = || {
                 let mut disk = model(&spec);
-                let mut rng = Stream::new(8, 1, Purpose::Service);
+                let mut rng = Stream::numbered(813);
                 (0..50u64)
                     .map(|i| {
                         let req = read(i, &disk, (i * 7919) % disk.capacity_blocks(), 1);
@@ -642,7 +641,7 @@ mod tests {
     fn ibm3330_mean_service_is_22_ms() {
         // Towsley, Chen & Yu §4: E[X] = (1 − p_s)·30 + 8 + 2 ms = 22 ms with p_s = 0.6.
         let mut disk = model(&presets::ibm3330(0.6));
-        let mut rng = Stream::new(9, 0, Purpose::Service);
+        let mut rng = Stream::numbered(903);
         let n = 100_000;
         let total: u64 = (0..n)
             .map(|i| {
@@ -661,7 +660,7 @@ mod tests {
         let mut disk = model(&presets::exponential(45.0));
         assert_eq!(disk.cylinders(), 1);
         assert_eq!(disk.locate(disk.capacity_blocks() - 1).unwrap(), 0);
-        let mut rng = Stream::new(10, 0, Purpose::Service);
+        let mut rng = Stream::numbered(1003);
         let n = 100_000;
         let mut total = 0u64;
         for i in 0..n {

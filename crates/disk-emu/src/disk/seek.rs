@@ -262,7 +262,6 @@ fn interpolate(points: &[(u32, f64)], d: u32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::random::Purpose;
 
     fn sqrt_linear(a: f64, b: f64, c: f64, long: Option<(u32, f64, f64)>) -> Seek {
         Seek::new(&SeekSpec::SqrtLinear {
@@ -382,7 +381,7 @@ mod tests {
         .unwrap();
         assert_eq!(s.time(0), 12_000_000);
         assert_eq!(s.time(500), 12_000_000);
-        let mut rng = Stream::new(7, 0, Purpose::Service);
+        let mut rng = Stream::numbered(703);
         let n = 100_000;
         let draws: Vec<Nanos> = (0..n).map(|i| s.draw(i % 800, &mut rng)).collect();
         let zeros = draws.iter().filter(|&&x| x == 0).count() as f64 / n as f64;

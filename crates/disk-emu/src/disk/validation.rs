@@ -19,7 +19,7 @@ use sched_core::{Kind, Nanos, Request, RequestId, Travel};
 use serde::Serialize;
 
 use super::{DiskError, DiskModel, DiskSpec, ServiceBreakdown};
-use crate::random::{Purpose, Stream};
+use crate::random::Stream;
 use crate::trace::{self, BufferOutcome, TraceError, TraceFormat, TraceOptions};
 
 /// One request of the trace, measured and simulated.
@@ -96,7 +96,7 @@ pub enum ValidationError {
 }
 
 /// Serves the validation trace at `path` on the drive `spec`, closed-loop,
-/// random parts of the model (if any) drawn with `seed`.
+/// random parts of the model (if any) drawn from `rng`.
 ///
 /// # Errors
 /// [`ValidationError`]: a bad model, an unreadable or non-validation trace,
@@ -104,7 +104,7 @@ pub enum ValidationError {
 pub fn validate(
     spec: &DiskSpec,
     path: impl AsRef<Path>,
-    seed: u64,
+    mut rng: Stream,
 ) -> Result<ValidationRun, ValidationError> {
     let mut disk = DiskModel::from_spec(spec)?;
     let mut reader = trace::open(
@@ -113,7 +113,6 @@ pub fn validate(
         TraceOptions::default(),
     )?;
     let file = reader.file().to_string();
-    let mut rng = Stream::new(seed, 0, Purpose::Service);
     let mut samples = Vec::new();
     let mut now: Nanos = 0;
     for (i, record) in reader.by_ref().enumerate() {

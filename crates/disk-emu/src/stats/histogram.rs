@@ -282,7 +282,7 @@ pub struct DistributionReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::random::{Purpose, Stream};
+    use crate::random::Stream;
 
     /// The value of rank ⌈q·n⌉ in the sorted sample: what `quantile` estimates.
     fn exact_quantile(sorted: &[u64], q: f64) -> f64 {
@@ -344,19 +344,19 @@ mod tests {
 
     #[test]
     fn exponential_quantiles_within_one_percent() {
-        let mut s = Stream::new(2024, 0, Purpose::Service);
+        let mut s = Stream::numbered(202403);
         check_quantiles((0..200_000).map(|_| s.exponential(12_000_000)).collect());
     }
 
     #[test]
     fn small_exponential_values_hit_the_exact_range() {
-        let mut s = Stream::new(5, 0, Purpose::Service);
+        let mut s = Stream::numbered(503);
         check_quantiles((0..50_000).map(|_| s.exponential(300)).collect());
     }
 
     #[test]
     fn uniform_quantiles_within_one_percent() {
-        let mut s = Stream::new(2024, 1, Purpose::Service);
+        let mut s = Stream::numbered(202413);
         check_quantiles(
             (0..200_000)
                 .map(|_| s.uniform_between(1_000, 40_000_000))
@@ -402,7 +402,7 @@ mod tests {
 
     #[test]
     fn merge_equals_single_stream_exactly() {
-        let mut s = Stream::new(9, 0, Purpose::Service);
+        let mut s = Stream::numbered(903);
         let xs: Vec<u64> = (0..30_000).map(|_| s.exponential(2_000_000)).collect();
         let mut whole = Histogram::new();
         xs.iter().for_each(|&x| whole.record(x));

@@ -1,7 +1,9 @@
-//! Statistics, computed once and in one place.
+//! What a device measures, computed once and in one place.
 //!
-//! Every experiment reports through this module, so every number in the
-//! project is computed the same way. Three rules shape it:
+//! Every device records through this module, so every number in the
+//! project is computed the same way (the intervals over independent
+//! replications and from one long run, which combine these reports, are the
+//! experiments crate's `confidence` and `batch_means`). Three rules shape it:
 //!
 //! - **Constant memory per run.** Nothing is stored per request: moments are
 //!   streamed (Welford), percentiles come from a fixed log-linear histogram,
@@ -24,27 +26,19 @@
 //! | [`QueueAccumulator`] | one queue: time average, maximum, lengths found by arrivals |
 //! | [`ClassStats`] → [`ClassReport`] | response, waiting, deadline misses, lateness, tardiness per `u16` class |
 //! | [`DiskStats`] → [`DiskReport`] | everything about one disk over a measured window |
-//! | [`Interval`], [`MetricTable`] → [`MetricRow`] | Student-t confidence intervals over independent replications |
-//! | [`BatchMeans`], [`Regenerative`] | intervals from one long run |
 
 mod accumulators;
-mod array;
-mod batch;
-mod classes;
-mod confidence;
-mod disk;
+mod array_stats;
+mod class_stats;
+mod disk_stats;
 mod histogram;
 mod moments;
 mod time_weighted;
 
 pub use accumulators::{FOUND_BINS, QueueAccumulator, QueueReport};
-pub use array::{ArrayQueueReport, ArrayReport, ArrayStats, DiskUsageReport};
-pub use batch::{BatchMeans, Regenerative};
-pub use classes::{ClassReport, ClassStats};
-pub use confidence::{
-    Interval, MetricRow, MetricTable, StatsError, normal_quantile, student_t_quantile,
-};
-pub use disk::{BreakdownReport, Completion, DiskReport, DiskStats, WarmUp};
+pub use array_stats::{ArrayQueueReport, ArrayReport, ArrayStats, DiskUsageReport};
+pub use class_stats::{ClassReport, ClassStats};
+pub use disk_stats::{BreakdownReport, Completion, DiskReport, DiskStats, WarmUp};
 pub use histogram::{Distribution, DistributionReport, Histogram};
 pub use moments::{Moments, MomentsReport};
 pub use time_weighted::TimeWeighted;

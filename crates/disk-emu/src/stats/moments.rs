@@ -144,7 +144,7 @@ pub struct MomentsReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::random::{Purpose, Stream};
+    use crate::random::Stream;
 
     fn two_pass(xs: &[f64]) -> (f64, f64) {
         let n = xs.len() as f64;
@@ -191,7 +191,7 @@ mod tests {
     fn welford_matches_two_pass_on_large_offset_values() {
         // Exponential times around 10 ms plus a 1 s offset: the naive
         // sum-of-squares formula loses most digits here, Welford must not.
-        let mut s = Stream::new(7, 0, Purpose::Service);
+        let mut s = Stream::numbered(703);
         let xs: Vec<f64> = (0..100_000)
             .map(|_| (1_000_000_000 + s.exponential(10_000_000)) as f64)
             .collect();
@@ -216,7 +216,7 @@ mod tests {
 
     #[test]
     fn merge_equals_single_stream() {
-        let mut s = Stream::new(3, 1, Purpose::Arrivals);
+        let mut s = Stream::numbered(311);
         let xs: Vec<f64> = (0..10_001).map(|_| s.exponential(5_000) as f64).collect();
         let mut whole = Moments::new();
         xs.iter().for_each(|&x| whole.add(x));
@@ -241,7 +241,7 @@ mod tests {
     #[test]
     fn same_inputs_same_bits() {
         let run = || {
-            let mut s = Stream::new(11, 2, Purpose::Service);
+            let mut s = Stream::numbered(1123);
             let mut m = Moments::new();
             (0..1000).for_each(|_| m.add(s.exponential(1_000) as f64));
             m

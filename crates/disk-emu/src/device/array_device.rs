@@ -9,11 +9,11 @@ use sched_core::array::{
 };
 use sched_core::{Boxed, Head, Kind, Nanos, Request, RequestId, ServiceEstimator};
 
-use super::{DEVICE_IDS, DeviceError, Done, Outcome, Timing, check_input_time};
+use super::{DEVICE_IDS, Device, DeviceError, Done, Outcome, Timing, check_input_time};
 use crate::disk::{DiskModel, ServiceBreakdown};
-use crate::engine::EventQueue;
+use crate::events::EventQueue;
 use crate::random::Stream;
-use crate::stats::{ArrayReport, ArrayStats, ClassReport, ClassStats};
+use crate::stats::{ArrayReport, ArrayStats, ClassStats};
 
 /// Logical requests an [`ArrayDevice`] built from an [`ArraySpec`] holds at
 /// most (queued or in service).
@@ -117,25 +117,23 @@ enum Internal {
 }
 
 /// An array of 1 to 64 emulated disks holding copies of the same data,
-/// scheduled by an [`ArrayPolicy`].
+/// scheduled by an [`ArrayPolicy`]; a [`Device`] of `models.len()` disks.
 ///
-/// See [the crate documentation](crate#driving-a-device) for the driver's loop.
-///
-/// - **Inputs**: [`submit`](Self::submit) a logical request with its
+/// - **Inputs** ([`Device`]): `submit` a logical request with its
 ///   [`Copies`] (which disks hold it, at which block; the device fills in
-///   the cylinders), [`cancel`](Self::cancel), [`advance`](Self::advance),
-///   [`fail_disk`](Self::fail_disk), [`replace_disk`](Self::replace_disk).
-/// - **Outputs**: [`poll`](Self::poll) — [`Outcome::Completed`] when a read's
+///   the cylinders), `cancel` (a read's operation already in service runs to
+///   its end, unreported), `advance`, `fail_disk`, `replace_disk`,
+///   `reset_stats`.
+/// - **Outputs** ([`Device`]): `poll` — [`Outcome::Completed`] when a read's
 ///   first copy or a write's acknowledged copies finish, with the [`Timing`]
 ///   of the critical operation and the disk that served it;
 ///   [`Outcome::Failed`] for requests a disk failure left without a copy;
 ///   [`Outcome::Resynced`] when a replacement is back online;
-///   [`next_event_time`](Self::next_event_time).
-/// - **Getters**: [`now`](Self::now), [`disks`](Self::disks),
-///   [`disk_state`](Self::disk_state), [`serving`](Self::serving),
-///   [`in_system`](Self::in_system), [`model`](Self::model),
-///   [`policy`](Self::policy), [`report`](Self::report),
-///   [`class_report`](Self::class_report).
+///   `next_event_time`.
+/// - **Getters**: the [`Device`] getters (`now`, `disks`, `disk_state`,
+///   `serving`, `queued`, `in_system`, `model`, `report`, whose
+///   [`ArrayReport`] has each disk's usage, the queues and the per-class
+///   figures of logical requests), and [`policy`](Self::policy).
 ///
 /// Every operation the policy starts is served by its disk's model at once;
 /// an operation the policy aborts (the losing copy of a read) frees its disk
@@ -248,195 +246,9 @@ impl<P: ArrayPolicy> ArrayDevice<P> {
         self
     }
 
-    /// A logical request arrives at `now` with its copies: which disks hold
-    /// one and at which block (the cylinders are filled in from each disk's
-    /// geometry). Operations the policy can start, start at once.
-    ///
-    /// # Errors
-    /// [`DeviceError::Extent`] for a copy beyond its disk;
-    /// [`DeviceError::NoSuchDisk`]; [`DeviceError::Refused`] for the
-    /// policy's refusal; [`DeviceError::ReservedId`];
-    /// [`DeviceError::Behind`] / [`DeviceError::TimeWentBack`]. Nothing
-    /// changes on error.
-    pub fn submit(
-        &mut self,
-        mut req: Request,
-        copies: &Copies,
-        now: Nanos,
-    ) -> Result<(), DeviceError> {
-        check_input_time(now, self.clock, self.next_event_time())?;
-        if req.id.0 >= DEVICE_IDS {
-            return Err(DeviceError::ReservedId(req.id));
-        }
-        if let Some(reason) = copies.invalid() {
-            return Err(sched_core::EnqueueError::InvalidCopies { id: req.id, reason }.into());
-        }
-        let mut placed = Copies::new();
-        for (disk, loc) in copies.holders().iter().zip(copies.locations()) {
-            let member = self.members.get(disk).ok_or(DeviceError::NoSuchDisk {
-                disk,
-                disks: self.members.len(),
-            })?;
-            let cylinder = member
-                .model
-                .check_extent(loc.block, req.blocks)
-                .map_err(|source| DeviceError::Extent { id: req.id, source })?;
-            if placed.holders().is_empty() {
-                req.cylinder = cylinder;
-            }
-            placed = placed.with(
-                disk,
-                Location {
-                    block: loc.block,
-                    cylinder,
-                },
-            );
-        }
-        self.clock = now;
-        self.submit_placed(req, &placed)?;
-        self.pump()
-    }
-
     fn submit_placed(&mut self, req: Request, copies: &Copies) -> Result<(), DeviceError> {
         let (policy, members) = (&mut self.policy, &self.members);
         with_view(members, self.clock, |view| policy.submit(req, copies, view))?;
-        Ok(())
-    }
-
-    /// Withdraws a logical request: its queued operations leave the array;
-    /// a read's operation already in service runs to its end, unreported.
-    ///
-    /// # Errors
-    /// [`DeviceError::Cancel`]: `UnknownId`, or `InService` for a request
-    /// whose operation a disk is serving (a read's only one, any of a
-    /// write's), which runs to its end.
-    pub fn cancel(&mut self, id: RequestId) -> Result<Request, DeviceError> {
-        if id.0 >= DEVICE_IDS {
-            return Err(DeviceError::ReservedId(id));
-        }
-        let serving = self
-            .members
-            .iter()
-            .any(|m| m.op.is_some_and(|op| op.req.id == id));
-        if serving {
-            return Err(sched_core::CancelError::InService(id).into());
-        }
-        let req = self.policy.cancel(id)?;
-        self.open.remove(&id.0);
-        self.pump()?;
-        Ok(req)
-    }
-
-    /// Moves the clock to `to`, processing every event due at or before it
-    /// in time order (simultaneous ones in the order they were scheduled);
-    /// outcomes wait in [`poll`](Self::poll).
-    ///
-    /// # Errors
-    /// [`DeviceError::TimeWentBack`]; a policy's refusal of a completion or
-    /// a misbehaving queue discipline (a bug, reported rather than hidden).
-    pub fn advance(&mut self, to: Nanos) -> Result<(), DeviceError> {
-        if to < self.clock {
-            return Err(DeviceError::TimeWentBack {
-                now: to,
-                clock: self.clock,
-            });
-        }
-        while self.events.peek_time().is_some_and(|t| t <= to) {
-            let Some((now, event)) = self.events.pop() else {
-                break;
-            };
-            self.clock = now;
-            match event {
-                Internal::Done { disk, number } => {
-                    if self.members[disk].started != number || self.members[disk].op.is_none() {
-                        continue; // an aborted operation's completion
-                    }
-                    self.complete(disk, now)?;
-                }
-                Internal::Wake => {
-                    if self.wake_at != Some(now) {
-                        continue;
-                    }
-                    self.wake_at = None;
-                }
-                Internal::Resync { disk } => self.issue_resync(disk, now)?,
-            }
-            self.pump()?;
-        }
-        self.clock = to;
-        Ok(())
-    }
-
-    /// The next outcome, oldest first.
-    pub fn poll(&mut self) -> Option<Outcome> {
-        self.outbox.pop_front()
-    }
-
-    /// When the device next acts on its own: an operation ends, a queue
-    /// discipline releases held work, a resync chunk is due.
-    pub fn next_event_time(&self) -> Option<Nanos> {
-        self.events.peek_time()
-    }
-
-    /// Disk `disk` fails at the device's clock: its operation in service is
-    /// lost, its queued operations go to other copies or fail (see
-    /// [`poll`](Self::poll)), a resync under way on it stops.
-    ///
-    /// # Errors
-    /// [`DeviceError::NoSuchDisk`]; [`DeviceError::DiskState`] for a disk
-    /// already failed.
-    pub fn fail_disk(&mut self, disk: usize) -> Result<(), DeviceError> {
-        let state = self.disk_state(disk)?;
-        if state == DiskState::Failed {
-            return Err(DeviceError::DiskState {
-                disk,
-                state,
-                expected: "a working disk",
-            });
-        }
-        self.set_state(disk, DiskState::Failed)?;
-        let now = self.clock;
-        if self.members[disk].op.take().is_some() {
-            self.stats.abort(disk, now);
-        }
-        self.resync[disk] = None;
-        self.pump()
-    }
-
-    /// A new disk of the same model replaces failed disk `disk` at the
-    /// device's clock and starts resynchronising (see the type's
-    /// documentation).
-    ///
-    /// # Errors
-    /// [`DeviceError::NoSuchDisk`]; [`DeviceError::DiskState`] for a disk
-    /// that has not failed; [`DeviceError::Invalid`] for a resync rate that
-    /// is not positive and finite or a chunk of 0 blocks.
-    pub fn replace_disk(&mut self, disk: usize) -> Result<(), DeviceError> {
-        let state = self.disk_state(disk)?;
-        if state != DiskState::Failed {
-            return Err(DeviceError::DiskState {
-                disk,
-                state,
-                expected: "a failed disk to replace",
-            });
-        }
-        let rate = self.options.resync;
-        if !(rate.blocks_per_s > 0.0 && rate.blocks_per_s.is_finite()) || rate.chunk_blocks == 0 {
-            return Err(DeviceError::Invalid {
-                field: "resync",
-                expected: "a positive, finite rate and chunks of at least one block",
-            });
-        }
-        self.members[disk].model = self.originals[disk].clone();
-        self.set_state(disk, DiskState::Rebuilding { rebuilt_to: 0 })?;
-        let now = self.clock;
-        self.resync[disk] = Some(Resync {
-            began: now,
-            issued: 0,
-            rebuilt_to: 0,
-            in_flight: None,
-        });
-        self.events.schedule(now, Internal::Resync { disk });
         Ok(())
     }
 
@@ -634,46 +446,6 @@ impl<P: ArrayPolicy> ArrayDevice<P> {
         }
     }
 
-    /// The device's clock.
-    pub fn now(&self) -> Nanos {
-        self.clock
-    }
-
-    /// Number of disks.
-    pub fn disks(&self) -> usize {
-        self.members.len()
-    }
-
-    /// The state of `disk`.
-    ///
-    /// # Errors
-    /// [`DeviceError::NoSuchDisk`].
-    pub fn disk_state(&self, disk: usize) -> Result<DiskState, DeviceError> {
-        if disk >= self.members.len() {
-            return Err(DeviceError::NoSuchDisk {
-                disk,
-                disks: self.members.len(),
-            });
-        }
-        Ok(self.policy.disk_state(disk))
-    }
-
-    /// The operation `disk` is serving, if any (resync writes have ids from
-    /// [`DEVICE_IDS`] up).
-    pub fn serving(&self, disk: usize) -> Option<&Request> {
-        self.members.get(disk)?.op.as_ref().map(|op| &op.req)
-    }
-
-    /// Logical requests in the array, queued or in service (resync writes included).
-    pub fn in_system(&self) -> usize {
-        self.policy.in_system()
-    }
-
-    /// Disk `disk`'s mechanics.
-    pub fn model(&self, disk: usize) -> Option<&DiskModel> {
-        self.members.get(disk).map(|m| &m.model)
-    }
-
     /// The policy, for inspection.
     pub fn policy(&self) -> &P {
         &self.policy
@@ -685,21 +457,199 @@ impl<P: ArrayPolicy> ArrayDevice<P> {
     pub fn policy_mut(&mut self) -> &mut P {
         &mut self.policy
     }
+}
 
-    /// Restarts the statistics at the device's clock (the end of a warm-up).
-    pub fn reset_stats(&mut self) {
+impl<P: ArrayPolicy> Device for ArrayDevice<P> {
+    type Report = ArrayReport;
+
+    fn submit(&mut self, mut req: Request, copies: &Copies, now: Nanos) -> Result<(), DeviceError> {
+        check_input_time(now, self.clock, self.next_event_time())?;
+        if req.id.0 >= DEVICE_IDS {
+            return Err(DeviceError::ReservedId(req.id));
+        }
+        if let Some(reason) = copies.invalid() {
+            return Err(sched_core::EnqueueError::InvalidCopies { id: req.id, reason }.into());
+        }
+        let mut placed = Copies::new();
+        for (disk, loc) in copies.holders().iter().zip(copies.locations()) {
+            let member = self.members.get(disk).ok_or(DeviceError::NoSuchDisk {
+                disk,
+                disks: self.members.len(),
+            })?;
+            let cylinder = member
+                .model
+                .check_extent(loc.block, req.blocks)
+                .map_err(|source| DeviceError::Extent { id: req.id, source })?;
+            if placed.holders().is_empty() {
+                req.cylinder = cylinder;
+            }
+            placed = placed.with(
+                disk,
+                Location {
+                    block: loc.block,
+                    cylinder,
+                },
+            );
+        }
+        self.clock = now;
+        self.submit_placed(req, &placed)?;
+        self.pump()
+    }
+
+    fn cancel(&mut self, id: RequestId) -> Result<Request, DeviceError> {
+        if id.0 >= DEVICE_IDS {
+            return Err(DeviceError::ReservedId(id));
+        }
+        let serving = self
+            .members
+            .iter()
+            .any(|m| m.op.is_some_and(|op| op.req.id == id));
+        if serving {
+            return Err(sched_core::CancelError::InService(id).into());
+        }
+        let req = self.policy.cancel(id)?;
+        self.open.remove(&id.0);
+        self.pump()?;
+        Ok(req)
+    }
+
+    fn advance(&mut self, to: Nanos) -> Result<(), DeviceError> {
+        if to < self.clock {
+            return Err(DeviceError::TimeWentBack {
+                now: to,
+                clock: self.clock,
+            });
+        }
+        while self.events.peek_time().is_some_and(|t| t <= to) {
+            let Some((now, event)) = self.events.pop() else {
+                break;
+            };
+            self.clock = now;
+            match event {
+                Internal::Done { disk, number } => {
+                    if self.members[disk].started != number || self.members[disk].op.is_none() {
+                        continue; // an aborted operation's completion
+                    }
+                    self.complete(disk, now)?;
+                }
+                Internal::Wake => {
+                    if self.wake_at != Some(now) {
+                        continue;
+                    }
+                    self.wake_at = None;
+                }
+                Internal::Resync { disk } => self.issue_resync(disk, now)?,
+            }
+            self.pump()?;
+        }
+        self.clock = to;
+        Ok(())
+    }
+
+    fn poll(&mut self) -> Option<Outcome> {
+        self.outbox.pop_front()
+    }
+
+    fn next_event_time(&self) -> Option<Nanos> {
+        self.events.peek_time()
+    }
+
+    fn fail_disk(&mut self, disk: usize) -> Result<(), DeviceError> {
+        let state = self.disk_state(disk)?;
+        if state == DiskState::Failed {
+            return Err(DeviceError::DiskState {
+                disk,
+                state,
+                expected: "a working disk",
+            });
+        }
+        self.set_state(disk, DiskState::Failed)?;
+        let now = self.clock;
+        if self.members[disk].op.take().is_some() {
+            self.stats.abort(disk, now);
+        }
+        self.resync[disk] = None;
+        self.pump()
+    }
+
+    fn replace_disk(&mut self, disk: usize) -> Result<(), DeviceError> {
+        let state = self.disk_state(disk)?;
+        if state != DiskState::Failed {
+            return Err(DeviceError::DiskState {
+                disk,
+                state,
+                expected: "a failed disk to replace",
+            });
+        }
+        let rate = self.options.resync;
+        if !(rate.blocks_per_s > 0.0 && rate.blocks_per_s.is_finite()) || rate.chunk_blocks == 0 {
+            return Err(DeviceError::Invalid {
+                field: "resync",
+                expected: "a positive, finite rate and chunks of at least one block",
+            });
+        }
+        self.members[disk].model = self.originals[disk].clone();
+        self.set_state(disk, DiskState::Rebuilding { rebuilt_to: 0 })?;
+        let now = self.clock;
+        self.resync[disk] = Some(Resync {
+            began: now,
+            issued: 0,
+            rebuilt_to: 0,
+            in_flight: None,
+        });
+        self.events.schedule(now, Internal::Resync { disk });
+        Ok(())
+    }
+
+    fn reset_stats(&mut self) {
         self.stats.reset(self.clock);
         self.classes.reset();
     }
 
-    /// Per-disk usage and queue lengths over the window ending at `now`.
-    pub fn report(&self, now: Nanos) -> ArrayReport {
-        self.stats.report(now)
+    fn now(&self) -> Nanos {
+        self.clock
     }
 
-    /// Response, waiting and deadline figures of logical requests per class.
-    pub fn class_report(&self) -> Vec<ClassReport> {
-        self.classes.report()
+    fn disks(&self) -> usize {
+        self.members.len()
+    }
+
+    fn disk_state(&self, disk: usize) -> Result<DiskState, DeviceError> {
+        if disk >= self.members.len() {
+            return Err(DeviceError::NoSuchDisk {
+                disk,
+                disks: self.members.len(),
+            });
+        }
+        Ok(self.policy.disk_state(disk))
+    }
+
+    fn serving(&self, disk: usize) -> Option<&Request> {
+        self.members.get(disk)?.op.as_ref().map(|op| &op.req)
+    }
+
+    fn in_system(&self) -> usize {
+        self.policy.in_system()
+    }
+
+    fn model(&self, disk: usize) -> Option<&DiskModel> {
+        self.members.get(disk).map(|m| &m.model)
+    }
+
+    fn queued(&self) -> usize {
+        let p = &self.policy;
+        p.common_len()
+            + (0..self.members.len())
+                .map(|d| p.disk_queue_len(d) + p.aux_len(d))
+                .sum::<usize>()
+    }
+
+    /// Per-disk usage, queue lengths and per-class figures of logical
+    /// requests over the window ending at `end`.
+    fn report(&mut self, end: Nanos) -> ArrayReport {
+        let mut report = self.stats.report(end);
+        report.classes = self.classes.report();
+        report
     }
 }
 

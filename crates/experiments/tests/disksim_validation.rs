@@ -3,10 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
+use disk_emu::Stream;
 use disk_emu::disk::{DiskModel, DisksimDisk, DisksimOptions, from_disksim, load_disksim};
 use disk_emu::trace::TraceOptions;
-use disk_emu::{Purpose, Stream};
-use disk_emu::{ReplayOptions, replay};
+use experiments::{ReplayOptions, replay};
 use sched_core::{Kind, Request, RequestId, Travel};
 
 /// A file of DiskSim's validation suite, outside the repository.
@@ -112,7 +112,7 @@ fn mean_random_reads_are_near_the_measured_access_times() {
         let reads: Vec<f64> = lines.iter().filter(|l| l.0).map(|l| l.3).collect();
         let mut fresh = Vec::new();
         let mut replayed = Vec::new();
-        let mut rng = Stream::new(1, 0, Purpose::Service);
+        let mut rng = Stream::numbered(1);
         let mut now = 0u64;
         let mut prev_end = None;
         for (i, &(read, block, blocks, access, idle)) in lines.iter().enumerate() {
@@ -165,7 +165,7 @@ fn bundled_drives_come_within_disksims_demerit() {
         ("ibm18es.parv", "ibm18es.trace", 0.200),
     ];
     for (parv, trace, bound) in drives {
-        let run = validate(&load(parv).spec, data(trace), 1).unwrap();
+        let run = validate(&load(parv).spec, data(trace), Stream::numbered(1)).unwrap();
         let all = run.overall();
         println!("{parv}: demerit {:.4} ms", all.demerit_ms);
         assert!(all.demerit_ms <= bound, "{parv}: {all:?}");
@@ -182,7 +182,12 @@ fn bundled_drives_come_within_disksims_demerit() {
 #[test]
 fn hp_c2247a_writes_follow_disksims_controller() {
     use disk_emu::disk::validation::validate;
-    let run = validate(&load("hp_c2247a.parv").spec, data("hp_c2247a.trace"), 1).unwrap();
+    let run = validate(
+        &load("hp_c2247a.parv").spec,
+        data("hp_c2247a.trace"),
+        Stream::numbered(1),
+    )
+    .unwrap();
     let classes = run.by_class();
     let doub = classes
         .iter()
@@ -197,7 +202,11 @@ fn hp_c2247a_writes_follow_disksims_controller() {
 #[test]
 fn a_trace_without_measured_times_is_refused() {
     use disk_emu::disk::validation::{ValidationError, validate};
-    match validate(&load("hp_c2247a.parv").spec, data("ascii.trace"), 1) {
+    match validate(
+        &load("hp_c2247a.parv").spec,
+        data("ascii.trace"),
+        Stream::numbered(1),
+    ) {
         Err(ValidationError::NotValidation { file }) => assert!(file.ends_with("ascii.trace")),
         Err(ValidationError::Trace(e)) => assert!(e.to_string().contains("ascii.trace"), "{e}"),
         other => panic!("{other:?}"),

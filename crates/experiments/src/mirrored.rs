@@ -1,59 +1,28 @@
 //! The mirrored experiment: a workload of reads and updates driving a
 //! two-disk [`ArrayDevice`] under any `sched-core` array policy, through the
-//! crate's event loop.
+//! event loop.
 //!
 //! Each disk has its own mechanics and arm. The copy of a block on the second
 //! disk sits where the [`Placement`] puts it, so the two copies may lie at
 //! different cylinders.
 
-use sched_core::array::{ArraySpec, Copies, Location};
-use sched_core::{Kind, Nanos, RequestId};
-use serde::{Deserialize, Serialize};
-
-use crate::device::{ArrayDevice, Outcome};
-use crate::disk::{DiskModel, DiskSpec};
-use crate::engine::{Driver, Flow, Simulation};
-use crate::random::{Purpose, Stream};
-use crate::sim::{Experiment, RunError, check_fits, check_requests, parallel};
-use crate::stats::{
-    ArrayQueueReport, DiskUsageReport, Distribution, DistributionReport, MetricTable, Moments,
-    MomentsReport,
+use disk_emu::disk::{DiskModel, DiskSpec};
+use disk_emu::{
+    ArrayDevice, ArrayQueueReport, Device, DiskUsageReport, Distribution, DistributionReport,
+    Moments, MomentsReport, Outcome,
 };
+use sched_core::array::ArraySpec;
+use sched_core::{Kind, Nanos, RequestId};
+use serde::Serialize;
+
+use crate::confidence::MetricTable;
+use crate::placement::Placement;
+use crate::replications::parallel;
+use crate::run::{RunError, check_fits, check_requests};
+use crate::seeds::{Purpose, stream};
+use crate::simulation::{Driver, Flow, Simulation};
+use crate::single_disk::DiskExperiment;
 use crate::workload::{ArrivalProcess, Arrivals, Generator, RequestMix};
-
-/// Where the second disk keeps its copy of each block.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum Placement {
-    /// At the same block address (the usual mirror).
-    Identical,
-    /// Rotated by this fraction of the capacity: block b of disk 1 is at
-    /// (b + fraction · capacity) mod capacity on disk 2.
-    Shifted {
-        /// Offset as a fraction of the capacity, in [0, 1).
-        fraction: f64,
-    },
-    /// In reverse order: block b is at capacity − blocks − b, so data at the
-    /// outer edge of one disk is at the inner edge of the other.
-    Reversed,
-}
-
-impl Placement {
-    /// The block of disk 2's copy of `block..block + blocks` on a disk of `capacity` blocks.
-    pub fn second_copy(self, block: u64, blocks: u32, capacity: u64) -> u64 {
-        let len = u64::from(blocks);
-        match self {
-            Placement::Identical => block,
-            Placement::Shifted { fraction } => {
-                let offset = (fraction * capacity as f64) as u64;
-                let b = (block + offset) % capacity;
-                // Keep the copy contiguous: wrap whole requests.
-                if b + len > capacity { 0 } else { b }
-            }
-            Placement::Reversed => capacity.saturating_sub(block + len),
-        }
-    }
-}
 
 /// A mirrored-disk experiment: one array policy, an open or closed workload
 /// of reads and updates, measured over independent replications.
@@ -61,7 +30,7 @@ impl Placement {
 pub struct MirrorExperiment {
     /// The two disks (the same model twice for an ordinary mirror).
     pub disks: [DiskSpec; 2],
-    /// How the second disk lays out its copies.
+    /// How the second disk lays out its copies (a two-disk placement).
     pub placement: Placement,
     /// The array policy and its queue disciplines.
     pub policy: ArraySpec,
@@ -139,7 +108,7 @@ impl MirrorRun {
         self.window_start = now;
     }
 
-    fn report(&self, array: &ArrayDevice, now: Nanos) -> MirrorReport {
+    fn report(&self, array: &mut ArrayDevice, now: Nanos) -> MirrorReport {
         let mut all = self.read;
         all.merge(&self.update);
         let window = now - self.window_start;
@@ -179,27 +148,13 @@ impl Driver<ArrayDevice> for MirrorRun {
         client: u16,
     ) -> Result<Flow, RunError> {
         let d = self.generator.draw(now);
-        let second = self.placement.second_copy(d.block, d.blocks, self.capacity);
-        let copies = Copies::new()
-            .with(
-                0,
-                Location {
-                    block: d.block,
-                    cylinder: 0,
-                },
-            )
-            .with(
-                1,
-                Location {
-                    block: second,
-                    cylinder: 0,
-                },
-            );
-        let req = d.request(RequestId(self.next_id), client, now);
+        let copies = self.placement.copies(d.block, d.blocks, self.capacity);
+        let id = RequestId(self.next_id);
+        let req = d.request(id, now);
         self.next_id += 1;
         sim.with_device(0, |array| array.submit(req, &copies, now))
             .map_err(|e| RunError::device(e, now))?;
-        if let Some(t) = self.arrivals.after_arrival(now) {
+        if let Some(t) = self.arrivals.after_arrival(id, client, now) {
             sim.schedule(t, 0);
         }
         Ok(Flow::Continue)
@@ -226,19 +181,19 @@ impl Driver<ArrayDevice> for MirrorRun {
                 self.completed += 1;
                 if self.completed == self.warmup {
                     self.reset(now);
-                    sim.devices_mut()[0].reset_stats();
+                    sim.with_device(0, Device::reset_stats);
                 }
                 if self.completed >= self.target {
                     self.end = now;
                     return Ok(Flow::Stop);
                 }
-                r
+                r.id
             }
-            Outcome::Expired(r) | Outcome::Failed(r) => r,
+            Outcome::Expired(r) | Outcome::Failed(r) => r.id,
             Outcome::Resynced { .. } => return Ok(Flow::Continue),
         };
-        if let Some(t) = self.arrivals.after_completion(now) {
-            sim.schedule(t, r.class);
+        if let Some((t, client)) = self.arrivals.after_completion(r, now) {
+            sim.schedule(t, client);
         }
         Ok(Flow::Continue)
     }
@@ -249,7 +204,8 @@ impl Driver<ArrayDevice> for MirrorRun {
         stopped: bool,
     ) -> Result<MirrorReport, RunError> {
         if stopped {
-            return Ok(self.report(sim.device(0), self.end));
+            let end = self.end;
+            return Ok(sim.with_device(0, |array| self.report(array, end)));
         }
         Err(RunError::Stalled {
             at_ms: sim.device(0).now() as f64 / 1e6,
@@ -261,7 +217,7 @@ impl Driver<ArrayDevice> for MirrorRun {
 
 impl MirrorExperiment {
     /// Checks that the experiment can run, before anything runs (see
-    /// [`Experiment::check`]): the open load is the work it offers the two
+    /// [`DiskExperiment::check`]): the open load is the work it offers the two
     /// disks — a read is one operation, an update two — over what they serve
     /// working in parallel on requests each taking the disk's mean isolated
     /// service time; no policy sustains a load at or above 1. Returns it
@@ -272,6 +228,7 @@ impl MirrorExperiment {
     /// [`RunError::Overload`].
     pub fn check(&self) -> Result<f64, RunError> {
         check_requests(self.requests)?;
+        check_mirror_placement(self.placement)?;
         let models = [
             DiskModel::from_spec(&self.disks[0])?,
             DiskModel::from_spec(&self.disks[1])?,
@@ -285,7 +242,7 @@ impl MirrorExperiment {
             Arrivals::Poisson { rate } => {
                 let service: f64 = models
                     .iter()
-                    .map(|m| Experiment::mean_isolated_service(m, &self.mix) as f64 / 1e9)
+                    .map(|m| DiskExperiment::mean_isolated_service(m, &self.mix) as f64 / 1e9)
                     .sum::<f64>()
                     / 2.0;
                 let ops = 2.0 - self.mix.read_fraction;
@@ -305,6 +262,7 @@ impl MirrorExperiment {
     /// [`RunError`] for bad parameters or a queue overflow under overload.
     pub fn run(&self, replication: u64) -> Result<MirrorReport, RunError> {
         check_requests(self.requests)?;
+        check_mirror_placement(self.placement)?;
         let models = vec![
             DiskModel::from_spec(&self.disks[0])?,
             DiskModel::from_spec(&self.disks[1])?,
@@ -313,15 +271,15 @@ impl MirrorExperiment {
         let generator = Generator::new(
             self.mix,
             capacity,
-            Stream::new(self.seed, replication, Purpose::Addresses),
+            stream(self.seed, replication, Purpose::Addresses),
         )?;
         let mut arrivals = ArrivalProcess::new(
             self.arrivals,
-            Stream::new(self.seed, replication, Purpose::Arrivals),
+            stream(self.seed, replication, Purpose::Arrivals),
         )?;
         let service = vec![
-            Stream::new(self.seed, replication, Purpose::Service),
-            Stream::new(self.seed, replication, Purpose::Other(1)),
+            stream(self.seed, replication, Purpose::Service),
+            stream(self.seed, replication, Purpose::Other(1)),
         ];
         let array = ArrayDevice::new(
             models,
@@ -361,6 +319,17 @@ impl MirrorExperiment {
         self.check()?;
         parallel(n, jobs, |r| self.run(r))
     }
+}
+
+/// Refuses a placement that is not of two disks, or not usable.
+fn check_mirror_placement(placement: Placement) -> Result<(), RunError> {
+    if placement.disks() != 2 || placement.invalid().is_some() {
+        return Err(RunError::Invalid {
+            field: "placement",
+            expected: "a mirror of two disks: identical with 2 copies, shifted by a fraction in [0, 1), or reversed",
+        });
+    }
+    Ok(())
 }
 
 /// Per-replication metrics of a mirrored run, times in ms.
@@ -405,12 +374,12 @@ pub fn mirror_table(reports: &[MirrorReport]) -> MetricTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::disk::presets;
+    use disk_emu::disk::presets;
 
     fn experiment(policy: &str, arrivals: Arrivals) -> MirrorExperiment {
         MirrorExperiment {
             disks: [presets::exponential(45.0), presets::exponential(45.0)],
-            placement: Placement::Identical,
+            placement: Placement::MIRROR,
             policy: policy.parse().unwrap(),
             arrivals,
             mix: RequestMix {
@@ -422,25 +391,6 @@ mod tests {
             seed: 3,
             allow_overload: false,
         }
-    }
-
-    #[test]
-    fn placements_keep_copies_on_the_disk() {
-        for p in [
-            Placement::Identical,
-            Placement::Shifted { fraction: 0.5 },
-            Placement::Reversed,
-        ] {
-            for b in [0, 10, 990, 992] {
-                let c = p.second_copy(b, 8, 1000);
-                assert!(c + 8 <= 1000, "{p:?} {b} -> {c}");
-            }
-        }
-        assert_eq!(Placement::Reversed.second_copy(0, 8, 1000), 992);
-        assert_eq!(
-            Placement::Shifted { fraction: 0.25 }.second_copy(100, 8, 1000),
-            350
-        );
     }
 
     #[test]

@@ -4,7 +4,7 @@ use sched_core::Nanos;
 use serde::Serialize;
 
 use super::accumulators::{QueueAccumulator, QueueReport};
-use super::classes::{ClassReport, ClassStats};
+use super::class_stats::{ClassReport, ClassStats};
 use super::histogram::{Distribution, DistributionReport};
 use super::moments::{Moments, MomentsReport};
 use super::time_weighted::TimeWeighted;
@@ -391,7 +391,7 @@ pub struct DiskReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::random::{Purpose, Stream};
+    use crate::random::Stream;
 
     /// Means come from Welford's update, which may differ from the exact
     /// fraction in the last bits; time averages are exact and use `assert_eq`.
@@ -607,8 +607,8 @@ mod tests {
     fn fcfs_queue_matches_mm1_theory_and_littles_law() {
         // M/M/1 at ρ = 0.5, mean service 1 ms: W = 2 ms, Wq = 1 ms, L = 1,
         // Lq = 0.5, P(idle) = 0.5, and by PASTA arrivals see the time averages.
-        let mut arrivals = Stream::new(1, 0, Purpose::Arrivals);
-        let mut services = Stream::new(1, 0, Purpose::Service);
+        let mut arrivals = Stream::numbered(101);
+        let mut services = Stream::numbered(103);
         // (time, kind, request): at equal times completions (0) come first,
         // then arrivals (1), then starts (2).
         let mut events = Vec::new();
@@ -662,7 +662,7 @@ mod tests {
         let size = core::mem::size_of::<DiskStats>();
         assert!(size < 64 * 1024, "{size} bytes");
         let mut s = DiskStats::new(0);
-        let mut rng = Stream::new(3, 0, Purpose::Service);
+        let mut rng = Stream::numbered(303);
         let mut t = 0;
         for _ in 0..10_000_000u64 {
             let service = 1 + rng.below(20_000_000);

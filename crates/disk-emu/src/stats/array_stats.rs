@@ -5,6 +5,7 @@ use sched_core::Nanos;
 use sched_core::array::ArrayPolicy;
 use serde::Serialize;
 
+use super::class_stats::ClassReport;
 use super::moments::{Moments, MomentsReport};
 use super::time_weighted::TimeWeighted;
 use crate::disk::ServiceBreakdown;
@@ -106,6 +107,8 @@ pub struct ArrayReport {
     pub queues: ArrayQueueReport,
     /// Length of the window, ns.
     pub window_ns: Nanos,
+    /// Response, waiting and deadline figures of logical requests per class.
+    pub classes: Vec<ClassReport>,
 }
 
 /// Records, for an array of D disks, each disk's usage and every queue's
@@ -196,7 +199,8 @@ impl ArrayStats {
         self.window_start = now;
     }
 
-    /// The window from the last reset to `now`.
+    /// The window from the last reset to `now` (its `classes` left empty:
+    /// the device keeps those apart).
     pub fn report(&self, now: Nanos) -> ArrayReport {
         ArrayReport {
             disks: self
@@ -212,6 +216,7 @@ impl ArrayStats {
                 aux_over_one: self.aux_over_one.mean(now),
             },
             window_ns: now - self.window_start,
+            classes: Vec::new(),
         }
     }
 }

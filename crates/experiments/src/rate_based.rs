@@ -33,14 +33,16 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
+use disk_emu::disk::DiskModel;
+use disk_emu::{Device, DiskDevice, Outcome, QUEUE_CAPACITY, Rank, Stream};
+use sched_core::array::{Copies, Location};
 use sched_core::policy::{RateTask, WrrMode, WrrParams, WrrScan};
 use sched_core::{Boxed, Kind, Nanos, Request, RequestId, Scheduler, policy::ScanEdf};
 use serde::Serialize;
 
-use crate::device::{DiskDevice, Outcome, QUEUE_CAPACITY};
-use crate::disk::DiskModel;
-use crate::random::{Purpose, Stream};
-use crate::sim::RunError;
+use crate::run::RunError;
+use crate::seeds::{Purpose, stream};
+use crate::simulation::{Driver, Flow, Simulation};
 use crate::workload::WorkloadError;
 
 /// Aperiodic reads that may wait at once; later arrivals are turned away
@@ -188,8 +190,8 @@ impl Tsai04Distribution {
         if n > MAX_RATE_TASKS {
             return Err(bad("tasks", "at most 1024", n as f64));
         }
-        let mut draws = Stream::new(seed, set, Purpose::Other(40));
-        let mut releases = Stream::new(seed, set, Purpose::Other(41));
+        let mut draws = stream(seed, set, Purpose::Other(40));
+        let mut releases = stream(seed, set, Purpose::Other(41));
         let tasks = (0..n)
             .map(|i| {
                 let period_ms = draws
@@ -346,7 +348,7 @@ pub fn run_rate(
     seed: u64,
     replication: u64,
 ) -> Result<RateReport, RunError> {
-    let service = Stream::new(seed, replication, Purpose::Service);
+    let service = stream(seed, replication, Purpose::Service);
     match contender {
         Contender::Wrr(params) => {
             let mut wrr: WrrScan<Boxed<QUEUE_CAPACITY>, Boxed<MAX_RATE_TASKS>> =
@@ -432,8 +434,216 @@ struct Run {
     rounds: Option<(Nanos, u64)>,
 }
 
+/// The rate-based workload as a driver of the event loop: one event, "the
+/// next release is due" (every task's jobs due at that instant, in task
+/// order, then the aperiodic arrival), ranked before the device's own
+/// events of the same instant so that a job released as a round opens is
+/// queued when the round starts; and the end of the run, after everything
+/// else at its instant.
+struct RateRun<'w> {
+    workload: &'w RateWorkload,
+    plans: Vec<Plan>,
+    /// Next job number of each plan.
+    next_job: Vec<u64>,
+    next_aperiodic: Nanos,
+    places: Stream,
+    arrivals: Stream,
+    ledger: Ledger,
+    ids: u64,
+    /// Arrival times of the aperiodic reads submitted.
+    aperiodic_arrivals: Vec<Nanos>,
+    duration: Nanos,
+    /// Device sectors per block of the workload.
+    spb: u64,
+    /// Blocks the disk holds.
+    capacity: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RateEvent {
+    Release,
+    End,
+}
+
+impl RateRun<'_> {
+    /// When plan `p`'s job `k` is submitted: its release, aligned to the
+    /// round holding it under WRR-SCAN-CA.
+    fn submit_at(&self, p: &Plan, k: u64) -> Nanos {
+        let t = &self.workload.tasks[p.task];
+        let release = t.release + k * t.period;
+        match p.align {
+            Some(r) => release - release % r,
+            None => release,
+        }
+    }
+
+    /// The next release of any kind.
+    fn next_release(&self) -> Nanos {
+        self.plans
+            .iter()
+            .enumerate()
+            .map(|(j, p)| self.submit_at(p, self.next_job[j]))
+            .min()
+            .unwrap_or(Nanos::MAX)
+            .min(self.next_aperiodic)
+    }
+
+    fn schedule_release<S: Scheduler>(&self, sim: &mut Simulation<DiskDevice<S>, RateEvent>) {
+        let t = self.next_release();
+        if t <= self.duration {
+            sim.schedule_ranked(t, Rank::BEFORE_DEVICES, RateEvent::Release);
+        }
+    }
+
+    fn submit<S: Scheduler>(
+        sim: &mut Simulation<DiskDevice<S>, RateEvent>,
+        req: Request,
+        t: Nanos,
+    ) -> Result<(), RunError> {
+        let at = Location {
+            block: req.block,
+            cylinder: 0,
+        };
+        sim.with_device(0, |d| d.submit(req, &Copies::everywhere(1, at), t))
+            .map_err(|e| RunError::device(e, t))
+    }
+
+    /// Every job due at `t`, in task order, then the aperiodic arrival.
+    fn release<S: Scheduler>(
+        &mut self,
+        sim: &mut Simulation<DiskDevice<S>, RateEvent>,
+        t: Nanos,
+    ) -> Result<(), RunError> {
+        let spb = self.spb;
+        for j in 0..self.plans.len() {
+            let p = self.plans[j];
+            while self.submit_at(&p, self.next_job[j]) == t {
+                let k = self.next_job[j];
+                self.next_job[j] += 1;
+                let task = &self.workload.tasks[p.task];
+                let release = task.release + k * task.period;
+                let deadline = release + task.period;
+                let pieces = task.blocks.div_ceil(p.piece);
+                self.ledger.jobs.insert(
+                    (p.task, k),
+                    Job {
+                        task: p.task,
+                        remaining: pieces,
+                        deadline,
+                    },
+                );
+                for piece in 0..pieces {
+                    let first = u64::from(piece * p.piece);
+                    let len = p.piece.min(task.blocks - piece * p.piece);
+                    let block = if p.scattered {
+                        self.places.below(self.capacity)
+                    } else {
+                        p.file + (k * u64::from(task.blocks) + first) % (p.file_blocks)
+                    };
+                    // A piece never runs past the file's end: wrap it whole.
+                    let block = if !p.scattered && block + u64::from(len) > p.file + p.file_blocks {
+                        p.file
+                    } else {
+                        block
+                    };
+                    self.ids += 1;
+                    self.ledger.owner.insert(self.ids, (p.task, k));
+                    let req = Request::new(
+                        RequestId(self.ids),
+                        Kind::Read,
+                        block * spb,
+                        len * spb as u32,
+                        0,
+                        t,
+                    )
+                    .with_deadline(deadline)
+                    .with_class(task.class);
+                    Self::submit(sim, req, t)?;
+                }
+            }
+        }
+        if self.next_aperiodic == t {
+            // A bounded background queue: beyond APERIODIC_BACKLOG waiting
+            // reads an arrival is turned away (and counted), so that a
+            // policy starving aperiodic work (SCAN-EDF at heavy load) never
+            // fills the device's queue under the jobs.
+            let waiting =
+                self.aperiodic_arrivals.len() as u64 - self.ledger.totals.aperiodic_completed;
+            if waiting >= APERIODIC_BACKLOG {
+                self.ledger.totals.aperiodic_dropped += 1;
+            } else {
+                self.ids += 1;
+                let req = Request::new(
+                    RequestId(self.ids),
+                    Kind::Read,
+                    self.places.below(self.capacity) * spb,
+                    spb as u32,
+                    0,
+                    t,
+                );
+                Self::submit(sim, req, t)?;
+                self.aperiodic_arrivals.push(t);
+            }
+            self.next_aperiodic = t + self
+                .arrivals
+                .exponential(self.workload.aperiodic_gap)
+                .max(1);
+        }
+        Ok(())
+    }
+}
+
+impl<S: Scheduler> Driver<DiskDevice<S>> for RateRun<'_> {
+    type Event = RateEvent;
+    type Output = ();
+    type Error = RunError;
+
+    fn on_event(
+        &mut self,
+        sim: &mut Simulation<DiskDevice<S>, RateEvent>,
+        now: Nanos,
+        event: RateEvent,
+    ) -> Result<Flow, RunError> {
+        match event {
+            RateEvent::Release => {
+                self.release(sim, now)?;
+                self.schedule_release(sim);
+                Ok(Flow::Continue)
+            }
+            RateEvent::End => Ok(Flow::Stop),
+        }
+    }
+
+    fn on_outcome(
+        &mut self,
+        _sim: &mut Simulation<DiskDevice<S>, RateEvent>,
+        _now: Nanos,
+        _device: usize,
+        outcome: Outcome,
+    ) -> Result<Flow, RunError> {
+        self.ledger.record(outcome);
+        Ok(Flow::Continue)
+    }
+
+    /// Brings the device to the end of the run and takes in what it reports.
+    fn finish(
+        &mut self,
+        sim: &mut Simulation<DiskDevice<S>, RateEvent>,
+        _stopped: bool,
+    ) -> Result<(), RunError> {
+        let duration = self.duration;
+        sim.with_device(0, |d| {
+            d.advance(duration.max(d.now()))?;
+            while let Some(o) = d.poll() {
+                self.ledger.record(o);
+            }
+            Ok(())
+        })
+    }
+}
+
 fn drive<S: Scheduler>(
-    mut device: DiskDevice<S>,
+    device: DiskDevice<S>,
     workload: &RateWorkload,
     admitted: &[bool],
     layout: impl Fn(usize) -> Layout,
@@ -446,10 +656,11 @@ fn drive<S: Scheduler>(
         rounds,
     } = *run;
     let spb = u64::from(workload.block_sectors.max(1));
-    let sector_bytes = u64::from(device.model().block_bytes());
-    let capacity = model_blocks(device.model(), spb);
-    let mut places = Stream::new(seed, replication, Purpose::Addresses);
-    let mut arrivals = Stream::new(seed, replication, Purpose::Arrivals);
+    let model = device.model(0).expect("a single disk has disk 0");
+    let sector_bytes = u64::from(model.block_bytes());
+    let capacity = model_blocks(model, spb);
+    let mut places = stream(seed, replication, Purpose::Addresses);
+    let mut arrivals = stream(seed, replication, Purpose::Arrivals);
     let plans: Vec<Plan> = (0..workload.tasks.len())
         .filter(|&i| admitted[i])
         .map(|i| {
@@ -467,22 +678,12 @@ fn drive<S: Scheduler>(
             }
         })
         .collect();
-    // Next job of each plan: (submit time, job number).
-    let submit_at = |p: &Plan, k: u64| -> Nanos {
-        let t = &workload.tasks[p.task];
-        let release = t.release + k * t.period;
-        match p.align {
-            Some(r) => release - release % r,
-            None => release,
-        }
-    };
-    let mut next_job: Vec<u64> = vec![0; plans.len()];
-    let mut next_aperiodic = if workload.aperiodic_gap > 0 {
+    let next_aperiodic = if workload.aperiodic_gap > 0 {
         arrivals.exponential(workload.aperiodic_gap)
     } else {
         Nanos::MAX
     };
-    let mut ledger = Ledger {
+    let ledger = Ledger {
         jobs: HashMap::new(),
         owner: HashMap::new(),
         outcomes: workload
@@ -500,114 +701,37 @@ fn drive<S: Scheduler>(
         aperiodic_done: Vec::new(),
         sector_bytes,
     };
-    let mut ids = 0u64;
-    let mut aperiodic_arrivals: Vec<Nanos> = Vec::new();
-
-    loop {
-        let driver_next = plans
-            .iter()
-            .enumerate()
-            .map(|(j, p)| submit_at(p, next_job[j]))
-            .min()
-            .unwrap_or(Nanos::MAX)
-            .min(next_aperiodic);
-        let device_next = device.next_event_time().unwrap_or(Nanos::MAX);
-        if driver_next > duration && device_next > duration {
-            break;
-        }
-        if driver_next <= device_next && driver_next <= duration {
-            // The driver's inputs at t go in before the device's own events
-            // at t, so that a job released at a round start is queued when
-            // the round opens.
-            let t = driver_next;
-            if t > device.now() {
-                device.advance(t - 1)?;
-            }
-            ledger.collect(&mut device);
-            for (j, p) in plans.iter().enumerate() {
-                while submit_at(p, next_job[j]) == t {
-                    let k = next_job[j];
-                    next_job[j] += 1;
-                    let task = &workload.tasks[p.task];
-                    let release = task.release + k * task.period;
-                    let deadline = release + task.period;
-                    let pieces = task.blocks.div_ceil(p.piece);
-                    ledger.jobs.insert(
-                        (p.task, k),
-                        Job {
-                            task: p.task,
-                            remaining: pieces,
-                            deadline,
-                        },
-                    );
-                    for piece in 0..pieces {
-                        let first = u64::from(piece * p.piece);
-                        let len = p.piece.min(task.blocks - piece * p.piece);
-                        let block = if p.scattered {
-                            places.below(capacity)
-                        } else {
-                            p.file + (k * u64::from(task.blocks) + first) % (p.file_blocks)
-                        };
-                        // A piece never runs past the file's end: wrap it whole.
-                        let block =
-                            if !p.scattered && block + u64::from(len) > p.file + p.file_blocks {
-                                p.file
-                            } else {
-                                block
-                            };
-                        ids += 1;
-                        ledger.owner.insert(ids, (p.task, k));
-                        let req = Request::new(
-                            RequestId(ids),
-                            Kind::Read,
-                            block * spb,
-                            len * spb as u32,
-                            0,
-                            t,
-                        )
-                        .with_deadline(deadline)
-                        .with_class(task.class);
-                        device.submit(req, t).map_err(|e| RunError::device(e, t))?;
-                    }
-                }
-            }
-            if next_aperiodic == t {
-                // A bounded background queue: beyond APERIODIC_BACKLOG
-                // waiting reads an arrival is turned away (and counted), so
-                // that a policy starving aperiodic work (SCAN-EDF at heavy
-                // load) never fills the device's queue under the jobs.
-                let waiting = aperiodic_arrivals.len() as u64 - ledger.totals.aperiodic_completed;
-                if waiting >= APERIODIC_BACKLOG {
-                    ledger.totals.aperiodic_dropped += 1;
-                } else {
-                    ids += 1;
-                    let req = Request::new(
-                        RequestId(ids),
-                        Kind::Read,
-                        places.below(capacity) * spb,
-                        spb as u32,
-                        0,
-                        t,
-                    );
-                    device.submit(req, t).map_err(|e| RunError::device(e, t))?;
-                    aperiodic_arrivals.push(t);
-                }
-                next_aperiodic = t + arrivals.exponential(workload.aperiodic_gap).max(1);
-            }
-        } else {
-            device.advance(device_next)?;
-        }
-        ledger.collect(&mut device);
-    }
-    device.advance(duration.max(device.now()))?;
-    ledger.collect(&mut device);
-    let Ledger {
-        jobs,
-        mut outcomes,
-        totals: acc,
-        mut aperiodic_done,
+    let mut rate_run = RateRun {
+        workload,
+        next_job: vec![0; plans.len()],
+        plans,
+        next_aperiodic,
+        places,
+        arrivals,
+        ledger,
+        ids: 0,
+        aperiodic_arrivals: Vec::new(),
+        duration,
+        spb,
+        capacity,
+    };
+    let mut sim = Simulation::new();
+    sim.add_device(device);
+    rate_run.schedule_release(&mut sim);
+    sim.schedule_ranked(duration, Rank::LAST, RateEvent::End);
+    sim.run(&mut rate_run)?;
+    let RateRun {
+        aperiodic_arrivals,
+        ledger:
+            Ledger {
+                jobs,
+                mut outcomes,
+                totals: acc,
+                mut aperiodic_done,
+                ..
+            },
         ..
-    } = ledger;
+    } = rate_run;
     for job in jobs.values() {
         if job.deadline <= duration {
             outcomes[job.task].jobs += 1;
@@ -681,40 +805,38 @@ struct Ledger {
 }
 
 impl Ledger {
-    /// Takes in every outcome `device` has reported.
-    fn collect<S: Scheduler>(&mut self, device: &mut DiskDevice<S>) {
+    /// Takes in an outcome the device reported.
+    fn record(&mut self, o: Outcome) {
+        let Outcome::Completed(d) = o else { return };
         let acc = &mut self.totals;
-        while let Some(o) = device.poll() {
-            let Outcome::Completed(d) = o else { continue };
-            let t = d.timing;
-            acc.seek += t.seek;
-            acc.rotation += t.rotation;
-            acc.transfer += t.transfer;
-            acc.overhead += t.overhead;
-            acc.distance += u64::from(t.seek_distance);
-            if d.request.class == 0 {
-                acc.aperiodic_bytes += u64::from(d.request.blocks) * self.sector_bytes;
-                acc.aperiodic_response += t.response();
-                acc.aperiodic_completed += 1;
-                self.aperiodic_done.push(t.finish);
-                continue;
-            }
-            let Some(key) = self.owner.remove(&d.request.id.0) else {
-                continue;
-            };
-            let Entry::Occupied(mut pending) = self.jobs.entry(key) else {
-                continue;
-            };
-            pending.get_mut().remaining -= 1;
-            if pending.get().remaining == 0 {
-                let job = pending.remove();
-                let o = &mut self.outcomes[job.task];
-                o.jobs += 1;
-                let slack = job.deadline as f64 - t.finish as f64;
-                acc.min_slack = acc.min_slack.min(slack);
-                if t.finish > job.deadline {
-                    o.misses += 1;
-                }
+        let t = d.timing;
+        acc.seek += t.seek;
+        acc.rotation += t.rotation;
+        acc.transfer += t.transfer;
+        acc.overhead += t.overhead;
+        acc.distance += u64::from(t.seek_distance);
+        if d.request.class == 0 {
+            acc.aperiodic_bytes += u64::from(d.request.blocks) * self.sector_bytes;
+            acc.aperiodic_response += t.response();
+            acc.aperiodic_completed += 1;
+            self.aperiodic_done.push(t.finish);
+            return;
+        }
+        let Some(key) = self.owner.remove(&d.request.id.0) else {
+            return;
+        };
+        let Entry::Occupied(mut pending) = self.jobs.entry(key) else {
+            return;
+        };
+        pending.get_mut().remaining -= 1;
+        if pending.get().remaining == 0 {
+            let job = pending.remove();
+            let o = &mut self.outcomes[job.task];
+            o.jobs += 1;
+            let slack = job.deadline as f64 - t.finish as f64;
+            acc.min_slack = acc.min_slack.min(slack);
+            if t.finish > job.deadline {
+                o.misses += 1;
             }
         }
     }
@@ -788,7 +910,7 @@ fn short_rounds(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::disk::presets;
+    use disk_emu::disk::presets;
     use sched_core::policy::AperiodicReserve;
 
     #[test]

@@ -5,7 +5,7 @@ use core::f64::consts::PI;
 
 use serde::Serialize;
 
-use super::moments::Moments;
+use disk_emu::Moments;
 
 /// What can go wrong when summarising replications.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]

@@ -18,16 +18,16 @@ use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 
+use disk_emu::disk::{DiskError, DiskModel, DiskSpec, validation};
+use disk_emu::trace::{self, TraceError, TraceFormat, TraceOptions, TraceReader, TraceRecord};
+use disk_emu::{Device, DeviceError, DiskDevice, DiskReport, Outcome};
+use sched_core::array::{Copies, Location};
 use sched_core::{Nanos, PolicySpec, Request, RequestId};
 use serde::Serialize;
 
-use crate::device::{DeviceError, DiskDevice, Outcome};
-use crate::disk::{DiskError, DiskModel, DiskSpec, validation};
-use crate::engine::{Driver, Flow, Simulation};
-use crate::random::{Purpose, Stream};
-use crate::sim::RunError;
-use crate::stats::DiskReport;
-use crate::trace::{self, TraceError, TraceFormat, TraceOptions, TraceReader, TraceRecord};
+use crate::run::RunError;
+use crate::seeds::{Purpose, stream};
+use crate::simulation::{Driver, Flow, Simulation};
 
 /// How to replay a trace.
 #[derive(Clone, Debug)]
@@ -160,7 +160,7 @@ impl ReplayRun<'_> {
         if let Some(&i) = self.index.get(&device) {
             return Ok(i);
         }
-        let stream = Stream::new(self.options.seed, u64::from(device), Purpose::Service);
+        let stream = stream(self.options.seed, u64::from(device), Purpose::Service);
         let i = sim.add_device(DiskDevice::new(
             self.model.clone(),
             &self.options.policy,
@@ -204,16 +204,19 @@ impl Driver<DiskDevice> for ReplayRun<'_> {
             now,
         );
         self.requests += 1;
-        sim.with_device(unit, |d| d.submit(req, now)).map_err(|e| {
-            match RunError::device(e, now) {
+        let at = Location {
+            block: record.block,
+            cylinder: 0,
+        };
+        sim.with_device(unit, |d| d.submit(req, &Copies::everywhere(1, at), now))
+            .map_err(|e| match RunError::device(e, now) {
                 RunError::Disk(source) => ReplayError::Extent {
                     file: self.file.clone(),
                     line: record.line,
                     source,
                 },
                 e => fail(&self.file, e),
-            }
-        })?;
+            })?;
         self.pending = self.reader.next().transpose()?;
         if self.closed_loop {
             self.outstanding = Some((record, now));
@@ -269,13 +272,13 @@ impl Driver<DiskDevice> for ReplayRun<'_> {
             }
         });
         let last = self.last;
-        let mut out: Vec<DeviceReport> = sim
-            .devices_mut()
-            .iter_mut()
-            .zip(&self.devices)
+        let mut out: Vec<DeviceReport> = self
+            .devices
+            .iter()
+            .enumerate()
             .map(|(unit, &device)| DeviceReport {
                 device,
-                report: unit.report(last),
+                report: sim.with_device(unit, |d| d.report(last)),
             })
             .collect();
         out.sort_by_key(|d| d.device);
@@ -337,7 +340,7 @@ pub fn replay(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::disk::presets;
+    use disk_emu::disk::presets;
 
     fn data(name: &str) -> String {
         format!(
@@ -390,7 +393,9 @@ mod tests {
         let mut o = options();
         o.disk = disk.clone();
         let replayed = replay(&trace, &o).unwrap().validation.unwrap();
-        let validated = validation::validate(&disk, &trace, 1).unwrap().overall();
+        let validated = validation::validate(&disk, &trace, stream(1, 0, Purpose::Service))
+            .unwrap()
+            .overall();
         assert_eq!(replayed.demerit_ms, validated.demerit_ms);
         assert_eq!(replayed.measured_mean_ms, validated.measured_mean_ms);
         assert!((replayed.simulated_mean_ms - validated.simulated_mean_ms).abs() < 1e-9);

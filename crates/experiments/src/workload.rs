@@ -1,10 +1,11 @@
 //! Synthetic workloads: where requests go, how big they are, whether they read
 //! or write, and when they arrive (open Poisson streams or closed clients).
 
+use std::collections::HashMap;
+
+use disk_emu::Stream;
 use sched_core::{Kind, Nanos, Request, RequestId};
 use serde::{Deserialize, Serialize};
-
-use crate::random::Stream;
 
 /// How request addresses are chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -171,11 +172,14 @@ impl Arrivals {
 
 /// The arrival process of a run: an open Poisson stream, or closed clients
 /// that each come back a think time after their request completes. Arrivals
-/// carry the number of the client they belong to (0 for an open stream).
+/// carry the number of the client they belong to (0 for an open stream); a
+/// closed population remembers which client issued each request
+/// outstanding, by request id.
 #[derive(Clone, Debug)]
 pub struct ArrivalProcess {
     stream: Stream,
     kind: ArrivalKind,
+    outstanding: HashMap<RequestId, u16>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -202,7 +206,11 @@ impl ArrivalProcess {
                 think: (think_ms * 1e6).round() as Nanos,
             },
         };
-        Ok(ArrivalProcess { stream, kind })
+        Ok(ArrivalProcess {
+            stream,
+            kind,
+            outstanding: HashMap::new(),
+        })
     }
 
     /// The first arrivals, as (time, client): one for an open stream, one per
@@ -216,19 +224,27 @@ impl ArrivalProcess {
         }
     }
 
-    /// After an arrival at `now`: the open stream's next arrival.
-    pub fn after_arrival(&mut self, now: Nanos) -> Option<Nanos> {
+    /// After client `client` issued request `id` at `now`: the open
+    /// stream's next arrival (a closed client waits for its request).
+    pub fn after_arrival(&mut self, id: RequestId, client: u16, now: Nanos) -> Option<Nanos> {
         match self.kind {
             ArrivalKind::Open { gap } => Some(now + self.stream.exponential(gap)),
-            ArrivalKind::Closed { .. } => None,
+            ArrivalKind::Closed { .. } => {
+                self.outstanding.insert(id, client);
+                None
+            }
         }
     }
 
-    /// After a request completes at `now`: its closed client's next arrival.
-    pub fn after_completion(&mut self, now: Nanos) -> Option<Nanos> {
+    /// After request `id` left the device at `now` (completed, or dropped):
+    /// its closed client's next arrival, and the client.
+    pub fn after_completion(&mut self, id: RequestId, now: Nanos) -> Option<(Nanos, u16)> {
         match self.kind {
             ArrivalKind::Open { .. } => None,
-            ArrivalKind::Closed { think, .. } => Some(now + self.stream.exponential(think)),
+            ArrivalKind::Closed { think, .. } => {
+                let client = self.outstanding.remove(&id)?;
+                Some((now + self.stream.exponential(think), client))
+            }
         }
     }
 }
@@ -247,11 +263,9 @@ pub struct Draw {
 }
 
 impl Draw {
-    /// The request `id` of class `class` arriving at `now` (cylinder 0: the
-    /// device fills it in).
-    pub fn request(&self, id: RequestId, class: u16, now: Nanos) -> Request {
-        let mut req =
-            Request::new(id, self.kind, self.block, self.blocks, 0, now).with_class(class);
+    /// The request `id` arriving at `now` (cylinder 0: the device fills it in).
+    pub fn request(&self, id: RequestId, now: Nanos) -> Request {
+        let mut req = Request::new(id, self.kind, self.block, self.blocks, 0, now);
         req.deadline = self.deadline;
         req
     }
@@ -328,7 +342,6 @@ impl Generator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::random::Purpose;
 
     #[test]
     fn draws_follow_the_mix() {
@@ -341,7 +354,7 @@ mod tests {
                 max_ms: 20.0,
             }),
         };
-        let mut g = Generator::new(mix, 80_000, Stream::new(3, 0, Purpose::Addresses)).unwrap();
+        let mut g = Generator::new(mix, 80_000, Stream::numbered(32)).unwrap();
         let n = 100_000;
         let (mut reads, mut seq, mut prev_end) = (0, 0, u64::MAX);
         for i in 0..n {
@@ -379,6 +392,6 @@ mod tests {
             blocks: 100,
             ..RequestMix::default()
         };
-        assert!(Generator::new(huge, 50, Stream::new(1, 0, Purpose::Addresses)).is_err());
+        assert!(Generator::new(huge, 50, Stream::numbered(12)).is_err());
     }
 }

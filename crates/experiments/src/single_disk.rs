@@ -1,128 +1,18 @@
 //! The single-disk experiment: a synthetic workload driving one
-//! [`DiskDevice`] through the crate's event loop, over independent
-//! replications.
+//! [`DiskDevice`] through the event loop, over independent replications.
 
-use std::sync::OnceLock;
-
-use sched_core::{
-    BuildError, CompleteError, EnqueueError, Nanos, PolicySpec, PollError, RequestId,
-};
+use disk_emu::disk::{DiskModel, DiskSpec};
+use disk_emu::{Device, DiskDevice, DiskReport, DiskStats, Outcome, WarmUp};
+use sched_core::array::{Copies, Location};
+use sched_core::{Nanos, PolicySpec, RequestId};
 use serde::Serialize;
 
-use crate::device::{DeviceError, DiskDevice, Outcome};
-use crate::disk::{DiskError, DiskModel, DiskSpec};
-use crate::engine::{Driver, Flow, Simulation};
-use crate::random::{Purpose, Stream};
-use crate::stats::{DiskReport, DiskStats, MetricTable, StatsError, WarmUp};
-use crate::workload::{ArrivalProcess, Arrivals, Generator, RequestMix, WorkloadError};
-
-/// Why a run could not complete.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// The disk description is unusable.
-    #[error(transparent)]
-    Disk(#[from] DiskError),
-    /// The workload description is unusable.
-    #[error(transparent)]
-    Workload(#[from] WorkloadError),
-    /// The policy refused its parameters.
-    #[error("policy: {0}")]
-    Build(#[from] BuildError),
-    /// The policy refused a request.
-    #[error("policy: {0}")]
-    Refused(#[from] EnqueueError),
-    /// An array policy refused a completion.
-    #[error("array policy: {0}")]
-    Complete(#[from] CompleteError),
-    /// An array policy's queue discipline misbehaved.
-    #[error("array policy: {0}")]
-    Poll(#[from] PollError),
-    /// More requests waited than the queue can hold: the offered load exceeds
-    /// what the disk serves under this policy.
-    #[error(
-        "queue overflow at t = {at_ms:.3} ms: {capacity} requests waiting; the offered load exceeds what the disk can serve with this policy"
-    )]
-    QueueOverflow {
-        /// Virtual time of the overflow, ms.
-        at_ms: f64,
-        /// The queue capacity.
-        capacity: usize,
-    },
-    /// A device refused an input or misbehaved.
-    #[error("device: {0}")]
-    Device(DeviceError),
-    /// The workload ran out of events before its target (every closed
-    /// client waiting on a request that will never complete).
-    #[error("the run stalled at t = {at_ms:.3} ms with {completed} of {target} completions")]
-    Stalled {
-        /// Virtual time of the last event, ms.
-        at_ms: f64,
-        /// Completions counted.
-        completed: u64,
-        /// Completions needed.
-        target: u64,
-    },
-    /// The offered load is at or above what the device can serve: the queue
-    /// would grow without bound and every figure would depend on the run's
-    /// length. Runs only with `allow_overload`.
-    #[error(
-        "offered load {load:.3} of the device's capacity is at or above saturation; the queue would grow without bound (allow overload explicitly to run it anyway)"
-    )]
-    Overload {
-        /// Offered work per unit of capacity.
-        load: f64,
-    },
-    /// Replication statistics could not be combined.
-    #[error(transparent)]
-    Stats(#[from] StatsError),
-    /// An experiment parameter is outside its domain.
-    #[error("{field}: expected {expected}")]
-    Invalid {
-        /// The parameter.
-        field: &'static str,
-        /// What it must satisfy.
-        expected: &'static str,
-    },
-}
-
-impl RunError {
-    /// A device's refusal of an input at `now`: a full queue means the
-    /// offered load exceeds what the device serves; a request beyond the
-    /// disk is the disk's error.
-    pub(crate) fn device(e: DeviceError, now: Nanos) -> RunError {
-        match e {
-            DeviceError::Refused(EnqueueError::QueueFull { capacity }) => RunError::QueueOverflow {
-                at_ms: now as f64 / 1e6,
-                capacity,
-            },
-            e => RunError::from(e),
-        }
-    }
-}
-
-/// Refuses a run that would measure nothing.
-pub(crate) fn check_requests(requests: u64) -> Result<(), RunError> {
-    if requests == 0 {
-        return Err(RunError::Invalid {
-            field: "requests",
-            expected: "at least one measured request",
-        });
-    }
-    Ok(())
-}
-
-impl From<DeviceError> for RunError {
-    fn from(e: DeviceError) -> Self {
-        match e {
-            DeviceError::Build(e) => RunError::Build(e),
-            DeviceError::Extent { source, .. } => RunError::Disk(source),
-            DeviceError::Refused(e) => RunError::Refused(e),
-            DeviceError::Complete(e) => RunError::Complete(e),
-            DeviceError::Poll(e) => RunError::Poll(e),
-            e => RunError::Device(e),
-        }
-    }
-}
+use crate::confidence::MetricTable;
+use crate::replications::parallel;
+use crate::run::{RunError, check_fits, check_requests};
+use crate::seeds::{Purpose, stream};
+use crate::simulation::{Driver, Flow, Simulation};
+use crate::workload::{ArrivalProcess, Arrivals, Generator, RequestMix};
 
 /// How the offered load of an open workload is given.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -137,7 +27,7 @@ pub enum Load {
 /// One disk, one policy, one synthetic workload, measured over independent
 /// replications.
 #[derive(Clone, Debug)]
-pub struct Experiment {
+pub struct DiskExperiment {
     /// The disk.
     pub disk: DiskSpec,
     /// The scheduling policy.
@@ -153,7 +43,7 @@ pub struct Experiment {
     /// Seed of the whole experiment; replication r uses streams derived from (seed, r).
     pub seed: u64,
     /// Run an open load at or above saturation anyway (see
-    /// [`Experiment::check`]): the queue then grows without bound and the
+    /// [`DiskExperiment::check`]): the queue then grows without bound and the
     /// figures depend on the run's length.
     pub allow_overload: bool,
 }
@@ -182,11 +72,16 @@ impl Driver<DiskDevice> for SingleRun {
         client: u16,
     ) -> Result<Flow, RunError> {
         let d = self.generator.draw(now);
-        let req = d.request(RequestId(self.next_id), client, now);
+        let id = RequestId(self.next_id);
+        let req = d.request(id, now);
         self.next_id += 1;
-        sim.with_device(0, |disk| disk.submit(req, now))
+        let at = Location {
+            block: d.block,
+            cylinder: 0,
+        };
+        sim.with_device(0, |disk| disk.submit(req, &Copies::everywhere(1, at), now))
             .map_err(|e| RunError::device(e, now))?;
-        if let Some(t) = self.arrivals.after_arrival(now) {
+        if let Some(t) = self.arrivals.after_arrival(id, client, now) {
             sim.schedule(t, 0);
         }
         Ok(Flow::Continue)
@@ -199,21 +94,21 @@ impl Driver<DiskDevice> for SingleRun {
         _device: usize,
         outcome: Outcome,
     ) -> Result<Flow, RunError> {
-        let req = match outcome {
+        let id = match outcome {
             Outcome::Completed(done) => {
                 self.completed += 1;
                 if self.completed >= self.target {
                     self.end = now;
                     return Ok(Flow::Stop);
                 }
-                done.request
+                done.request.id
             }
             // A dropped request's client comes back as if it had completed.
-            Outcome::Expired(req) | Outcome::Failed(req) => req,
+            Outcome::Expired(req) | Outcome::Failed(req) => req.id,
             Outcome::Resynced { .. } => return Ok(Flow::Continue),
         };
-        if let Some(t) = self.arrivals.after_completion(now) {
-            sim.schedule(t, req.class);
+        if let Some((t, client)) = self.arrivals.after_completion(id, now) {
+            sim.schedule(t, client);
         }
         Ok(Flow::Continue)
     }
@@ -224,7 +119,8 @@ impl Driver<DiskDevice> for SingleRun {
         stopped: bool,
     ) -> Result<DiskReport, RunError> {
         if stopped {
-            return Ok(sim.devices_mut()[0].report(self.end));
+            let end = self.end;
+            return Ok(sim.with_device(0, |d| d.report(end)));
         }
         Err(RunError::Stalled {
             at_ms: sim.device(0).now() as f64 / 1e6,
@@ -234,7 +130,7 @@ impl Driver<DiskDevice> for SingleRun {
     }
 }
 
-impl Experiment {
+impl DiskExperiment {
     /// The mean service time of one request of the mix served alone, ns:
     /// mean random seek + mean rotational latency + transfer + overhead.
     pub fn mean_isolated_service(model: &DiskModel, mix: &RequestMix) -> Nanos {
@@ -304,11 +200,11 @@ impl Experiment {
         let generator = Generator::new(
             self.mix,
             model.capacity_blocks(),
-            Stream::new(self.seed, replication, Purpose::Addresses),
+            stream(self.seed, replication, Purpose::Addresses),
         )?;
         let mut arrivals = ArrivalProcess::new(
             self.arrivals,
-            Stream::new(self.seed, replication, Purpose::Arrivals),
+            stream(self.seed, replication, Purpose::Arrivals),
         )?;
         let warm_up = if self.warmup > 0 {
             WarmUp::Completions(self.warmup)
@@ -318,7 +214,7 @@ impl Experiment {
         let disk = DiskDevice::new(
             model,
             &self.policy,
-            Stream::new(self.seed, replication, Purpose::Service),
+            stream(self.seed, replication, Purpose::Service),
         )?
         .with_stats(DiskStats::new(0).with_warm_up(warm_up));
         let mut sim = Simulation::new();
@@ -346,63 +242,6 @@ impl Experiment {
         self.check()?;
         parallel(n, jobs, |r| self.run(r))
     }
-}
-
-/// Refuses a mix whose requests do not fit a disk of `capacity` blocks.
-pub(crate) fn check_fits(mix: &RequestMix, capacity: u64) -> Result<(), RunError> {
-    mix.validate()?;
-    if u64::from(mix.blocks) > capacity {
-        return Err(RunError::Invalid {
-            field: "blocks",
-            expected: "requests no larger than the disk",
-        });
-    }
-    Ok(())
-}
-
-/// The process's one pool of worker threads, sized on first use.
-static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
-
-/// Runs `f(0..n)` on the process's shared thread pool, at most `jobs`
-/// replications at a time, results in replication order.
-///
-/// The pool is built once per process, on the first call, with one thread
-/// per available core (or `jobs`, if larger); later calls reuse it and keep
-/// to `jobs` by splitting the replications into `jobs` interleaved lanes.
-///
-/// # Errors
-/// The first (lowest-numbered) failing replication's error.
-pub fn parallel<T: Send, E: Send>(
-    n: u64,
-    jobs: usize,
-    f: impl Fn(u64) -> Result<T, E> + Sync,
-) -> Result<Vec<T>, E> {
-    use rayon::prelude::*;
-    let jobs = jobs.max(1);
-    if jobs == 1 || n <= 1 {
-        return (0..n).map(&f).collect();
-    }
-    let pool = POOL.get_or_init(|| {
-        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(cores.max(jobs))
-            .build()
-            .expect("a thread pool")
-    });
-    let lanes = jobs.min(n as usize) as u64;
-    let mut results: Vec<(u64, Result<T, E>)> = pool.install(|| {
-        (0..lanes)
-            .into_par_iter()
-            .flat_map_iter(|lane| {
-                (lane..n)
-                    .step_by(lanes as usize)
-                    .map(|r| (r, f(r)))
-                    .collect::<Vec<_>>()
-            })
-            .collect()
-    });
-    results.sort_by_key(|(r, _)| *r);
-    results.into_iter().map(|(_, x)| x).collect()
 }
 
 /// The headline metrics of a disk report, for confidence intervals across
@@ -443,11 +282,11 @@ pub fn metric_table(reports: &[DiskReport]) -> Result<MetricTable, RunError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::disk::presets;
     use crate::workload::Addressing;
+    use disk_emu::disk::presets;
 
-    fn exp_experiment(policy: PolicySpec, rate: f64) -> Experiment {
-        Experiment {
+    fn exp_experiment(policy: PolicySpec, rate: f64) -> DiskExperiment {
+        DiskExperiment {
             disk: presets::exponential(45.0),
             policy,
             arrivals: Arrivals::Poisson { rate },
@@ -471,7 +310,7 @@ mod tests {
 
     #[test]
     fn closed_clients_keep_at_most_their_number_outstanding() {
-        let e = Experiment {
+        let e = DiskExperiment {
             arrivals: Arrivals::Closed {
                 clients: 3,
                 think_ms: 5.0,
@@ -489,7 +328,7 @@ mod tests {
         assert!(matches!(
             e.run(0),
             Err(RunError::QueueOverflow {
-                capacity: crate::QUEUE_CAPACITY,
+                capacity: disk_emu::QUEUE_CAPACITY,
                 ..
             })
         ));
@@ -503,7 +342,7 @@ mod tests {
             Err(RunError::Overload { load }) => assert!((load - 1.2).abs() < 0.01, "{load}"),
             other => panic!("{other:?}"),
         }
-        let no_clients = Experiment {
+        let no_clients = DiskExperiment {
             arrivals: Arrivals::Closed {
                 clients: 0,
                 think_ms: 1.0,
@@ -524,7 +363,7 @@ mod tests {
             })
         ));
         // Explicitly allowed, the overload runs until the queue overflows.
-        let allowed = Experiment {
+        let allowed = DiskExperiment {
             allow_overload: true,
             ..exp_experiment(PolicySpec::Fcfs, 90.0)
         };
@@ -541,10 +380,10 @@ mod tests {
             addressing: Addressing::Uniform,
             ..RequestMix::default()
         };
-        let rate = Experiment::rate_for(&disk, &mix, Load::Utilisation(0.5)).unwrap();
+        let rate = DiskExperiment::rate_for(&disk, &mix, Load::Utilisation(0.5)).unwrap();
         let model = DiskModel::from_spec(&disk).unwrap();
-        let service = Experiment::mean_isolated_service(&model, &mix) as f64 / 1e9;
+        let service = DiskExperiment::mean_isolated_service(&model, &mix) as f64 / 1e9;
         assert!((rate * service - 0.5).abs() < 1e-9);
-        assert!(Experiment::rate_for(&disk, &mix, Load::Rate(-1.0)).is_err());
+        assert!(DiskExperiment::rate_for(&disk, &mix, Load::Rate(-1.0)).is_err());
     }
 }

@@ -3,8 +3,8 @@
 //! these serve when one run must stand alone, as in the mirrored-disk paper
 //! (regenerative cycles).
 
-use super::confidence::{Interval, StatsError, student_t_quantile};
-use super::moments::Moments;
+use crate::confidence::{Interval, StatsError, student_t_quantile};
+use disk_emu::Moments;
 
 /// Batches kept at most; when full, neighbours merge pairwise, leaving half.
 const MAX_BATCHES: usize = 64;

@@ -1,0 +1,197 @@
+//! The clock's queue: timed events in integer nanoseconds, earliest first.
+//!
+//! Events at one instant are taken in [`Rank`] order, and events of one rank
+//! in the order they were scheduled, so a run never depends on how a heap
+//! happens to break ties. An array device keeps its own timed work here, and
+//! the experiments' event loop keeps a driver's events here, stamping each
+//! device's next event from the same counter ([`EventQueue::stamp`]) so that
+//! the two order against each other by the same rule.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use sched_core::Nanos;
+
+/// Where an event stands among the events of the same instant: lower ranks
+/// first. The experiments' event loop gives every device event the rank
+/// [`Rank::DEVICES`]; a driver places its own events before, among or after
+/// them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rank(u8);
+
+impl Rank {
+    /// Before any device event of the same instant: inputs that must be in
+    /// a device's queue when it next decides (a job released as a round
+    /// opens).
+    pub const BEFORE_DEVICES: Rank = Rank(0);
+    /// The devices' own events; a driver event of this rank is taken among
+    /// them in the order it was scheduled (the default).
+    pub const DEVICES: Rank = Rank(1);
+    /// After everything else at the instant (the end of a run).
+    pub const LAST: Rank = Rank(u8::MAX);
+
+    /// The `k`-th rank after the devices' events (`k` < 254): the
+    /// transaction system's CPU (0) and then its timers (1).
+    pub const fn after_devices(k: u8) -> Rank {
+        Rank(2 + k)
+    }
+}
+
+/// The ordering key of an event: time, rank, then the order of scheduling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EventKey {
+    /// When it is due.
+    pub at: Nanos,
+    /// Its rank among events due at the same time.
+    pub rank: Rank,
+    /// Its stamp: the queue's count of events scheduled before it.
+    pub seq: u64,
+}
+
+/// A pending event: its key, then the payload (which takes no part in the
+/// order).
+#[derive(Debug)]
+struct Entry<E> {
+    key: EventKey,
+    event: E,
+}
+
+impl<E> PartialEq for Entry<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+impl<E> Eq for Entry<E> {}
+impl<E> PartialOrd for Entry<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<E> Ord for Entry<E> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&other.key)
+    }
+}
+
+/// Timed events, earliest first; simultaneous events by rank, then in the
+/// order they were scheduled.
+#[derive(Debug)]
+pub struct EventQueue<E> {
+    heap: BinaryHeap<Reverse<Entry<E>>>,
+    seq: u64,
+}
+
+impl<E> Default for EventQueue<E> {
+    fn default() -> Self {
+        EventQueue {
+            heap: BinaryHeap::new(),
+            seq: 0,
+        }
+    }
+}
+
+impl<E> EventQueue<E> {
+    /// An empty queue.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Takes the next stamp, for an event kept outside the queue that must
+    /// order against the queue's own (a device's next event in the event
+    /// loop).
+    pub fn stamp(&mut self) -> u64 {
+        let seq = self.seq;
+        self.seq += 1;
+        seq
+    }
+
+    /// Schedules `event` at `at` among the devices' events
+    /// ([`Rank::DEVICES`]); returns its key.
+    pub fn schedule(&mut self, at: Nanos, event: E) -> EventKey {
+        self.schedule_ranked(at, Rank::DEVICES, event)
+    }
+
+    /// Schedules `event` at `at` with rank `rank`; returns its key.
+    pub fn schedule_ranked(&mut self, at: Nanos, rank: Rank, event: E) -> EventKey {
+        let key = EventKey {
+            at,
+            rank,
+            seq: self.stamp(),
+        };
+        self.heap.push(Reverse(Entry { key, event }));
+        key
+    }
+
+    /// The key of the earliest event.
+    pub fn peek_key(&self) -> Option<EventKey> {
+        self.heap.peek().map(|Reverse(e)| e.key)
+    }
+
+    /// The earliest event, without taking it.
+    pub fn peek(&self) -> Option<(Nanos, &E)> {
+        self.heap.peek().map(|Reverse(e)| (e.key.at, &e.event))
+    }
+
+    /// The time of the earliest event.
+    pub fn peek_time(&self) -> Option<Nanos> {
+        self.heap.peek().map(|Reverse(e)| e.key.at)
+    }
+
+    /// Drops the earliest event (one that has become meaningless).
+    pub fn discard_first(&mut self) {
+        self.heap.pop();
+    }
+
+    /// Takes the earliest event.
+    pub fn pop(&mut self) -> Option<(Nanos, E)> {
+        let Reverse(e) = self.heap.pop()?;
+        Some((e.key.at, e.event))
+    }
+
+    /// Events pending.
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// True when no event is pending.
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn earliest_first_then_rank_then_scheduling_order() {
+        let mut q = EventQueue::new();
+        q.schedule(30, 'c');
+        q.schedule(10, 'a');
+        q.schedule_ranked(30, Rank::after_devices(0), 'e');
+        q.schedule(30, 'd');
+        q.schedule(10, 'b');
+        q.schedule_ranked(30, Rank::BEFORE_DEVICES, 'x');
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(
+            order,
+            [
+                (10, 'a'),
+                (10, 'b'),
+                (30, 'x'),
+                (30, 'c'),
+                (30, 'd'),
+                (30, 'e')
+            ]
+        );
+    }
+
+    #[test]
+    fn stamps_order_outside_entries_with_the_queue() {
+        let mut q = EventQueue::new();
+        let first = q.schedule(5, ());
+        let outside = q.stamp();
+        let later = q.schedule(5, ());
+        assert!(first.seq < outside && outside < later.seq);
+    }
+}

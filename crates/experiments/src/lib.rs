@@ -1,0 +1,56 @@
+//! What is run on the disk emulator: workloads, placement of copies, the one
+//! event loop that drives the devices, seeds, independent replications, and
+//! the experiments built on them.
+//!
+//! `disk-emu` is the emulator: disk models, trace readers, devices and the
+//! clock. This crate holds everything a user runs *on* it:
+//!
+//! - **The event loop**: [`Simulation`] and the [`Driver`] trait, with the
+//!   documented tie rule for simultaneous events ([`simulation`]). Every
+//!   experiment in the tree is a driver of it.
+//! - **Workloads** ([`workload`]): arrival processes, request mixes,
+//!   generators; rate-based real-time tasks ([`rate_based`]).
+//! - **Placement** ([`Placement`]): the [`Copies`](sched_core::array::Copies)
+//!   of each logical request — a single disk, identical, shifted and
+//!   reversed mirrors, N copies.
+//! - **Seeds** ([`seeds`]): where every random stream comes from.
+//! - **Replications** ([`parallel`], [`MetricTable`], [`Interval`],
+//!   [`BatchMeans`]): independent runs on several threads with results
+//!   identical to a serial run, and their confidence intervals.
+//! - **Experiments**: one disk ([`DiskExperiment`]), a mirrored pair
+//!   ([`MirrorExperiment`]), trace replay ([`replay`]), the rate-based
+//!   WRR-SCAN runs ([`run_rate`]).
+
+mod batch_means;
+mod confidence;
+mod mirrored;
+mod placement;
+pub mod rate_based;
+mod replications;
+mod run;
+pub mod seeds;
+pub mod simulation;
+mod single_disk;
+mod trace_replay;
+pub mod workload;
+
+pub use batch_means::{BatchMeans, Regenerative};
+pub use confidence::{
+    Interval, MetricRow, MetricTable, StatsError, normal_quantile, student_t_quantile,
+};
+pub use mirrored::{KindReport, MirrorExperiment, MirrorReport, mirror_metrics, mirror_table};
+pub use placement::Placement;
+pub use rate_based::{
+    APERIODIC_BACKLOG, Contender, MAX_RATE_TASKS, RateReport, RateTaskSpec, RateWorkload,
+    TaskOutcome, Tsai04Distribution, run_rate,
+};
+pub use replications::parallel;
+pub use run::{RunError, check_fits, check_requests};
+pub use simulation::{Driver, Flow, Simulation};
+pub use single_disk::{DiskExperiment, Load, headline_metrics, metric_table};
+pub use trace_replay::{
+    DeviceReport, ReplayError, ReplayOptions, ReplayReport, Validation, replay,
+};
+pub use workload::{
+    Addressing, ArrivalProcess, Arrivals, DeadlineRange, Draw, Generator, RequestMix, WorkloadError,
+};
