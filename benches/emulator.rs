@@ -7,8 +7,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use disk_emu::disk::presets;
-use experiments::{Arrivals, RequestMix};
-use experiments::{DiskExperiment, Load};
+use experiments::{Arrivals, DiskExperiment, Load, RequestMix};
 
 const REQUESTS: u64 = 200_000;
 

@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use queueing::chains;
+use queueing::closed_form::Policy;
 use queueing::forkjoin;
-use queueing::mirror::Policy;
 use queueing::qbd::SolveOptions;
 use spindle::repro::towsley91_analysis;
 

@@ -6,8 +6,7 @@
 use disk_emu::disk::{DiskModel, presets};
 use experiments::MetricTable;
 use experiments::seeds::{Purpose, stream};
-use experiments::{Arrivals, RequestMix};
-use experiments::{DiskExperiment, Load, metric_table};
+use experiments::{Arrivals, DiskExperiment, Load, RequestMix, metric_table};
 use sched_core::{Head, Kind, PolicySpec, Request, RequestId, Travel};
 
 /// Seek time the model charges for moving `distance` cylinders from cylinder 0.

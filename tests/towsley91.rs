@@ -10,11 +10,12 @@
 use disk_emu::disk::presets;
 use experiments::MetricTable;
 use queueing::chains;
+use queueing::closed_form::{Policy, serial_response, serial_response_with, serial_service};
 use queueing::forkjoin;
-use queueing::mirror::{Policy, serial_response, serial_response_with, serial_service};
 use queueing::service::ServiceTime;
 use spindle::repro::ReproOptions;
-use spindle::repro::towsley91::{Curve, MU, seven, simulate};
+use spindle::repro::towsley91::{Curve, seven, simulate};
+use spindle::repro::towsley91_analysis::MU;
 
 fn options(replications: u64, requests: u64) -> ReproOptions {
     ReproOptions {

@@ -3,8 +3,7 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use experiments::{Arrivals, RequestMix};
-use experiments::{DiskExperiment, Load};
+use experiments::{Arrivals, DiskExperiment, Load, RequestMix};
 use sched_core::PolicySpec;
 
 use crate::common::{policy_label, resolve_disk};

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use spindle::output::Format;
-use spindle::{admit, analyze, bench, common, experiments, replay, repro, txn, validate};
+use spindle::{admit, analyze, bench, common, replay, repro, run, txn, validate};
 
 /// Disk I/O scheduling experiments on emulated disks.
 #[derive(Parser, Debug)]
@@ -23,7 +23,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Run one workload against one disk under one or more policies.
-    Run(experiments::RunArgs),
+    Run(run::RunArgs),
     /// Replay a block trace (DiskSim ASCII or validation, MSR CSV, SPC).
     Replay(replay::ReplayArgs),
     /// Compare a drive model with a DiskSim validation trace (demerit, per-class means, CDF plot).
@@ -56,8 +56,8 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        None => experiments::default_experiment(cli.format),
-        Some(Command::Run(args)) => experiments::run(&args, cli.format),
+        None => run::default_experiment(cli.format),
+        Some(Command::Run(args)) => run::run(&args, cli.format),
         Some(Command::Replay(args)) => replay::run(&args, cli.format),
         Some(Command::Validate(args)) => validate::run(&args, cli.format),
         Some(Command::Admit(args)) => admit::run(&args, cli.format),

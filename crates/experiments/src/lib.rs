@@ -23,14 +23,14 @@
 
 mod batch_means;
 mod confidence;
-mod mirrored;
+mod disk_experiment;
+mod mirror_experiment;
+mod parallel;
 mod placement;
 pub mod rate_based;
-mod replications;
-mod run;
+mod run_error;
 pub mod seeds;
 pub mod simulation;
-mod single_disk;
 mod trace_replay;
 pub mod workload;
 
@@ -38,16 +38,18 @@ pub use batch_means::{BatchMeans, Regenerative};
 pub use confidence::{
     Interval, MetricRow, MetricTable, StatsError, normal_quantile, student_t_quantile,
 };
-pub use mirrored::{KindReport, MirrorExperiment, MirrorReport, mirror_metrics, mirror_table};
+pub use disk_experiment::{DiskExperiment, Load, headline_metrics, metric_table};
+pub use mirror_experiment::{
+    KindReport, MirrorExperiment, MirrorReport, mirror_metrics, mirror_table,
+};
+pub use parallel::parallel;
 pub use placement::Placement;
 pub use rate_based::{
     APERIODIC_BACKLOG, Contender, MAX_RATE_TASKS, RateReport, RateTaskSpec, RateWorkload,
     TaskOutcome, Tsai04Distribution, run_rate,
 };
-pub use replications::parallel;
-pub use run::{RunError, check_fits, check_requests};
+pub use run_error::{RunError, check_fits, check_requests};
 pub use simulation::{Driver, Flow, Simulation};
-pub use single_disk::{DiskExperiment, Load, headline_metrics, metric_table};
 pub use trace_replay::{
     DeviceReport, ReplayError, ReplayOptions, ReplayReport, Validation, replay,
 };

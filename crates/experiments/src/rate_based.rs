@@ -40,7 +40,7 @@ use sched_core::policy::{RateTask, WrrMode, WrrParams, WrrScan};
 use sched_core::{Boxed, Kind, Nanos, Request, RequestId, Scheduler, policy::ScanEdf};
 use serde::Serialize;
 
-use crate::run::RunError;
+use crate::run_error::RunError;
 use crate::seeds::{Purpose, stream};
 use crate::simulation::{Driver, Flow, Simulation};
 use crate::workload::WorkloadError;

@@ -25,7 +25,7 @@ use sched_core::array::{Copies, Location};
 use sched_core::{Nanos, PolicySpec, Request, RequestId};
 use serde::Serialize;
 
-use crate::run::RunError;
+use crate::run_error::RunError;
 use crate::seeds::{Purpose, stream};
 use crate::simulation::{Driver, Flow, Simulation};
 

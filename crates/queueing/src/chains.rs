@@ -16,8 +16,8 @@
 use nalgebra::DMatrix;
 use serde::Serialize;
 
+use crate::closed_form::{Policy, Response};
 use crate::error::{AnalysisError, positive, probability};
-use crate::mirror::{Policy, Response};
 use crate::qbd::{Drift, Qbd, SolveOptions};
 
 /// A policy's chain and how to read its states.

@@ -37,8 +37,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
+use crate::closed_form::{Policy, check_stable};
 use crate::error::{AnalysisError, positive};
-use crate::mirror::{Policy, check_stable};
 use crate::qbd::{Qbd, QbdSolution, SolveOptions};
 
 /// The bounds must be this close: (upper − lower)/lower.

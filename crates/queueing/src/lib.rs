@@ -3,7 +3,7 @@
 //! 91-14, §3): Poisson arrivals at rate λ, a fraction p_r of them reads,
 //! service at each disk exponential with rate μ unless said otherwise.
 //!
-//! - [`mirror`]: the stability limit (maximum throughput) of every policy;
+//! - [`closed_form`]: the stability limit (maximum throughput) of every policy;
 //!   the M/G/1 (Pollaczek–Khinchine) response times of the serial policies
 //!   S-PSSQ and MR-ESQ, in closed form for exponential service and for any
 //!   [`service::ServiceTime`] by numerical integration; M/M/1 R-DMQ reads.
@@ -19,10 +19,10 @@
 //! an arrival rate at or beyond the policy's stability limit.
 
 pub mod chains;
+pub mod closed_form;
 pub mod error;
 pub mod forkjoin;
 pub mod integrate;
-pub mod mirror;
 pub mod qbd;
 pub mod service;
 

@@ -4,7 +4,7 @@
 use nalgebra::DMatrix;
 use queueing::AnalysisError;
 use queueing::chains::{self, analyse};
-use queueing::mirror::{Policy, serial_response};
+use queueing::closed_form::{Policy, serial_response};
 use queueing::qbd::{Qbd, SolveOptions};
 
 fn scalar(x: f64) -> DMatrix<f64> {

@@ -41,7 +41,7 @@ pub struct TxnReproOptions {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::experiments::default_jobs()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs()))]
     pub jobs: usize,
 }
 
@@ -52,7 +52,7 @@ impl Default for TxnReproOptions {
             transactions: 1050,
             warmup: 50,
             seed: 1,
-            jobs: crate::experiments::default_jobs(),
+            jobs: crate::run::default_jobs(),
         }
     }
 }

@@ -30,7 +30,7 @@ pub struct ReproOptions {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::experiments::default_jobs()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs()))]
     pub jobs: usize,
 }
 
@@ -41,7 +41,7 @@ impl Default for ReproOptions {
             requests: 20_000,
             warmup: 2_000,
             seed: 1,
-            jobs: crate::experiments::default_jobs(),
+            jobs: crate::run::default_jobs(),
         }
     }
 }

@@ -13,23 +13,19 @@
 
 use anyhow::Result;
 use disk_emu::disk::{DiskSpec, presets};
-use experiments::MetricTable;
-use experiments::RunError;
-use experiments::{Arrivals, RequestMix};
-use experiments::{MirrorExperiment, Placement, mirror_table};
+use experiments::{
+    Arrivals, MetricTable, MirrorExperiment, Placement, RequestMix, RunError, mirror_table,
+};
 use queueing::chains;
-use queueing::mirror::{Policy, r_dmq_read_response, serial_response};
+use queueing::closed_form::{Policy, r_dmq_read_response, serial_response};
 use sched_core::array::ArraySpec;
 
-use super::{Figure, ReproOptions, towsley91_analysis};
+use super::towsley91_analysis::{self, MU, P_R, ibm3330_mean_service, response_panels};
+use super::{Figure, ReproOptions};
 use crate::common::estimate;
 use crate::output::{Cell, Table};
 use crate::plot::{Panel, Series, Source};
 
-/// μ of the paper's numerical results, per second.
-pub const MU: f64 = 45.0;
-/// p_r of Figures 2, 3, 5 and 6.
-pub const P_R: f64 = 0.75;
 /// Closed population used to hold a policy at saturation (Figure 1).
 pub const SATURATION_CLIENTS: u32 = 100;
 
@@ -317,21 +313,6 @@ fn response_figure(
     })
 }
 
-/// The two panels of Figures 2–6, simulated or analytic: mean read and mean
-/// update response time against the arrival rate.
-pub(super) fn response_panels(reads: Vec<Series>, updates: Vec<Series>) -> Vec<Panel> {
-    let panel = |title: &str, series| Panel {
-        title: title.into(),
-        x_label: "arrival rate λ (requests/s)".into(),
-        y_label: "ms".into(),
-        series,
-    };
-    vec![
-        panel("(a) mean read response time", reads),
-        panel("(b) mean update response time", updates),
-    ]
-}
-
 fn rates(step: f64, max: f64) -> Vec<f64> {
     let mut v = vec![2.0];
     let mut r = step;
@@ -374,12 +355,6 @@ pub fn figure3(opts: &ReproOptions) -> Result<Figure> {
         &rates(5.0, 72.0),
         opts,
     )
-}
-
-/// The mean IBM 3330 service time with sequential-access probability `p_s`, s:
-/// (1 − p_s)·30 ms + 8 ms + 2 ms.
-pub fn ibm3330_mean_service(p_s: f64) -> f64 {
-    ((1.0 - p_s) * 30.0 + 10.0) / 1e3
 }
 
 fn cmq(label: &str, disk: DiskSpec, p_r: f64, mu: f64) -> Curve {

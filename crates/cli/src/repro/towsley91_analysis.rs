@@ -14,16 +14,41 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use queueing::chains;
+use queueing::closed_form::{Policy, r_dmq_read_response, serial_response};
 use queueing::forkjoin::{self, Bounds};
-use queueing::mirror::{Policy, r_dmq_read_response, serial_response};
 
 use super::Figure;
-use super::towsley91::{MU, P_R, ibm3330_mean_service, response_panels};
 use crate::output::{Cell, Table};
 use crate::plot::{Panel, Series, Source};
 
 /// The figures with analytic series.
 pub const FIGURES: std::ops::RangeInclusive<u8> = 1..=5;
+
+/// μ of the paper's numerical results, per second.
+pub const MU: f64 = 45.0;
+/// p_r of Figures 2, 3, 5 and 6.
+pub const P_R: f64 = 0.75;
+
+/// The mean IBM 3330 service time with sequential-access probability `p_s`, s:
+/// (1 − p_s)·30 ms + 8 ms + 2 ms.
+pub fn ibm3330_mean_service(p_s: f64) -> f64 {
+    ((1.0 - p_s) * 30.0 + 10.0) / 1e3
+}
+
+/// The two panels of Figures 2–6, simulated or analytic: mean read and mean
+/// update response time against the arrival rate.
+pub(super) fn response_panels(reads: Vec<Series>, updates: Vec<Series>) -> Vec<Panel> {
+    let panel = |title: &str, series| Panel {
+        title: title.into(),
+        x_label: "arrival rate λ (requests/s)".into(),
+        y_label: "ms".into(),
+        series,
+    };
+    vec![
+        panel("(a) mean read response time", reads),
+        panel("(b) mean update response time", updates),
+    ]
+}
 
 /// Which model a curve comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

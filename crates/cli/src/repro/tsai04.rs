@@ -48,7 +48,7 @@ pub struct Tsai04Options {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::experiments::default_jobs()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs()))]
     pub jobs: usize,
 }
 
@@ -60,7 +60,7 @@ impl Default for Tsai04Options {
             step: 5,
             share_ppm: DEFAULT_SHARE_PPM,
             seed: 1,
-            jobs: crate::experiments::default_jobs(),
+            jobs: crate::run::default_jobs(),
         }
     }
 }

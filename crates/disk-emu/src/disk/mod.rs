@@ -10,13 +10,13 @@
 
 pub mod cache;
 pub mod disksim;
+mod drive_spec;
 mod error;
 mod geometry;
 mod mechanics;
 mod model;
 pub mod presets;
 mod seek;
-mod spec;
 pub mod validation;
 
 pub use cache::{
@@ -26,6 +26,7 @@ pub use cache::{
 pub use disksim::{
     DISKSIM_VALIDATED, DisksimDisk, DisksimOptions, DisksimOverheads, from_disksim, load_disksim,
 };
+pub use drive_spec::{DiskSpec, RotationSpec, SpecFormat, TransferSpec};
 pub use error::DiskError;
 pub use geometry::{
     DEFAULT_SECTOR_BYTES, Geometry, GeometrySpec, Location, SurfaceOrder, Zone, ZoneLayout,
@@ -33,7 +34,6 @@ pub use geometry::{
 pub use model::DiskModel;
 pub use presets::{PRESETS, preset};
 pub use seek::{LongSeek, SeekSpec};
-pub use spec::{DiskSpec, RotationSpec, SpecFormat, TransferSpec};
 
 use sched_core::Nanos;
 

@@ -36,7 +36,7 @@
 //! - **Sizes are positive**; a request of more than 2³² − 1 blocks, or
 //!   reaching past block 2⁶⁴ − 1, is [`TraceError::Overflow`].
 
-mod disksim;
+mod disksim_trace;
 mod error;
 mod msr;
 mod reader;
@@ -56,7 +56,7 @@ use std::sync::Arc;
 
 use sched_core::{Kind, Nanos};
 
-pub use disksim::{
+pub use disksim_trace::{
     DISKSIM_ASYNCHRONOUS, DISKSIM_READ, DISKSIM_SYNCHRONOUS, DISKSIM_TIME_CRITICAL,
     DISKSIM_TIME_LIMITED,
 };

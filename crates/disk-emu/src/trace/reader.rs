@@ -7,7 +7,8 @@ use sched_core::Nanos;
 
 use super::text::{LineCtx, LineRead, read_line};
 use super::{
-    MAX_LINE, TraceError, TraceFormat, TraceOptions, TraceRecord, TraceSummary, disksim, msr, spc,
+    MAX_LINE, TraceError, TraceFormat, TraceOptions, TraceRecord, TraceSummary, disksim_trace, msr,
+    spc,
 };
 
 /// A streaming reader of one trace: an iterator of records in file order.
@@ -117,8 +118,8 @@ impl<R: BufRead> TraceReader<R> {
         }
         let block_size = self.options.block_size;
         let mut record = match self.format {
-            TraceFormat::DiskSimAscii => disksim::parse_ascii(text, &ctx, block_size)?,
-            TraceFormat::DiskSimValidate => disksim::parse_validate(text, &ctx, block_size)?,
+            TraceFormat::DiskSimAscii => disksim_trace::parse_ascii(text, &ctx, block_size)?,
+            TraceFormat::DiskSimValidate => disksim_trace::parse_validate(text, &ctx, block_size)?,
             TraceFormat::Msr if self.line == 1 && msr::is_header(text) => return Ok(None),
             TraceFormat::Msr => msr::parse(text, &ctx, block_size)?,
             TraceFormat::Spc => spc::parse(text, &ctx, block_size)?,

@@ -8,8 +8,8 @@ use sched_core::{Nanos, PolicySpec, RequestId};
 use serde::Serialize;
 
 use crate::confidence::MetricTable;
-use crate::replications::parallel;
-use crate::run::{RunError, check_fits, check_requests};
+use crate::parallel::parallel;
+use crate::run_error::{RunError, check_fits, check_requests};
 use crate::seeds::{Purpose, stream};
 use crate::simulation::{Driver, Flow, Simulation};
 use crate::workload::{ArrivalProcess, Arrivals, Generator, RequestMix};

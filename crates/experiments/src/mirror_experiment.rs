@@ -16,12 +16,12 @@ use sched_core::{Kind, Nanos, RequestId};
 use serde::Serialize;
 
 use crate::confidence::MetricTable;
+use crate::disk_experiment::DiskExperiment;
+use crate::parallel::parallel;
 use crate::placement::Placement;
-use crate::replications::parallel;
-use crate::run::{RunError, check_fits, check_requests};
+use crate::run_error::{RunError, check_fits, check_requests};
 use crate::seeds::{Purpose, stream};
 use crate::simulation::{Driver, Flow, Simulation};
-use crate::single_disk::DiskExperiment;
 use crate::workload::{ArrivalProcess, Arrivals, Generator, RequestMix};
 
 /// A mirrored-disk experiment: one array policy, an open or closed workload

@@ -2,8 +2,9 @@
 
 use anyhow::{Context, Result, bail};
 use disk_emu::disk::DiskSpec;
-use experiments::{Addressing, Arrivals, DeadlineRange, RequestMix};
-use experiments::{DiskExperiment, Load, metric_table};
+use experiments::{
+    Addressing, Arrivals, DeadlineRange, DiskExperiment, Load, RequestMix, metric_table,
+};
 use sched_core::PolicySpec;
 
 use crate::common::{estimate, policy_label, progress, resolve_disk};
