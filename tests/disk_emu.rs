@@ -5,7 +5,7 @@
 
 use disk_emu::disk::{DiskModel, presets};
 use experiments::MetricTable;
-use experiments::seeds::{Purpose, stream};
+use experiments::seeds::{Purpose, Unit};
 use experiments::{Arrivals, DiskExperiment, Load, RequestMix, metric_table};
 use sched_core::{Head, Kind, PolicySpec, Request, RequestId, Travel};
 
@@ -17,7 +17,7 @@ fn seek_ms(model: &mut DiskModel, distance: u32) -> f64 {
     let cylinder = model.locate(block).unwrap();
     assert_eq!(cylinder, distance);
     let req = Request::new(RequestId(0), Kind::Read, block, 1, cylinder, 0);
-    let mut rng = stream(1, 0, Purpose::Service);
+    let mut rng = Unit::new(1, 0, 0).stream(Purpose::Service { disk: 0 });
     model.serve(&req, Travel::Direct, 0, &mut rng).seek as f64 / 1e6
 }
 
@@ -64,8 +64,8 @@ fn seek_curves_reproduce_the_papers_formulas() {
 fn mean_rotational_latency_is_half_a_revolution() {
     let mut model = DiskModel::from_spec(&presets::hp97560()).unwrap();
     let revolution = model.revolution().unwrap() as f64;
-    let mut rng = stream(5, 0, Purpose::Addresses);
-    let mut service = stream(5, 0, Purpose::Service);
+    let mut rng = Unit::new(5, 0, 0).stream(Purpose::Addresses);
+    let mut service = Unit::new(5, 0, 0).stream(Purpose::Service { disk: 0 });
     let n = 200_000;
     let mut total = 0.0;
     let mut counted = 0u32;
@@ -198,8 +198,8 @@ fn estimator_and_service_agree_on_the_hp97560() {
     // What SPTF and FD-SCAN are told is what the disk then does.
     use sched_core::ServiceEstimator;
     let mut model = DiskModel::from_spec(&presets::hp97560()).unwrap();
-    let mut rng = stream(9, 0, Purpose::Addresses);
-    let mut service = stream(9, 0, Purpose::Service);
+    let mut rng = Unit::new(9, 0, 0).stream(Purpose::Addresses);
+    let mut service = Unit::new(9, 0, 0).stream(Purpose::Service { disk: 0 });
     let mut now = 1_000;
     for i in 0..1_000 {
         let block = rng.below(model.capacity_blocks() - 16);

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use disk_emu::disk::validation::{Figures, ValidationRun, class_name, validate};
+use experiments::seeds::{Purpose, Unit};
 use sched_core::Kind;
 
 use crate::common::resolve_disk;
@@ -50,7 +51,7 @@ pub fn run(args: &ValidateArgs, format: Format) -> Result<()> {
         (None, None) => unreachable!("clap requires --parv or --disk"),
     };
     let started = Instant::now();
-    let rng = experiments::seeds::stream(args.seed, 0, experiments::seeds::Purpose::Service);
+    let rng = Unit::new(args.seed, 0, 0).stream(Purpose::Service { disk: 0 });
     let run = validate(&spec, &args.trace, rng)?;
     let elapsed = started.elapsed().as_secs_f64();
     let overall = run.overall();

@@ -38,6 +38,11 @@ impl Stream {
         Self::from_parts(STATE, u128::from(n) << 1 | 1)
     }
 
+    /// A uniform 64-bit word.
+    pub fn next_u64(&mut self) -> u64 {
+        self.rng.random::<u64>()
+    }
+
     /// Uniform on [0, 1).
     pub fn uniform(&mut self) -> f64 {
         self.rng.random::<f64>()

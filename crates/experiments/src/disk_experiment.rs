@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::confidence::MetricTable;
 use crate::parallel::parallel;
 use crate::run_error::{RunError, check_fits, check_requests};
-use crate::seeds::{Purpose, stream};
+use crate::seeds::{Purpose, Unit};
 use crate::simulation::{Driver, Flow, Simulation};
 use crate::workload::{ArrivalProcess, Arrivals, Generator, RequestMix};
 
@@ -40,7 +40,8 @@ pub struct DiskExperiment {
     pub requests: u64,
     /// Completions discarded at the start of each replication.
     pub warmup: u64,
-    /// Seed of the whole experiment; replication r uses streams derived from (seed, r).
+    /// Seed of the whole experiment: replication r draws from the streams
+    /// of unit (seed, point 0, r) (see [`crate::seeds`]).
     pub seed: u64,
     /// Run an open load at or above saturation anyway (see
     /// [`DiskExperiment::check`]): the queue then grows without bound and the
@@ -196,16 +197,14 @@ impl DiskExperiment {
     /// Any [`RunError`]: bad parameters, or a queue overflow under overload.
     pub fn run(&self, replication: u64) -> Result<DiskReport, RunError> {
         check_requests(self.requests)?;
+        let unit = Unit::new(self.seed, 0, replication);
         let model = DiskModel::from_spec(&self.disk)?;
         let generator = Generator::new(
             self.mix,
             model.capacity_blocks(),
-            stream(self.seed, replication, Purpose::Addresses),
+            unit.stream(Purpose::Addresses),
         )?;
-        let mut arrivals = ArrivalProcess::new(
-            self.arrivals,
-            stream(self.seed, replication, Purpose::Arrivals),
-        )?;
+        let mut arrivals = ArrivalProcess::new(self.arrivals, unit.stream(Purpose::Arrivals))?;
         let warm_up = if self.warmup > 0 {
             WarmUp::Completions(self.warmup)
         } else {
@@ -214,7 +213,7 @@ impl DiskExperiment {
         let disk = DiskDevice::new(
             model,
             &self.policy,
-            stream(self.seed, replication, Purpose::Service),
+            unit.stream(Purpose::Service { disk: 0 }),
         )?
         .with_stats(DiskStats::new(0).with_warm_up(warm_up));
         let mut sim = Simulation::new();

@@ -20,7 +20,7 @@ use crate::disk_experiment::DiskExperiment;
 use crate::parallel::parallel;
 use crate::placement::Placement;
 use crate::run_error::{RunError, check_fits, check_requests};
-use crate::seeds::{Purpose, stream};
+use crate::seeds::{Purpose, Unit};
 use crate::simulation::{Driver, Flow, Simulation};
 use crate::workload::{ArrivalProcess, Arrivals, Generator, RequestMix};
 
@@ -262,31 +262,20 @@ impl MirrorExperiment {
     /// [`RunError`] for bad parameters or a queue overflow under overload.
     pub fn run(&self, replication: u64) -> Result<MirrorReport, RunError> {
         check_requests(self.requests)?;
+        let unit = Unit::new(self.seed, 0, replication);
         check_mirror_placement(self.placement)?;
         let models = vec![
             DiskModel::from_spec(&self.disks[0])?,
             DiskModel::from_spec(&self.disks[1])?,
         ];
         let capacity = models[0].capacity_blocks().min(models[1].capacity_blocks());
-        let generator = Generator::new(
-            self.mix,
-            capacity,
-            stream(self.seed, replication, Purpose::Addresses),
-        )?;
-        let mut arrivals = ArrivalProcess::new(
-            self.arrivals,
-            stream(self.seed, replication, Purpose::Arrivals),
-        )?;
+        let generator = Generator::new(self.mix, capacity, unit.stream(Purpose::Addresses))?;
+        let mut arrivals = ArrivalProcess::new(self.arrivals, unit.stream(Purpose::Arrivals))?;
         let service = vec![
-            stream(self.seed, replication, Purpose::Service),
-            stream(self.seed, replication, Purpose::Other(1)),
+            unit.stream(Purpose::Service { disk: 0 }),
+            unit.stream(Purpose::Service { disk: 1 }),
         ];
-        let array = ArrayDevice::new(
-            models,
-            &self.policy,
-            service,
-            self.seed ^ replication.wrapping_mul(0x9E37_79B9),
-        )?;
+        let array = ArrayDevice::new(models, &self.policy, service, unit.value(Purpose::Routing))?;
         let mut sim = Simulation::new();
         sim.add_device(array);
         for (t, client) in arrivals.first() {

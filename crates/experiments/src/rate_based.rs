@@ -41,7 +41,7 @@ use sched_core::{Boxed, Kind, Nanos, Request, RequestId, Scheduler, policy::Scan
 use serde::Serialize;
 
 use crate::run_error::RunError;
-use crate::seeds::{Purpose, stream};
+use crate::seeds::{Purpose, Unit};
 use crate::simulation::{Driver, Flow, Simulation};
 use crate::workload::WorkloadError;
 
@@ -190,8 +190,8 @@ impl Tsai04Distribution {
         if n > MAX_RATE_TASKS {
             return Err(bad("tasks", "at most 1024", n as f64));
         }
-        let mut draws = stream(seed, set, Purpose::Other(40));
-        let mut releases = stream(seed, set, Purpose::Other(41));
+        let mut draws = Unit::new(seed, 0, set).stream(Purpose::Tasks);
+        let mut releases = Unit::new(seed, 0, set).stream(Purpose::Releases);
         let tasks = (0..n)
             .map(|i| {
                 let period_ms = draws
@@ -348,7 +348,7 @@ pub fn run_rate(
     seed: u64,
     replication: u64,
 ) -> Result<RateReport, RunError> {
-    let service = stream(seed, replication, Purpose::Service);
+    let service = Unit::new(seed, 0, replication).stream(Purpose::Service { disk: 0 });
     match contender {
         Contender::Wrr(params) => {
             let mut wrr: WrrScan<Boxed<QUEUE_CAPACITY>, Boxed<MAX_RATE_TASKS>> =
@@ -659,8 +659,9 @@ fn drive<S: Scheduler>(
     let model = device.model(0).expect("a single disk has disk 0");
     let sector_bytes = u64::from(model.block_bytes());
     let capacity = model_blocks(model, spb);
-    let mut places = stream(seed, replication, Purpose::Addresses);
-    let mut arrivals = stream(seed, replication, Purpose::Arrivals);
+    let unit = Unit::new(seed, 0, replication);
+    let mut places = unit.stream(Purpose::Addresses);
+    let mut arrivals = unit.stream(Purpose::Arrivals);
     let plans: Vec<Plan> = (0..workload.tasks.len())
         .filter(|&i| admitted[i])
         .map(|i| {

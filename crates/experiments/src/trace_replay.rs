@@ -26,7 +26,7 @@ use sched_core::{Nanos, PolicySpec, Request, RequestId};
 use serde::Serialize;
 
 use crate::run_error::RunError;
-use crate::seeds::{Purpose, stream};
+use crate::seeds::{Purpose, Unit};
 use crate::simulation::{Driver, Flow, Simulation};
 
 /// How to replay a trace.
@@ -160,7 +160,7 @@ impl ReplayRun<'_> {
         if let Some(&i) = self.index.get(&device) {
             return Ok(i);
         }
-        let stream = stream(self.options.seed, u64::from(device), Purpose::Service);
+        let stream = Unit::new(self.options.seed, 0, 0).stream(Purpose::Service { disk: device });
         let i = sim.add_device(DiskDevice::new(
             self.model.clone(),
             &self.options.policy,
@@ -393,9 +393,13 @@ mod tests {
         let mut o = options();
         o.disk = disk.clone();
         let replayed = replay(&trace, &o).unwrap().validation.unwrap();
-        let validated = validation::validate(&disk, &trace, stream(1, 0, Purpose::Service))
-            .unwrap()
-            .overall();
+        let validated = validation::validate(
+            &disk,
+            &trace,
+            Unit::new(1, 0, 0).stream(Purpose::Service { disk: 0 }),
+        )
+        .unwrap()
+        .overall();
         assert_eq!(replayed.demerit_ms, validated.demerit_ms);
         assert_eq!(replayed.measured_mean_ms, validated.measured_mean_ms);
         assert!((replayed.simulated_mean_ms - validated.simulated_mean_ms).abs() < 1e-9);

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use disk_emu::disk::{DiskError, DiskModel};
 use disk_emu::{ArrayDevice, ArrayReport, Device, DeviceError, DiskDevice, DiskReport, Outcome};
 use experiments::Placement;
-use experiments::seeds::{Purpose, stream};
+use experiments::seeds::{Purpose, Unit};
 use experiments::simulation::Simulation;
 use sched_core::array::ArraySpec;
 use sched_core::{CancelError, Kind, Nanos, PolicySpec, Request, RequestId};
@@ -66,7 +66,7 @@ pub fn single_disk(
     replication: u64,
 ) -> Result<DiskDevice, IoError> {
     let model = DiskModel::from_spec(&params.disk)?;
-    let service = stream(params.seed, replication, Purpose::Other(100));
+    let service = Unit::new(params.seed, 0, replication).stream(Purpose::Service { disk: 0 });
     Ok(DiskDevice::new(model, policy, service)?)
 }
 
@@ -80,10 +80,11 @@ pub fn mirror(
     replication: u64,
 ) -> Result<ArrayDevice, IoError> {
     let model = DiskModel::from_spec(&params.disk)?;
+    let unit = Unit::new(params.seed, 0, replication);
     let service = (0..2)
-        .map(|d| stream(params.seed, replication, Purpose::Other(100 + d)))
+        .map(|disk| unit.stream(Purpose::Service { disk }))
         .collect();
-    let routing_seed = params.seed ^ replication.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let routing_seed = unit.value(Purpose::Routing);
     Ok(ArrayDevice::new(
         vec![model.clone(), model],
         policy,

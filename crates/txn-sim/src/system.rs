@@ -36,7 +36,7 @@
 //!   ends with an empty lock table and every request accounted for.
 
 use disk_emu::{Device, DeviceError, Outcome, Rank, Stream};
-use experiments::seeds::{Purpose, stream};
+use experiments::seeds::{Purpose, Unit};
 use experiments::simulation::{Driver, Flow, Simulation};
 use sched_core::{Kind, Nanos};
 
@@ -248,7 +248,7 @@ where
     pub fn new(params: &'p TxnParams, replication: u64, device: D) -> Result<Self, SimError> {
         params.validate()?;
         let users = params.users as usize;
-        let seed = params.seed;
+        let unit = Unit::new(params.seed, 0, replication);
         Ok(System {
             params,
             replication,
@@ -263,9 +263,9 @@ where
             cpu_entered: None,
             locks: LockTable::new(users),
             txns: vec![Txn::idle(); users],
-            think_stream: stream(seed, replication, Purpose::Arrivals),
-            shape_stream: stream(seed, replication, Purpose::Addresses),
-            deadline_stream: stream(seed, replication, Purpose::Other(1)),
+            think_stream: unit.stream(Purpose::Arrivals),
+            shape_stream: unit.stream(Purpose::Addresses),
+            deadline_stream: unit.stream(Purpose::Deadlines),
             next_seq: 0,
             finished: 0,
             stopping: false,
