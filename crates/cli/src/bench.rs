@@ -3,6 +3,7 @@
 use std::time::Instant;
 
 use anyhow::Result;
+use disk_emu::disk::DiskModel;
 use experiments::{Arrivals, DiskExperiment, Load, RequestMix};
 use sched_core::PolicySpec;
 
@@ -75,7 +76,8 @@ pub fn run(what: &BenchWhat, format: Format) -> Result<()> {
     };
     let disk = resolve_disk(disk)?;
     let mix = RequestMix::default();
-    let rate = DiskExperiment::rate_for(&disk, &mix, Load::Utilisation(*load))?;
+    let model = DiskModel::from_spec(&disk)?;
+    let rate = DiskExperiment::rate_on(&model, &mix, Load::Utilisation(*load))?;
     let mut t = Table::new(
         format!(
             "Emulator throughput: {} , random 1-block reads, open Poisson at load {load} ({rate:.1}/s), one thread",
@@ -104,7 +106,7 @@ pub fn run(what: &BenchWhat, format: Format) -> Result<()> {
         let mut response = f64::NAN;
         for run in 0..(*runs).max(1) {
             let start = Instant::now();
-            let report = experiment.run(run as u64)?;
+            let report = experiment.run_on(model.clone(), run as u64)?;
             times.push(start.elapsed().as_secs_f64());
             response = report.response.mean / 1e6;
         }

@@ -261,8 +261,9 @@ fn execute(plan: &Plan) -> Result<Table> {
     }
     for (experiment, load_label, rate) in &runs {
         let policy = &experiment.policy;
+        let model = experiment.model()?;
         let reports = experiments::parallel(plan.replications, plan.jobs, |r| {
-            let out = experiment.run(r);
+            let out = experiment.run_on(model.clone(), r);
             bar.inc(1);
             out
         });

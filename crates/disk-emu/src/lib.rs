@@ -74,7 +74,7 @@ pub use device::{
     Outcome, QUEUE_CAPACITY, ResyncRate, Timing,
 };
 pub use events::{EventKey, EventQueue, Rank};
-pub use random::Stream;
+pub use random::{Exponential, Stream};
 pub use stats::{
     ArrayQueueReport, ArrayReport, ArrayStats, BreakdownReport, ClassReport, ClassStats,
     Completion, DiskReport, DiskStats, DiskUsageReport, Distribution, DistributionReport,

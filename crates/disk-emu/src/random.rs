@@ -16,6 +16,18 @@ use rand_distr::{Distribution, Exp, Normal};
 use rand_pcg::Pcg64;
 use sched_core::Nanos;
 
+/// Exponential durations with a given mean, rounded to whole nanoseconds:
+/// built once, drawn from many times ([`Stream::draw`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Exponential(Option<Exp<f64>>);
+
+impl Exponential {
+    /// Durations with mean `mean` ns (always 0 for a mean of 0).
+    pub fn new(mean: Nanos) -> Self {
+        Exponential((mean > 0).then(|| Exp::new(1.0 / mean as f64).expect("a positive rate")))
+    }
+}
+
 /// One independent random stream.
 #[derive(Clone, Debug)]
 pub struct Stream {
@@ -60,11 +72,15 @@ impl Stream {
 
     /// An exponential duration with the given mean, rounded to whole nanoseconds.
     pub fn exponential(&mut self, mean: Nanos) -> Nanos {
-        if mean == 0 {
-            return 0;
+        self.draw(&Exponential::new(mean))
+    }
+
+    /// A duration from `distribution` (built once for many draws).
+    pub fn draw(&mut self, distribution: &Exponential) -> Nanos {
+        match &distribution.0 {
+            Some(exp) => (exp.sample(&mut self.rng) + 0.5) as Nanos,
+            None => 0,
         }
-        let exp = Exp::new(1.0 / mean as f64).expect("a positive rate");
-        (exp.sample(&mut self.rng) + 0.5) as Nanos
     }
 
     /// A normal draw with the given mean and standard deviation (a

@@ -147,12 +147,17 @@ impl DiskExperiment {
     /// [`RunError::Disk`] for an unusable disk, [`RunError::Invalid`] for a
     /// load that is not positive and finite.
     pub fn rate_for(disk: &DiskSpec, mix: &RequestMix, load: Load) -> Result<f64, RunError> {
+        Self::rate_on(&DiskModel::from_spec(disk)?, mix, load)
+    }
+
+    /// [`rate_for`](Self::rate_for) on a disk already built.
+    ///
+    /// # Errors
+    /// [`RunError::Invalid`] for a load that is not positive and finite.
+    pub fn rate_on(model: &DiskModel, mix: &RequestMix, load: Load) -> Result<f64, RunError> {
         let rate = match load {
             Load::Rate(r) => r,
-            Load::Utilisation(u) => {
-                let model = DiskModel::from_spec(disk)?;
-                u * 1e9 / Self::mean_isolated_service(&model, mix) as f64
-            }
+            Load::Utilisation(u) => u * 1e9 / Self::mean_isolated_service(model, mix) as f64,
         };
         if !(rate > 0.0 && rate.is_finite()) {
             return Err(RunError::Invalid {
@@ -191,14 +196,32 @@ impl DiskExperiment {
         Ok(load)
     }
 
+    /// The disk, built from its spec, in its initial state: build it once
+    /// and give each replication a copy ([`run_on`](Self::run_on)) rather
+    /// than building it again for each.
+    ///
+    /// # Errors
+    /// [`RunError::Disk`] for an unusable disk.
+    pub fn model(&self) -> Result<DiskModel, RunError> {
+        Ok(DiskModel::from_spec(&self.disk)?)
+    }
+
     /// Runs replication `replication` and reports the measured window.
     ///
     /// # Errors
     /// Any [`RunError`]: bad parameters, or a queue overflow under overload.
     pub fn run(&self, replication: u64) -> Result<DiskReport, RunError> {
+        self.run_on(self.model()?, replication)
+    }
+
+    /// [`run`](Self::run) on `model`, which must be this experiment's disk
+    /// as [`model`](Self::model) builds it, untouched.
+    ///
+    /// # Errors
+    /// Any [`RunError`]: bad parameters, or a queue overflow under overload.
+    pub fn run_on(&self, model: DiskModel, replication: u64) -> Result<DiskReport, RunError> {
         check_requests(self.requests)?;
         let unit = Unit::new(self.seed, 0, replication);
-        let model = DiskModel::from_spec(&self.disk)?;
         let generator = Generator::new(
             self.mix,
             model.capacity_blocks(),
@@ -239,7 +262,8 @@ impl DiskExperiment {
     /// The check's refusal, or the first failing replication's error.
     pub fn run_replications(&self, n: u64, jobs: usize) -> Result<Vec<DiskReport>, RunError> {
         self.check()?;
-        parallel(n, jobs, |r| self.run(r))
+        let model = self.model()?;
+        parallel(n, jobs, |r| self.run_on(model.clone(), r))
     }
 }
 

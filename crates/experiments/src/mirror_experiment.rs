@@ -261,13 +261,34 @@ impl MirrorExperiment {
     /// # Errors
     /// [`RunError`] for bad parameters or a queue overflow under overload.
     pub fn run(&self, replication: u64) -> Result<MirrorReport, RunError> {
+        self.run_on(self.models()?, replication)
+    }
+
+    /// The two disks, built from their specs, in their initial state: build
+    /// them once and give each replication a copy ([`run_on`](Self::run_on)).
+    ///
+    /// # Errors
+    /// [`RunError::Disk`] for an unusable disk.
+    pub fn models(&self) -> Result<Vec<DiskModel>, RunError> {
+        Ok(vec![
+            DiskModel::from_spec(&self.disks[0])?,
+            DiskModel::from_spec(&self.disks[1])?,
+        ])
+    }
+
+    /// [`run`](Self::run) on `models`, which must be this experiment's disks
+    /// as [`models`](Self::models) builds them, untouched.
+    ///
+    /// # Errors
+    /// [`RunError`] for bad parameters or a queue overflow under overload.
+    pub fn run_on(
+        &self,
+        models: Vec<DiskModel>,
+        replication: u64,
+    ) -> Result<MirrorReport, RunError> {
         check_requests(self.requests)?;
         let unit = Unit::new(self.seed, 0, replication);
         check_mirror_placement(self.placement)?;
-        let models = vec![
-            DiskModel::from_spec(&self.disks[0])?,
-            DiskModel::from_spec(&self.disks[1])?,
-        ];
         let capacity = models[0].capacity_blocks().min(models[1].capacity_blocks());
         let generator = Generator::new(self.mix, capacity, unit.stream(Purpose::Addresses))?;
         let mut arrivals = ArrivalProcess::new(self.arrivals, unit.stream(Purpose::Arrivals))?;
@@ -306,7 +327,8 @@ impl MirrorExperiment {
     /// The check's refusal, or the first failing replication's error.
     pub fn run_replications(&self, n: u64, jobs: usize) -> Result<Vec<MirrorReport>, RunError> {
         self.check()?;
-        parallel(n, jobs, |r| self.run(r))
+        let models = self.models()?;
+        parallel(n, jobs, |r| self.run_on(models.clone(), r))
     }
 }
 

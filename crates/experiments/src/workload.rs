@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use disk_emu::Stream;
+use disk_emu::{Exponential, Stream};
 use sched_core::{Kind, Nanos, Request, RequestId};
 use serde::{Deserialize, Serialize};
 
@@ -184,8 +184,8 @@ pub struct ArrivalProcess {
 
 #[derive(Clone, Copy, Debug)]
 enum ArrivalKind {
-    Open { gap: Nanos },
-    Closed { clients: u16, think: Nanos },
+    Open { gap: Exponential },
+    Closed { clients: u16, think: Exponential },
 }
 
 impl ArrivalProcess {
@@ -198,12 +198,12 @@ impl ArrivalProcess {
         arrivals.validate()?;
         let kind = match arrivals {
             Arrivals::Poisson { rate } => ArrivalKind::Open {
-                gap: Arrivals::mean_gap(rate),
+                gap: Exponential::new(Arrivals::mean_gap(rate)),
             },
             Arrivals::Closed { clients, think_ms } => ArrivalKind::Closed {
                 clients: u16::try_from(clients)
                     .map_err(|_| invalid("clients", "at most 65535 clients", clients))?,
-                think: (think_ms * 1e6).round() as Nanos,
+                think: Exponential::new((think_ms * 1e6).round() as Nanos),
             },
         };
         Ok(ArrivalProcess {
@@ -217,9 +217,9 @@ impl ArrivalProcess {
     /// client for a closed population.
     pub fn first(&mut self) -> Vec<(Nanos, u16)> {
         match self.kind {
-            ArrivalKind::Open { gap } => vec![(self.stream.exponential(gap), 0)],
+            ArrivalKind::Open { gap } => vec![(self.stream.draw(&gap), 0)],
             ArrivalKind::Closed { clients, think } => (0..clients)
-                .map(|c| (self.stream.exponential(think), c))
+                .map(|c| (self.stream.draw(&think), c))
                 .collect(),
         }
     }
@@ -228,7 +228,7 @@ impl ArrivalProcess {
     /// stream's next arrival (a closed client waits for its request).
     pub fn after_arrival(&mut self, id: RequestId, client: u16, now: Nanos) -> Option<Nanos> {
         match self.kind {
-            ArrivalKind::Open { gap } => Some(now + self.stream.exponential(gap)),
+            ArrivalKind::Open { gap } => Some(now + self.stream.draw(&gap)),
             ArrivalKind::Closed { .. } => {
                 self.outstanding.insert(id, client);
                 None
@@ -243,7 +243,7 @@ impl ArrivalProcess {
             ArrivalKind::Open { .. } => None,
             ArrivalKind::Closed { think, .. } => {
                 let client = self.outstanding.remove(&id)?;
-                Some((now + self.stream.exponential(think), client))
+                Some((now + self.stream.draw(&think), client))
             }
         }
     }

@@ -702,6 +702,29 @@ impl Geometry {
         Ok(self.place(block))
     }
 
+    /// The cylinder holding `block`: the cylinder of [`Geometry::locate`],
+    /// found without placing the block on its track when its band has
+    /// neither holes nor remapped defects (every position holds the block
+    /// of its number), which is every band of the presets without a defect
+    /// list.
+    ///
+    /// # Errors
+    /// [`DiskError::BlockOutOfRange`] for a block past the end.
+    pub fn cylinder_of(&self, block: u64) -> Result<u32, DiskError> {
+        if block >= self.capacity {
+            return Err(DiskError::BlockOutOfRange {
+                block,
+                capacity: self.capacity,
+            });
+        }
+        let band = &self.bands[self.bands.partition_point(|b| b.first_block <= block) - 1];
+        if band.holes.is_empty() && band.remapped.is_empty() {
+            let track = (block - band.first_block) / u64::from(band.sectors_per_track);
+            return Ok(band.first_cylinder + (track / u64::from(self.surfaces)) as u32);
+        }
+        Ok(self.place(block).cylinder)
+    }
+
     /// Where `block` lies, for a block past the end the last block's place:
     /// for serving requests that were not checked against the capacity.
     pub(crate) fn locate_clamped(&self, block: u64) -> Location {
@@ -842,6 +865,11 @@ impl Geometry {
     /// Bytes per sector (= per logical block).
     pub fn sector_bytes(&self) -> u32 {
         self.sector_bytes
+    }
+
+    /// The first block of every band (zone), in order.
+    pub fn band_starts(&self) -> impl Iterator<Item = u64> + '_ {
+        self.bands.iter().map(|b| b.first_block)
     }
 
     /// Capacity in blocks.

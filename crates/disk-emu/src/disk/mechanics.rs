@@ -118,7 +118,10 @@ pub(super) fn latency(ready: Nanos, target: &Location, period_ps: u64) -> Nanos 
         target.sectors_per_track,
         p,
     );
-    ps_to_ns((at + p - now) % p)
+    // Both angles are below a turn, so the wait is below two: one
+    // subtraction reduces it (a 128-bit remainder is a library call).
+    let wait = at + p - now;
+    ps_to_ns(if wait >= p { wait - p } else { wait })
 }
 
 fn positive(field: &str, x: f64, expected: &'static str) -> Result<f64, DiskError> {

@@ -13,7 +13,7 @@ use sched_core::{Cylinder, Head, Nanos, Request, ServiceEstimator, Travel};
 
 use super::cache::Cache;
 use super::geometry::Geometry;
-use super::mechanics::{Arm, Mechanics, Rotation, Transfer, latency};
+use super::mechanics::{Arm, Mechanics, MediaStart, Rotation, Transfer, latency};
 use super::seek::duration;
 use super::{DiskError, DiskSpec, ServiceBreakdown};
 use crate::random::Stream;
@@ -107,7 +107,7 @@ impl DiskModel {
     /// # Errors
     /// [`DiskError::BlockOutOfRange`] for a block at or past the capacity.
     pub fn locate(&self, block: u64) -> Result<Cylinder, DiskError> {
-        Ok(self.mech.geometry.locate(block)?.cylinder)
+        self.mech.geometry.cylinder_of(block)
     }
 
     /// The cylinder holding `block`, after checking that all `blocks` blocks
@@ -187,12 +187,25 @@ impl DiskModel {
         };
         let transfer = match self.mech.transfer {
             Transfer::Exponential { mean } => rng.exponential(mean),
+            Transfer::Geometry { period_ps } => {
+                // The transfer starts where `target` is: not located again.
+                let from = MediaStart {
+                    block: req.block.min(self.capacity_blocks() - 1),
+                    at: target,
+                };
+                self.mech
+                    .media_time_from(&from, u64::from(req.blocks), period_ps)
+            }
             _ => self.mech.transfer_time(req.block, req.blocks),
         };
-        let end = self
-            .mech
-            .geometry
-            .locate_clamped(req.block.saturating_add(u64::from(req.blocks.max(1)) - 1));
+        // A request within its first track ends on it; only one that crosses
+        // a track boundary needs its last block located.
+        let last = req.block.saturating_add(u64::from(req.blocks.max(1)) - 1);
+        let end = if u64::from(req.blocks.max(1)) <= u64::from(target.left_on_track()) {
+            target
+        } else {
+            self.mech.geometry.locate_clamped(last)
+        };
         self.cylinder = end.cylinder;
         self.surface = end.surface;
         ServiceBreakdown {
@@ -341,6 +354,33 @@ mod tests {
 
     fn model(spec: &DiskSpec) -> DiskModel {
         DiskModel::from_spec(spec).unwrap()
+    }
+
+    /// The cylinder found without placing a block is the placed block's,
+    /// on every preset (the DiskSim drives with their defect lists
+    /// included), at every band boundary and at random blocks.
+    #[test]
+    fn cylinders_found_fast_agree_with_placed_blocks() {
+        for (name, _) in presets::PRESETS {
+            let disk = model(&presets::preset(name).unwrap());
+            let g = disk.geometry();
+            let capacity = g.capacity();
+            let mut rng = Stream::numbered(17);
+            let mut blocks: Vec<u64> = (0..2_000).map(|_| rng.below(capacity)).collect();
+            blocks.extend([0, 1, capacity - 1]);
+            blocks.extend(
+                g.band_starts()
+                    .flat_map(|b| [b.saturating_sub(1), b, b + 1]),
+            );
+            for b in blocks.into_iter().filter(|&b| b < capacity) {
+                assert_eq!(
+                    g.cylinder_of(b).unwrap(),
+                    g.locate(b).unwrap().cylinder,
+                    "{name}: block {b}"
+                );
+            }
+            assert!(g.cylinder_of(capacity).is_err());
+        }
     }
 
     fn read(id: u64, disk: &DiskModel, block: u64, blocks: u32) -> Request {

@@ -38,6 +38,18 @@ struct ClassAccumulator {
 /// case: read/write, a few clients or tasks); the others in a map.
 const DENSE: usize = 64;
 
+/// Which classes have completed requests, for [`ClassStats::complete_sharing`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Completed {
+    /// None yet.
+    #[default]
+    Nothing,
+    /// Only this class: its response and waiting times are the whole stream's.
+    Only(u16),
+    /// Several classes: each keeps its own.
+    Several,
+}
+
 /// Response, waiting and deadline statistics for every class seen.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClassStats {
@@ -45,6 +57,7 @@ pub struct ClassStats {
     dense: Vec<Option<ClassAccumulator>>,
     sparse: BTreeMap<u16, ClassAccumulator>,
     labels: BTreeMap<u16, &'static str>,
+    completed: Completed,
 }
 
 impl ClassStats {
@@ -74,6 +87,51 @@ impl ClassStats {
         let c = self.entry(class);
         c.response.add(finish.saturating_sub(arrival) as f64);
         c.waiting.add(start.saturating_sub(arrival) as f64);
+        Self::judge(c, finish, deadline);
+    }
+
+    /// As [`complete`](Self::complete), for an owner that also keeps the
+    /// response and waiting times of the whole stream (`response` and
+    /// `waiting`, before this completion): while a single class completes,
+    /// its times are exactly the stream's and are not kept twice; they are
+    /// copied from the stream's when a second class first completes, and
+    /// [`report_sharing`](Self::report_sharing) fills them in. Use one form
+    /// or the other for the life of the statistics.
+    #[inline]
+    pub fn complete_sharing(
+        &mut self,
+        class: u16,
+        arrival: Nanos,
+        start: Nanos,
+        finish: Nanos,
+        deadline: Option<Nanos>,
+        (response, waiting): (&Moments, &Moments),
+    ) {
+        match self.completed {
+            Completed::Nothing => self.completed = Completed::Only(class),
+            Completed::Only(only) if only == class => {}
+            Completed::Only(only) => {
+                let first = self.entry(only);
+                first.response = *response;
+                first.waiting = *waiting;
+                self.completed = Completed::Several;
+            }
+            Completed::Several => {
+                return self.complete(class, arrival, start, finish, deadline);
+            }
+        }
+        let timing = (self.completed == Completed::Several).then_some((arrival, start));
+        let c = self.entry(class);
+        if let Some((arrival, start)) = timing {
+            c.response.add(finish.saturating_sub(arrival) as f64);
+            c.waiting.add(start.saturating_sub(arrival) as f64);
+        }
+        Self::judge(c, finish, deadline);
+    }
+
+    /// Counts a deadline met or missed.
+    #[inline]
+    fn judge(c: &mut ClassAccumulator, finish: Nanos, deadline: Option<Nanos>) {
         if let Some(d) = deadline.filter(|&d| d != Nanos::MAX) {
             c.with_deadline += 1;
             let late = finish as i128 - d as i128;
@@ -128,11 +186,21 @@ impl ClassStats {
     pub fn reset(&mut self) {
         self.dense.clear();
         self.sparse.clear();
+        self.completed = Completed::Nothing;
     }
 
-    /// Completions of `class` so far.
-    pub fn completions(&self, class: u16) -> u64 {
-        self.get(class).map_or(0, |c| c.response.count())
+    /// [`report`](Self::report) of statistics kept with
+    /// [`complete_sharing`](Self::complete_sharing): the whole stream's
+    /// `response` and `waiting` are the sole class's, if one class completed.
+    pub fn report_sharing(&self, response: &Moments, waiting: &Moments) -> Vec<ClassReport> {
+        let mut reports = self.report();
+        if let Completed::Only(class) = self.completed
+            && let Some(r) = reports.iter_mut().find(|r| r.class == class)
+        {
+            r.response = response.report();
+            r.waiting = waiting.report();
+        }
+        reports
     }
 
     /// One report per class seen or labelled, in class order.
@@ -227,8 +295,39 @@ mod tests {
             (0, 1, 1, 1.0)
         );
         assert!(c.lateness.mean.is_nan());
-        assert_eq!(s.completions(300), 2);
+        assert_eq!(r[1].response.count, 2);
         s.reset();
         assert_eq!(s.report().len(), 1);
+    }
+
+    /// Sharing the stream's times gives the very bits of keeping them per
+    /// class, whether one class completes or a second joins later.
+    #[test]
+    fn shared_times_are_the_bits_of_kept_ones() {
+        for second_joins_at in [None, Some(0), Some(37)] {
+            let (mut kept, mut shared) = (ClassStats::new(), ClassStats::new());
+            let (mut response, mut waiting) = (Moments::new(), Moments::new());
+            for i in 0..100u64 {
+                let class = match second_joins_at {
+                    Some(k) if i >= k && i % 3 == 0 => 9,
+                    _ => 4,
+                };
+                let (arrival, start, finish) =
+                    (i * 1_000, i * 1_000 + i * 7, i * 1_000 + i * 13 + 5);
+                let deadline = (i % 2 == 0).then_some(i * 1_000 + 600);
+                kept.complete(class, arrival, start, finish, deadline);
+                shared.complete_sharing(
+                    class,
+                    arrival,
+                    start,
+                    finish,
+                    deadline,
+                    (&response, &waiting),
+                );
+                response.add((finish - arrival) as f64);
+                waiting.add((start - arrival) as f64);
+            }
+            assert_eq!(kept.report(), shared.report_sharing(&response, &waiting));
+        }
     }
 }

@@ -199,6 +199,14 @@ impl DiskStats {
         self.end_service(now);
         let response = now.saturating_sub(done.arrival);
         let waiting = done.start.saturating_sub(done.arrival);
+        self.classes.complete_sharing(
+            done.class,
+            done.arrival,
+            done.start,
+            now,
+            done.deadline,
+            (self.response.moments(), self.waiting.moments()),
+        );
         self.response.record(response);
         self.waiting.record(waiting);
         self.service.record(now.saturating_sub(done.start));
@@ -208,8 +216,6 @@ impl DiskStats {
         self.transfer.add(b.transfer as f64);
         self.overhead.add(b.overhead as f64);
         self.seek_distance.add(b.seek_distance as f64);
-        self.classes
-            .complete(done.class, done.arrival, done.start, now, done.deadline);
         self.completed_ever += 1;
         if let (false, WarmUp::Completions(n)) = (self.warm_up_done, self.warm_up)
             && self.completed_ever >= n
@@ -321,7 +327,9 @@ impl DiskStats {
             idle_periods: self.idle_periods.report(),
             queue: self.queue.report(end),
             system: self.system.report(end),
-            classes: self.classes.report(),
+            classes: self
+                .classes
+                .report_sharing(self.response.moments(), self.waiting.moments()),
         }
     }
 }
