@@ -86,7 +86,7 @@ mod request;
 mod scheduler;
 mod spec;
 mod storage;
-mod store;
+mod queue;
 
 pub use any::AnyScheduler;
 pub use error::{BuildError, CancelError, CompleteError, EnqueueError, PollError};

@@ -9,7 +9,7 @@ use super::{Ack, ArrayView, Completion, DiskState, check_disks};
 use crate::error::{BuildError, CancelError, CompleteError, EnqueueError};
 use crate::request::{Kind, Nanos, Request, RequestId};
 use crate::storage::{Slots, Storage};
-use crate::store::{Fifo, NIL, Slab, Slot};
+use crate::queue::{Fifo, NIL, Slab, Slot};
 
 /// Where a request is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -32,7 +32,7 @@ use crate::error::{BuildError, CancelError, CompleteError, EnqueueError, PollErr
 use crate::request::{Dispatch, Nanos, Request, RequestId};
 use crate::scheduler::Scheduler;
 use crate::storage::Storage;
-use crate::store::Slot;
+use crate::queue::Slot;
 
 /// Common multiple queue: common discipline `C`, auxiliary queues `A`, the
 /// register on storage `S`.

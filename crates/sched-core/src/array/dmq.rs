@@ -24,7 +24,7 @@ use crate::error::{BuildError, CancelError, CompleteError, EnqueueError, PollErr
 use crate::request::{Kind, Nanos, Request, RequestId};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::Slot;
+use crate::queue::Slot;
 
 /// When the other copies of a read that joined several queues are withdrawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

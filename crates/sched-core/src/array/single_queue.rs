@@ -15,7 +15,7 @@ use super::{Ack, ArrayPolicy, ArrayView, Completion, DiskState, Start};
 use crate::error::{BuildError, CancelError, CompleteError, EnqueueError, PollError};
 use crate::request::{Dispatch, Head, Nanos, Request, RequestId};
 use crate::storage::Storage;
-use crate::store::{Fifo, NIL, Slot};
+use crate::queue::{Fifo, NIL, Slot};
 
 /// What a start rule sees of the array when a request is at the head of the queue.
 #[derive(Clone, Copy, Debug)]

@@ -7,7 +7,7 @@ use crate::error::BuildError;
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{CylinderIndex, Queue, delegate_to_queue};
+use crate::queue::{CylinderIndex, Queue, delegate_to_queue};
 
 /// Circular LOOK: upward sweeps only, returning directly to the lowest request.
 pub struct CLook<S: Storage> {

@@ -7,7 +7,7 @@
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{DeadlineHeap, Queue, delegate_to_queue};
+use crate::queue::{DeadlineHeap, Queue, delegate_to_queue};
 
 /// Earliest deadline first; ties by arrival, then id.
 pub struct Edf<S: Storage> {

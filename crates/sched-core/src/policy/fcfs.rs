@@ -6,7 +6,7 @@
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{Fifo, Queue, delegate_to_queue};
+use crate::queue::{Fifo, Queue, delegate_to_queue};
 
 /// First come, first served: the request with the earliest `arrival` time,
 /// then the lower id.

@@ -22,7 +22,7 @@ use crate::error::BuildError;
 use crate::request::{Direction, Dispatch, Head, Nanos, Request};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{
+use crate::queue::{
     CylinderIndex, DeadlineHeap, InOrder, Index, NIL, Queue, Slab, Slot, Step, delegate_to_queue,
 };
 

@@ -9,7 +9,7 @@ use crate::error::BuildError;
 use crate::request::{Direction, Dispatch, Head, Nanos, Travel};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{CylinderIndex, Queue, delegate_to_queue};
+use crate::queue::{CylinderIndex, Queue, delegate_to_queue};
 
 use super::sweep::elevator_pick;
 

@@ -18,7 +18,7 @@ use crate::error::BuildError;
 use crate::request::{Direction, Dispatch, Head, Nanos, Request};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{CylinderIndex, DeadlineHeap, Index, Queue, Slab, Slot, delegate_to_queue};
+use crate::queue::{CylinderIndex, DeadlineHeap, Index, Queue, Slab, Slot, delegate_to_queue};
 
 use super::sweep::elevator_pick;
 

@@ -11,7 +11,7 @@ use crate::error::BuildError;
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{DeadlineHeap, FirstFew, InOrder, Queue, Slot, Step, delegate_to_queue};
+use crate::queue::{DeadlineHeap, FirstFew, InOrder, Queue, Slot, Step, delegate_to_queue};
 
 /// The largest window SSEDO accepts.
 pub const MAX_WINDOW: usize = 64;

@@ -28,7 +28,7 @@ use crate::error::BuildError;
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{CylinderIndex, LinearMin, Queue, delegate_to_queue};
+use crate::queue::{CylinderIndex, LinearMin, Queue, delegate_to_queue};
 
 /// α is kept in units of 2⁻¹⁶.
 const ONE: u64 = 1 << 16;

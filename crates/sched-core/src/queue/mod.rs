@@ -1,4 +1,5 @@
-//! Fixed-capacity storage and the index structures policies are built from.
+//! What a queue is built from: the slab that stores requests and the indexes
+//! that order them, all in fixed-capacity storage.
 //!
 //! A policy is a [`Queue`] — the request slab plus one [`Index`] ordering the
 //! slots the way the policy needs — and a `next` rule. Every per-slot array
