@@ -81,12 +81,12 @@ mod any;
 pub mod array;
 mod error;
 pub mod policy;
+mod queue;
 pub mod registry;
 mod request;
 mod scheduler;
 mod spec;
 mod storage;
-mod queue;
 
 pub use any::AnyScheduler;
 pub use error::{BuildError, CancelError, CompleteError, EnqueueError, PollError};

@@ -3,15 +3,18 @@
 use alloc::vec::Vec;
 
 use super::{
-    Ack, ArrayPolicy, ArrayView, BothCopies, BothCopiesAbort, CPssq, Cmq, Completion, Copies,
-    CrEsq, CruEsq, DiskState, Dmq, LeastBacklog, Md, MrEsq, RandomRead, SPssq, ShortestQueue,
-    Start, check_disks,
+    Ack, ArrayPolicy, ArrayView, BothCopies, BothCopiesAbort, CPssqRule, Cmq, Completion, Copies,
+    CrEsqRule, CruEsqRule, DiskSet, DiskState, Dmq, LeastBacklog, Md, MrEsqRule, RandomRead,
+    ReadRouting, RouteView, SPssqRule, ShortestQueue, SingleQueue, SqView, Start, StartRule,
+    check_disks,
 };
 use crate::any::AnyScheduler;
 use crate::error::{BuildError, CancelError, CompleteError, EnqueueError, PollError};
 use crate::request::{Nanos, Request, RequestId};
 use crate::spec::{ArraySpec, PolicySpec, Routing};
 use crate::storage::Storage;
+
+use super::dmq::Abort;
 
 impl ArraySpec {
     /// Builds the policy for `disks` disks of `cylinders` cylinders; the
@@ -34,122 +37,142 @@ impl ArraySpec {
                 .map(|_| spec.build(storage.clone(), cylinders))
                 .collect()
         };
-        Ok(match *self {
-            ArraySpec::SPssq => AnyArray::SPssq(SPssq::new(storage, disks)?),
-            ArraySpec::CPssq => AnyArray::CPssq(CPssq::new(storage, disks)?),
-            ArraySpec::CrEsq => AnyArray::CrEsq(CrEsq::new(storage, disks)?),
-            ArraySpec::CruEsq => AnyArray::CruEsq(CruEsq::new(storage, disks)?),
-            ArraySpec::MrEsq => AnyArray::MrEsq(MrEsq::new(storage, disks)?),
+        let single = |storage: S, rule| -> Result<AnyArray<S>, BuildError> {
+            Ok(AnyArray::SingleQueue(SingleQueue::with_rule(
+                storage, disks, rule,
+            )?))
+        };
+        match *self {
+            ArraySpec::SPssq => single(storage, AnyStartRule::SPssq(SPssqRule)),
+            ArraySpec::CPssq => single(storage, AnyStartRule::CPssq(CPssqRule)),
+            ArraySpec::CrEsq => single(storage, AnyStartRule::CrEsq(CrEsqRule)),
+            ArraySpec::CruEsq => single(storage, AnyStartRule::CruEsq(CruEsqRule)),
+            ArraySpec::MrEsq => single(storage, AnyStartRule::MrEsq(MrEsqRule)),
             ArraySpec::Dmq {
                 routing,
                 queue,
                 modified,
             } => {
                 let qs = queues(&queue, &storage)?;
-                let dmq = match routing {
-                    Routing::Random { alpha } => AnyDmq::Random(Dmq::new(
-                        storage,
-                        qs,
-                        RandomRead::with_alpha(disks, alpha, seed)?,
-                    )?),
-                    Routing::ShortestQueue => {
-                        AnyDmq::Shortest(Dmq::new(storage, qs, ShortestQueue)?)
+                let routing = match routing {
+                    Routing::Random { alpha } => {
+                        AnyRouting::Random(RandomRead::with_alpha(disks, alpha, seed)?)
                     }
-                    Routing::Both => AnyDmq::Both(Dmq::new(storage, qs, BothCopies)?),
-                    Routing::BothAbort(when) => {
-                        AnyDmq::BothAbort(Dmq::new(storage, qs, BothCopiesAbort::new(when)?)?)
-                    }
-                    Routing::Md => AnyDmq::Md(Dmq::new(storage, qs, Md)?),
-                    Routing::LeastBacklog => {
-                        AnyDmq::LeastBacklog(Dmq::new(storage, qs, LeastBacklog)?)
-                    }
+                    Routing::ShortestQueue => AnyRouting::ShortestQueue(ShortestQueue),
+                    Routing::Both => AnyRouting::Both(BothCopies),
+                    Routing::BothAbort(when) => AnyRouting::BothAbort(BothCopiesAbort::new(when)?),
+                    Routing::Md => AnyRouting::Md(Md),
+                    Routing::LeastBacklog => AnyRouting::LeastBacklog(LeastBacklog),
                 };
-                AnyArray::Dmq(if modified { dmq.prefer_idle() } else { dmq })
+                let dmq = Dmq::new(storage, qs, routing)?;
+                let dmq = if modified { dmq.prefer_idle() } else { dmq };
+                Ok(AnyArray::Dmq(dmq))
             }
             ArraySpec::Cmq { common, aux } => {
                 let common = common.build(storage.clone(), cylinders)?;
                 let aux = queues(&aux, &storage)?;
-                AnyArray::Cmq(Cmq::new(storage, common, aux)?)
+                Ok(AnyArray::Cmq(Cmq::new(storage, common, aux)?))
             }
-        })
+        }
     }
 }
 
-/// DMQ over run-time disciplines, one variant per read routing.
-// The variants differ by their routing's state (R-DMQ's 64 thresholds);
-// boxing it would put an indirection on every decision.
-#[allow(clippy::large_enum_variant)]
-pub enum AnyDmq<S: Storage> {
-    /// R-DMQ.
-    Random(Dmq<Vec<AnyScheduler<S>>, RandomRead, S>),
-    /// SQ-DMQ.
-    Shortest(Dmq<Vec<AnyScheduler<S>>, ShortestQueue, S>),
-    /// MR-DMQ.
-    Both(Dmq<Vec<AnyScheduler<S>>, BothCopies, S>),
-    /// MR-DMQA.
-    BothAbort(Dmq<Vec<AnyScheduler<S>>, BothCopiesAbort, S>),
-    /// Linux md RAID-1 balancing.
-    Md(Dmq<Vec<AnyScheduler<S>>, Md, S>),
-    /// Ivy's least expected turnaround.
-    LeastBacklog(Dmq<Vec<AnyScheduler<S>>, LeastBacklog, S>),
+/// Any start rule of the single-queue family, chosen at run time.
+#[derive(Clone, Copy, Debug)]
+pub enum AnyStartRule {
+    /// [`SPssqRule`].
+    SPssq(SPssqRule),
+    /// [`CPssqRule`].
+    CPssq(CPssqRule),
+    /// [`CrEsqRule`].
+    CrEsq(CrEsqRule),
+    /// [`CruEsqRule`].
+    CruEsq(CruEsqRule),
+    /// [`MrEsqRule`].
+    MrEsq(MrEsqRule),
 }
 
-macro_rules! each_dmq {
-    ($self:expr, $d:ident => $body:expr) => {
+macro_rules! each_rule {
+    ($self:expr, $r:ident => $body:expr) => {
         match $self {
-            AnyDmq::Random($d) => $body,
-            AnyDmq::Shortest($d) => $body,
-            AnyDmq::Both($d) => $body,
-            AnyDmq::BothAbort($d) => $body,
-            AnyDmq::Md($d) => $body,
-            AnyDmq::LeastBacklog($d) => $body,
+            AnyStartRule::SPssq($r) => $body,
+            AnyStartRule::CPssq($r) => $body,
+            AnyStartRule::CrEsq($r) => $body,
+            AnyStartRule::CruEsq($r) => $body,
+            AnyStartRule::MrEsq($r) => $body,
         }
     };
 }
 
-impl<S: Storage> AnyDmq<S> {
-    fn prefer_idle(self) -> Self {
-        match self {
-            AnyDmq::Random(d) => AnyDmq::Random(d.prefer_idle()),
-            AnyDmq::Shortest(d) => AnyDmq::Shortest(d.prefer_idle()),
-            AnyDmq::Both(d) => AnyDmq::Both(d.prefer_idle()),
-            AnyDmq::BothAbort(d) => AnyDmq::BothAbort(d.prefer_idle()),
-            AnyDmq::Md(d) => AnyDmq::Md(d.prefer_idle()),
-            AnyDmq::LeastBacklog(d) => AnyDmq::LeastBacklog(d.prefer_idle()),
-        }
+impl StartRule for AnyStartRule {
+    fn read_disks(&self, view: &SqView<'_>) -> DiskSet {
+        each_rule!(self, r => r.read_disks(view))
+    }
+    fn update_may_start(&self, view: &SqView<'_>) -> bool {
+        each_rule!(self, r => r.update_may_start(view))
     }
 }
 
-/// Any array policy, chosen at run time; its queues live in a `Vec`.
+/// Any DMQ read routing, chosen at run time.
+// R-DMQ's 64 thresholds make it the large variant; boxing them would put an
+// indirection on every routing decision.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug)]
+pub enum AnyRouting {
+    /// R-DMQ.
+    Random(RandomRead),
+    /// SQ-DMQ.
+    ShortestQueue(ShortestQueue),
+    /// MR-DMQ.
+    Both(BothCopies),
+    /// MR-DMQA.
+    BothAbort(BothCopiesAbort),
+    /// Linux md RAID-1 balancing.
+    Md(Md),
+    /// Ivy's least expected turnaround.
+    LeastBacklog(LeastBacklog),
+}
+
+macro_rules! each_routing {
+    ($self:expr, $r:ident => $body:expr) => {
+        match $self {
+            AnyRouting::Random($r) => $body,
+            AnyRouting::ShortestQueue($r) => $body,
+            AnyRouting::Both($r) => $body,
+            AnyRouting::BothAbort($r) => $body,
+            AnyRouting::Md($r) => $body,
+            AnyRouting::LeastBacklog($r) => $body,
+        }
+    };
+}
+
+impl ReadRouting for AnyRouting {
+    fn route(&mut self, view: &RouteView<'_>) -> DiskSet {
+        each_routing!(self, r => r.route(view))
+    }
+    fn abort(&self) -> Abort {
+        each_routing!(self, r => r.abort())
+    }
+}
+
+/// Any array policy, chosen at run time; its queues live in `Vec`s.
 // A DMQ carries per-disk queues and routing state the single-queue family
 // does not; boxing it would put an indirection on every decision.
 #[allow(clippy::large_enum_variant)]
 pub enum AnyArray<S: Storage> {
-    /// [`SPssq`].
-    SPssq(SPssq<S>),
-    /// [`CPssq`].
-    CPssq(CPssq<S>),
-    /// [`CrEsq`].
-    CrEsq(CrEsq<S>),
-    /// [`CruEsq`].
-    CruEsq(CruEsq<S>),
-    /// [`MrEsq`].
-    MrEsq(MrEsq<S>),
-    /// Any [`Dmq`].
-    Dmq(AnyDmq<S>),
-    /// [`Cmq`].
+    /// A policy of the single-queue family.
+    SingleQueue(SingleQueue<AnyStartRule, S>),
+    /// A DMQ policy.
+    Dmq(Dmq<Vec<AnyScheduler<S>>, AnyRouting, S>),
+    /// CMQ.
     Cmq(Cmq<AnyScheduler<S>, Vec<AnyScheduler<S>>, S>),
 }
 
 macro_rules! each_array {
     ($self:expr, $p:ident => $body:expr) => {
         match $self {
-            AnyArray::SPssq($p) => $body,
-            AnyArray::CPssq($p) => $body,
-            AnyArray::CrEsq($p) => $body,
-            AnyArray::CruEsq($p) => $body,
-            AnyArray::MrEsq($p) => $body,
-            AnyArray::Dmq(dmq) => each_dmq!(dmq, $p => $body),
+            AnyArray::SingleQueue($p) => $body,
+            AnyArray::Dmq($p) => $body,
             AnyArray::Cmq($p) => $body,
         }
     };
@@ -162,19 +185,8 @@ impl<S: Storage> AnyArray<S> {
     /// [`BuildError::InvalidParameter`] for a quorum of 0.
     pub fn with_ack(self, ack: Ack) -> Result<Self, BuildError> {
         Ok(match self {
-            AnyArray::SPssq(p) => AnyArray::SPssq(p.with_ack(ack)?),
-            AnyArray::CPssq(p) => AnyArray::CPssq(p.with_ack(ack)?),
-            AnyArray::CrEsq(p) => AnyArray::CrEsq(p.with_ack(ack)?),
-            AnyArray::CruEsq(p) => AnyArray::CruEsq(p.with_ack(ack)?),
-            AnyArray::MrEsq(p) => AnyArray::MrEsq(p.with_ack(ack)?),
-            AnyArray::Dmq(d) => AnyArray::Dmq(match d {
-                AnyDmq::Random(p) => AnyDmq::Random(p.with_ack(ack)?),
-                AnyDmq::Shortest(p) => AnyDmq::Shortest(p.with_ack(ack)?),
-                AnyDmq::Both(p) => AnyDmq::Both(p.with_ack(ack)?),
-                AnyDmq::BothAbort(p) => AnyDmq::BothAbort(p.with_ack(ack)?),
-                AnyDmq::Md(p) => AnyDmq::Md(p.with_ack(ack)?),
-                AnyDmq::LeastBacklog(p) => AnyDmq::LeastBacklog(p.with_ack(ack)?),
-            }),
+            AnyArray::SingleQueue(p) => AnyArray::SingleQueue(p.with_ack(ack)?),
+            AnyArray::Dmq(p) => AnyArray::Dmq(p.with_ack(ack)?),
             AnyArray::Cmq(p) => AnyArray::Cmq(p.with_ack(ack)?),
         })
     }

@@ -65,7 +65,7 @@
 
 #[cfg(feature = "alloc")]
 mod any;
-mod book;
+mod bookkeeping;
 mod c_pssq;
 mod cmq;
 mod copies;
@@ -78,27 +78,29 @@ mod mr_dmq;
 mod mr_dmqa;
 mod mr_esq;
 mod r_dmq;
+mod register;
 mod s_pssq;
 mod single_queue;
 mod sq_dmq;
 
 #[cfg(feature = "alloc")]
-pub use any::{AnyArray, AnyDmq};
-pub use book::DiskLoad;
+pub use any::{AnyArray, AnyRouting, AnyStartRule};
+pub use bookkeeping::Array;
 pub use c_pssq::{CPssq, CPssqRule};
-pub use cmq::Cmq;
+pub use cmq::{Cmq, CmqQueues};
 pub use copies::{Copies, DiskSet, Location, MAX_COPIES, MAX_DISKS};
 pub use cr_esq::{CrEsq, CrEsqRule};
 pub use cru_esq::{CruEsq, CruEsqRule};
-pub use dmq::{Abort, AllCopies, Dmq, ReadRouting, RouteView, WriteRouting, WriteView};
+pub use dmq::{Abort, AllCopies, Dmq, DmqQueues, ReadRouting, RouteView, WriteRouting, WriteView};
 pub use least_backlog::LeastBacklog;
 pub use md::Md;
 pub use mr_dmq::BothCopies;
 pub use mr_dmqa::BothCopiesAbort;
 pub use mr_esq::{MrEsq, MrEsqRule};
 pub use r_dmq::RandomRead;
+pub use register::DiskLoad;
 pub use s_pssq::{SPssq, SPssqRule};
-pub use single_queue::{SingleQueue, SqView, StartRule};
+pub use single_queue::{SingleQueue, SqQueues, SqView, StartRule};
 pub use sq_dmq::ShortestQueue;
 
 pub use crate::spec::{ArraySpec, ArraySpecError, Routing};
@@ -356,28 +358,6 @@ impl<Q: Scheduler> DiskQueues for alloc::boxed::Box<[Q]> {
         self
     }
 }
-
-/// The [`ArrayPolicy`] methods every policy answers from its `book` register.
-macro_rules! delegate_to_book {
-    () => {
-        fn poll_event(&mut self) -> Option<$crate::array::Completion> {
-            self.book.poll_event()
-        }
-        fn disks(&self) -> usize {
-            self.book.disks()
-        }
-        fn disk_state(&self, disk: usize) -> $crate::array::DiskState {
-            self.book.state(disk)
-        }
-        fn in_system(&self) -> usize {
-            self.book.open()
-        }
-        fn is_busy(&self, disk: usize) -> bool {
-            self.book.is_busy(disk)
-        }
-    };
-}
-pub(crate) use delegate_to_book;
 
 /// Checks a disk count against [`MAX_DISKS`].
 pub(crate) const fn check_disks(d: usize) -> Result<(), BuildError> {

@@ -19,12 +19,12 @@
 //! yet cannot be reached in time.
 
 use crate::error::BuildError;
-use crate::request::{Direction, Dispatch, Head, Nanos, Request};
-use crate::scheduler::{Scheduler, ServiceEstimator};
-use crate::storage::Storage;
 use crate::queue::{
     CylinderIndex, DeadlineHeap, InOrder, Index, NIL, Queue, Slab, Slot, Step, delegate_to_queue,
 };
+use crate::request::{Direction, Dispatch, Head, Nanos, Request};
+use crate::scheduler::{Scheduler, ServiceEstimator};
+use crate::storage::Storage;
 
 use super::sweep::elevator_pick;
 

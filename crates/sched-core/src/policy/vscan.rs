@@ -8,10 +8,10 @@
 //! order). Geist & Daniel found R ≈ 0.2 best.
 
 use crate::error::BuildError;
+use crate::queue::{CylinderIndex, Queue, delegate_to_queue};
 use crate::request::{Direction, Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::queue::{CylinderIndex, Queue, delegate_to_queue};
 
 /// V(R): SSTF with a reversal penalty of R times the cylinder count.
 pub struct VScan<S: Storage> {

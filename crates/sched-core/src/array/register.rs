@@ -7,9 +7,9 @@
 use super::copies::{Copies, DiskSet, Location, MAX_COPIES, MAX_DISKS};
 use super::{Ack, ArrayView, Completion, DiskState, check_disks};
 use crate::error::{BuildError, CancelError, CompleteError, EnqueueError};
+use crate::queue::{Fifo, NIL, Slab, Slot};
 use crate::request::{Kind, Nanos, Request, RequestId};
 use crate::storage::{Slots, Storage};
-use crate::queue::{Fifo, NIL, Slab, Slot};
 
 /// Where a request is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,7 +108,7 @@ const EMPTY_ENTRY: Entry = Entry {
     in_lagging: false,
 };
 
-pub(crate) struct Book<S: Storage> {
+pub(crate) struct Register<S: Storage> {
     slab: Slab<S>,
     entries: Slots<Entry, S>,
     /// Where each copy is, in disk order (a mirror's two fill half a line).
@@ -134,10 +134,10 @@ pub(crate) struct Book<S: Storage> {
     open: usize,
 }
 
-impl<S: Storage> Book<S> {
+impl<S: Storage> Register<S> {
     pub(crate) fn new(storage: &S, disks: usize) -> Result<Self, BuildError> {
         check_disks(disks)?;
-        Ok(Book {
+        Ok(Register {
             slab: Slab::new(storage),
             entries: Slots::new(storage, EMPTY_ENTRY),
             locations: Slots::new(storage, [Location::default(); MAX_COPIES]),
@@ -250,7 +250,7 @@ impl<S: Storage> Book<S> {
         self.fresh_among(req, holders, blocks)
     }
 
-    /// [`Book::fresh`] over holders whose copies start at `blocks` (in disk order).
+    /// [`Register::fresh`] over holders whose copies start at `blocks` (in disk order).
     fn fresh_among(
         &self,
         req: &Request,
@@ -643,7 +643,7 @@ impl<S: Storage> Book<S> {
 
     /// Applies a state change to disk `d`. Returns whether the disk has just
     /// failed, in which case the caller takes back what was queued for it and
-    /// calls [`Book::fail_disk`].
+    /// calls [`Register::fail_disk`].
     pub(crate) fn change_state(
         &mut self,
         d: usize,
@@ -723,7 +723,7 @@ impl<S: Storage> Book<S> {
         self.note(s, &c);
     }
 
-    /// Queues an event for [`Book::poll_event`].
+    /// Queues an event for [`Register::poll_event`].
     fn note(&mut self, s: Slot, c: &Completion) {
         let i = s as usize;
         let bits = if c.finished.is_some() {
