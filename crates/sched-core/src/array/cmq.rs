@@ -24,7 +24,7 @@
 use super::bookkeeping::{Array, Queues};
 use super::copies::{Copies, DiskSet};
 use super::register::Register;
-use super::{ArrayView, DiskQueues, DiskState, Start, check_queue_capacity, nearest};
+use super::{ArrayView, DiskQueues, Start, check_queue_capacity, nearest};
 use crate::error::{BuildError, CancelError, EnqueueError, PollError};
 use crate::queue::Slot;
 use crate::request::{Dispatch, Nanos, Request};
@@ -104,7 +104,7 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
     ) -> Result<Option<Start>, PollError> {
         let now = view.now;
         for d in 0..register.disks() {
-            if register.is_busy(d) || register.state(d) == DiskState::Failed {
+            if !register.can_start(d) {
                 continue;
             }
             // Lagging writes first: their update is already under way.

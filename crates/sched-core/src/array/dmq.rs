@@ -16,7 +16,7 @@
 use super::bookkeeping::{Array, Queues};
 use super::copies::{Copies, DiskSet, MAX_DISKS};
 use super::register::{DiskLoad, Register, at_copy};
-use super::{ArrayView, DiskQueues, DiskState, Start, check_queue_capacity, nearest};
+use super::{ArrayView, DiskQueues, Start, check_queue_capacity, nearest};
 use crate::error::{BuildError, CancelError, EnqueueError, PollError};
 use crate::queue::Slot;
 use crate::request::{Kind, Nanos, Request};
@@ -300,7 +300,7 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
         view: &ArrayView<'_>,
     ) -> Result<Option<Start>, PollError> {
         for d in 0..register.disks() {
-            if register.is_busy(d) || register.state(d) == DiskState::Failed {
+            if !register.can_start(d) {
                 continue;
             }
             let est: &dyn ServiceEstimator = view.estimators[d];

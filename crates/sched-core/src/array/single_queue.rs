@@ -214,7 +214,8 @@ impl<R: StartRule, S: Storage> Queues<S> for SqQueues<R, S> {
 
     /// Puts a request back in the queue in its arrival place.
     fn reroute(&mut self, register: &mut Register<S>, s: Slot, _view: &ArrayView<'_>) {
-        self.waiting.insert_by_arrival(register.slab(), s);
+        self.waiting
+            .insert_by_arrival(s, |a, b| register.arrives_before(a, b));
         self.waiting_len += 1;
     }
 
