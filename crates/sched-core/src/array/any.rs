@@ -193,6 +193,7 @@ impl<S: Storage> AnyArray<S> {
 }
 
 impl<S: Storage> ArrayPolicy for AnyArray<S> {
+    #[inline]
     fn submit(
         &mut self,
         req: Request,
@@ -201,6 +202,7 @@ impl<S: Storage> ArrayPolicy for AnyArray<S> {
     ) -> Result<(), EnqueueError> {
         each_array!(self, p => p.submit(req, copies, view))
     }
+    #[inline]
     fn complete(&mut self, disk: usize, now: Nanos) -> Result<Completion, CompleteError> {
         each_array!(self, p => p.complete(disk, now))
     }
@@ -215,6 +217,7 @@ impl<S: Storage> ArrayPolicy for AnyArray<S> {
     ) -> Result<(), CompleteError> {
         each_array!(self, p => p.set_disk_state(disk, state, view))
     }
+    #[inline]
     fn poll_start(&mut self, view: &ArrayView<'_>) -> Result<Option<Start>, PollError> {
         each_array!(self, p => p.poll_start(view))
     }

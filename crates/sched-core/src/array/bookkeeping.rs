@@ -107,6 +107,7 @@ impl<Q, S: Storage> Array<Q, S> {
 }
 
 impl<Q: Queues<S>, S: Storage> ArrayPolicy for Array<Q, S> {
+    #[inline]
     fn submit(
         &mut self,
         req: Request,
@@ -116,9 +117,11 @@ impl<Q: Queues<S>, S: Storage> ArrayPolicy for Array<Q, S> {
         self.queues.submit(&mut self.register, req, copies, view)
     }
 
+    #[inline]
     fn complete(&mut self, disk: usize, _now: Nanos) -> Result<Completion, CompleteError> {
         let aborts = self.queues.read_completion_aborts();
-        let (s, done) = self.register.complete_op(disk, aborts)?;
+        let mut done = Completion::default();
+        let s = self.register.complete_op(disk, aborts, &mut done)?;
         if done.finished.is_some_and(|r| r.kind == Kind::Read) {
             self.queues.read_finished(&mut self.register, s);
         }
@@ -156,6 +159,7 @@ impl<Q: Queues<S>, S: Storage> ArrayPolicy for Array<Q, S> {
         Ok(())
     }
 
+    #[inline]
     fn poll_start(&mut self, view: &ArrayView<'_>) -> Result<Option<Start>, PollError> {
         self.queues.poll_start(&mut self.register, view)
     }

@@ -103,10 +103,7 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
         view: &ArrayView<'_>,
     ) -> Result<Option<Start>, PollError> {
         let now = view.now;
-        for d in 0..register.disks() {
-            if !register.can_start(d) {
-                continue;
-            }
+        for d in register.idle().iter() {
             // Lagging writes first: their update is already under way.
             if let Some(dispatch) =
                 self.aux.queues_mut()[d].next(view.heads[d], now, view.estimators[d])

@@ -299,10 +299,7 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
         register: &mut Register<S>,
         view: &ArrayView<'_>,
     ) -> Result<Option<Start>, PollError> {
-        for d in 0..register.disks() {
-            if !register.can_start(d) {
-                continue;
-            }
+        for d in register.idle().iter() {
             let est: &dyn ServiceEstimator = view.estimators[d];
             let Some(dispatch) = self.queues.queues_mut()[d].next(view.heads[d], view.now, est)
             else {

@@ -48,39 +48,54 @@ pub(crate) enum Loss {
     Reroute,
 }
 
+/// What the register counts for each disk: its queued operations and their
+/// expected work, and the operation it serves. Routings read it through
+/// [`DiskLoad`].
+#[derive(Clone, Copy, Debug)]
+struct DiskTally {
+    /// Operations queued for each disk, and their expected service time.
+    pending: [usize; MAX_DISKS],
+    backlog: [Nanos; MAX_DISKS],
+    /// The request each disk serves, when it started and for how long it
+    /// was expected to take.
+    on_disk: [Slot; MAX_DISKS],
+    started_at: [Nanos; MAX_DISKS],
+    serving_expected: [Nanos; MAX_DISKS],
+}
+
 /// What each disk of an array has been given, read straight from the
 /// array's register when a routing asks (nothing is copied per decision).
 #[derive(Clone, Copy, Debug)]
 pub struct DiskLoad<'a> {
-    pending: &'a [usize],
-    on_disk: &'a [Slot],
-    queued_work: &'a [Nanos],
-    started_at: &'a [Nanos],
-    serving_expected: &'a [Nanos],
+    tally: &'a DiskTally,
     now: Nanos,
 }
 
 impl DiskLoad<'_> {
     /// Operations queued for disk `d` plus the one it serves.
+    #[inline]
     pub fn operations(&self, d: usize) -> usize {
-        self.pending[d] + usize::from(self.on_disk[d] != NIL)
+        self.tally.pending[d] + usize::from(self.tally.on_disk[d] != NIL)
     }
 
     /// Expected time for disk `d` to finish everything it has been given:
     /// the estimators' expected service time summed over its queue, plus
     /// what remains (by the same estimate) of the operation in service.
     pub fn backlog(&self, d: usize) -> Nanos {
-        let remaining = if self.on_disk[d] != NIL {
-            (self.started_at[d] + self.serving_expected[d]).saturating_sub(self.now)
+        let t = self.tally;
+        let remaining = if t.on_disk[d] != NIL {
+            (t.started_at[d] + t.serving_expected[d]).saturating_sub(self.now)
         } else {
             0
         };
-        self.queued_work[d] + remaining
+        t.backlog[d] + remaining
     }
 }
 
-/// Everything the register keeps of one request but its copies' locations.
+/// Everything the register keeps of one request but its copies' locations:
+/// two whole cache lines (aligned so that no record straddles a third).
 #[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
 struct Record {
     request: Request,
     holders: DiskSet,
@@ -97,6 +112,9 @@ struct Record {
     /// What an event of this request will report (`REPORT_*` bits).
     report: u8,
     in_lagging: bool,
+    /// Every copy lies at the request's own block and cylinder (a mirror
+    /// laid out identically): its locations are not stored.
+    own_place: bool,
 }
 
 const EMPTY_RECORD: Record = Record {
@@ -111,6 +129,7 @@ const EMPTY_RECORD: Record = Record {
     phase: Phase::Closed,
     report: 0,
     in_lagging: false,
+    own_place: false,
 };
 
 pub(crate) struct Register<S: Storage> {
@@ -139,12 +158,9 @@ pub(crate) struct Register<S: Storage> {
     /// mask test.
     busy: DiskSet,
     degraded: DiskSet,
-    on_disk: [Slot; MAX_DISKS],
-    started_at: [Nanos; MAX_DISKS],
-    serving_expected: [Nanos; MAX_DISKS],
-    /// Operations queued for each disk, and their expected service time.
-    pending: [usize; MAX_DISKS],
-    backlog: [Nanos; MAX_DISKS],
+    /// Disks with operations queued: kept with `tally.pending`.
+    queueing: DiskSet,
+    tally: DiskTally,
     open: usize,
 }
 
@@ -167,11 +183,14 @@ impl<S: Storage> Register<S> {
             state: [DiskState::Online; MAX_DISKS],
             busy: DiskSet::EMPTY,
             degraded: DiskSet::EMPTY,
-            on_disk: [NIL; MAX_DISKS],
-            started_at: [0; MAX_DISKS],
-            serving_expected: [0; MAX_DISKS],
-            pending: [0; MAX_DISKS],
-            backlog: [0; MAX_DISKS],
+            queueing: DiskSet::EMPTY,
+            tally: DiskTally {
+                pending: [0; MAX_DISKS],
+                backlog: [0; MAX_DISKS],
+                on_disk: [NIL; MAX_DISKS],
+                started_at: [0; MAX_DISKS],
+                serving_expected: [0; MAX_DISKS],
+            },
             open: 0,
         })
     }
@@ -239,12 +258,6 @@ impl<S: Storage> Register<S> {
         self.busy.contains(d)
     }
 
-    /// Whether disk `d` can take an operation now: live and serving nothing.
-    #[inline]
-    pub(crate) fn can_start(&self, d: usize) -> bool {
-        !self.busy.contains(d) && (self.degraded.is_empty() || self.state[d] != DiskState::Failed)
-    }
-
     /// Live disks serving nothing.
     #[inline]
     pub(crate) fn idle(&self) -> DiskSet {
@@ -252,14 +265,10 @@ impl<S: Storage> Register<S> {
     }
 
     /// What each disk has been given, as routings see it at `now`.
+    #[inline]
     pub(crate) fn load(&self, now: Nanos) -> DiskLoad<'_> {
-        let n = self.disks;
         DiskLoad {
-            pending: &self.pending[..n],
-            on_disk: &self.on_disk[..n],
-            queued_work: &self.backlog[..n],
-            started_at: &self.started_at[..n],
-            serving_expected: &self.serving_expected[..n],
+            tally: &self.tally,
             now,
         }
     }
@@ -286,20 +295,27 @@ impl<S: Storage> Register<S> {
     /// rebuilt past it, and not behind an acknowledged write still settling.
     #[inline]
     pub(crate) fn fresh(&self, req: &Request, copies: &Copies) -> DiskSet {
-        self.fresh_among(req, copies.holders(), copies.locations())
+        let at = copies.locations();
+        self.fresh_among(req, copies.holders(), |k| at[k].block)
     }
 
-    /// [`Register::fresh`] over holders whose copies are at `at` (in disk order).
+    /// [`Register::fresh`] over holders whose `k`-th copy (in disk order)
+    /// starts at block `block_of(k)`.
     #[inline]
-    fn fresh_among(&self, req: &Request, holders: DiskSet, at: &[Location]) -> DiskSet {
+    fn fresh_among(
+        &self,
+        req: &Request,
+        holders: DiskSet,
+        block_of: impl Fn(usize) -> u64,
+    ) -> DiskSet {
         let mut fresh = holders;
         if !holders.intersection(self.degraded).is_empty() {
-            for (d, at) in holders.iter().zip(at) {
+            for (k, d) in holders.iter().enumerate() {
                 let ok = match self.state[d] {
                     DiskState::Online => true,
                     DiskState::Failed => false,
                     DiskState::Rebuilding { rebuilt_to } => {
-                        at.block.saturating_add(u64::from(req.blocks)) <= rebuilt_to
+                        block_of(k).saturating_add(u64::from(req.blocks)) <= rebuilt_to
                     }
                 };
                 if !ok {
@@ -370,11 +386,19 @@ impl<S: Storage> Register<S> {
         self.held += 1;
         let holders = copies.holders();
         let at = copies.locations();
-        self.locations[s as usize][..at.len()].copy_from_slice(at);
+        let own_place = at
+            .iter()
+            .all(|l| l.block == req.block && l.cylinder == req.cylinder);
+        if !own_place {
+            for (place, at) in self.locations[s as usize].iter_mut().zip(at) {
+                *place = *at;
+            }
+        }
         let is_write = req.kind == Kind::Write;
         // The estimate of the first disk that may serve it stands for every
         // copy: the disks of an array share a model.
         let expected = match (holders.first(), at.first()) {
+            (Some(d), Some(_)) if own_place => view.estimators[d].expected_service_time(req),
             (Some(d), Some(&at)) => view.estimators[d].expected_service_time(&at_copy(req, at)),
             _ => 0,
         };
@@ -394,6 +418,7 @@ impl<S: Storage> Register<S> {
             phase: Phase::Open,
             report: 0,
             in_lagging: false,
+            own_place,
         };
         self.open += 1;
         Ok(s)
@@ -459,6 +484,20 @@ impl<S: Storage> Register<S> {
         self.record(s).request
     }
 
+    /// Where the `k`-th copy of `s` (in disk order) lives.
+    #[inline]
+    fn kth_location(&self, s: Slot, k: usize) -> Location {
+        let r = self.record(s);
+        if r.own_place {
+            Location {
+                block: r.request.block,
+                cylinder: r.request.cylinder,
+            }
+        } else {
+            self.locations[s as usize][k]
+        }
+    }
+
     /// Where the copy of `s` on disk `d` lives (`None` if `d` holds none).
     #[inline]
     pub(crate) fn location(&self, s: Slot, d: usize) -> Option<Location> {
@@ -466,17 +505,18 @@ impl<S: Storage> Register<S> {
         if !holders.contains(d) {
             return None;
         }
-        Some(self.locations[s as usize][holders.rank(d)])
+        Some(self.kth_location(s, holders.rank(d)))
     }
 
     /// The copies of `s`.
     pub(crate) fn copies(&self, s: Slot) -> Copies {
-        let at = &self.locations[s as usize];
         self.record(s)
             .holders
             .iter()
-            .zip(at)
-            .fold(Copies::new(), |c, (d, &at)| c.with(d, at))
+            .enumerate()
+            .fold(Copies::new(), |c, (k, d)| {
+                c.with(d, self.kth_location(s, k))
+            })
     }
 
     /// The operation for disk `d`: the request at that disk's copy.
@@ -492,7 +532,7 @@ impl<S: Storage> Register<S> {
     /// Disks with nothing queued.
     #[inline]
     pub(crate) fn unqueued(&self) -> DiskSet {
-        DiskSet::matching(self.disks, |d| self.pending[d] == 0)
+        self.all().difference(self.queueing)
     }
 
     #[inline]
@@ -521,8 +561,7 @@ impl<S: Storage> Register<S> {
         if r.request.kind == Kind::Write {
             r.targets.difference(r.done).difference(r.skipped)
         } else {
-            let at = &self.locations[s as usize][..r.holders.len()];
-            self.fresh_among(&r.request, r.holders, at)
+            self.fresh_among(&r.request, r.holders, |k| self.kth_location(s, k).block)
         }
     }
 
@@ -533,8 +572,9 @@ impl<S: Storage> Register<S> {
     pub(crate) fn enqueued(&mut self, s: Slot, d: usize) {
         let r = &mut self.records[s as usize];
         r.queued = r.queued.with(d);
-        self.pending[d] += 1;
-        self.backlog[d] += r.expected;
+        self.tally.pending[d] += 1;
+        self.tally.backlog[d] += r.expected;
+        self.queueing = self.queueing.with(d);
     }
 
     /// The operation of `s` left the queue of disk `d` without being served.
@@ -543,14 +583,17 @@ impl<S: Storage> Register<S> {
         let r = &mut self.records[s as usize];
         if r.queued.contains(d) {
             r.queued = r.queued.without(d);
-            self.pending[d] -= 1;
-            self.backlog[d] -= r.expected;
+            self.tally.pending[d] -= 1;
+            self.tally.backlog[d] -= r.expected;
+            if self.tally.pending[d] == 0 {
+                self.queueing = self.queueing.without(d);
+            }
         }
     }
 
     /// Whether disk `d` is writing a write.
     pub(crate) fn writing_on(&self, d: usize) -> bool {
-        let s = self.on_disk[d];
+        let s = self.tally.on_disk[d];
         s != NIL && self.is_write(s)
     }
 
@@ -561,20 +604,20 @@ impl<S: Storage> Register<S> {
         let r = &mut self.records[s as usize];
         r.serving = r.serving.with(d);
         let expected = r.expected;
-        self.on_disk[d] = s;
+        self.tally.on_disk[d] = s;
         self.busy = self.busy.with(d);
-        self.started_at[d] = now;
-        self.serving_expected[d] = expected;
+        self.tally.started_at[d] = now;
+        self.tally.serving_expected[d] = expected;
     }
 
     #[inline]
     fn take_disk(&mut self, d: usize) -> Result<Slot, CompleteError> {
         self.check_disk(d)?;
-        let s = self.on_disk[d];
+        let s = self.tally.on_disk[d];
         if s == NIL {
             return Err(CompleteError::IdleDisk { disk: d });
         }
-        self.on_disk[d] = NIL;
+        self.tally.on_disk[d] = NIL;
         self.busy = self.busy.without(d);
         let r = self.record_mut(s);
         r.serving = r.serving.without(d);
@@ -605,38 +648,37 @@ impl<S: Storage> Register<S> {
         r.targets.is_subset(r.done.union(r.skipped))
     }
 
-    /// Disk `disk` finished its operation. A read completes with its first
-    /// copy; with `abort_siblings`, the other copies still in service are
-    /// aborted and reported. A write is acknowledged when the [`Ack`] rule is
-    /// met and settles when every target is written. The caller retires the
-    /// slot once it has withdrawn any queued copies.
+    /// Disk `disk` finished its operation, which was of the request in
+    /// slot `s` (returned), and `c` says what that means. A read completes
+    /// with its first copy; with `abort_siblings`, the other copies still in
+    /// service are aborted and reported. A write is acknowledged when the
+    /// [`Ack`] rule is met and settles when every target is written. The
+    /// caller retires the slot once it has withdrawn any queued copies.
     #[inline]
     pub(crate) fn complete_op(
         &mut self,
         disk: usize,
         abort_siblings: bool,
-    ) -> Result<(Slot, Completion), CompleteError> {
+        c: &mut Completion,
+    ) -> Result<Slot, CompleteError> {
         let s = self.take_disk(disk)?;
         let r = self.record_mut(s);
         r.done = r.done.with(disk);
-        let mut c = Completion::default();
         if r.phase == Phase::Closed {
-            return Ok((s, c));
+            return Ok(s);
         }
-        if r.request.kind != Kind::Write {
-            if r.phase == Phase::Open {
-                c.finished = Some(self.finish(s));
-                if abort_siblings {
-                    c.abort = self.record(s).serving;
-                    for d in c.abort.iter() {
-                        self.abort_op(d);
-                    }
+        if r.request.kind == Kind::Write {
+            self.account_write(s, c);
+        } else if r.phase == Phase::Open {
+            c.finished = Some(self.finish(s));
+            if abort_siblings {
+                c.abort = self.record(s).serving;
+                for d in c.abort.iter() {
+                    self.abort_op(d);
                 }
             }
-            return Ok((s, c));
         }
-        self.account_write(s, &mut c);
-        Ok((s, c))
+        Ok(s)
     }
 
     /// Acknowledges and settles a write as far as its copies allow.
