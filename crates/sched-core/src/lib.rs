@@ -77,23 +77,21 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
-mod any;
 pub mod array;
 mod error;
 pub mod policy;
+mod policy_table;
 mod queue;
 pub mod registry;
 mod request;
 mod scheduler;
-mod spec;
 mod storage;
 
-pub use any::AnyScheduler;
-pub use error::{BuildError, CancelError, CompleteError, EnqueueError, PollError};
+pub use error::{BuildError, CancelError, CompleteError, EnqueueError, PollError, SpecError};
 pub use policy::ExpiredRule;
+pub use policy_table::{AnyScheduler, AnySpec, AnySpecError, PolicySpec};
 pub use request::{Cylinder, Direction, Dispatch, Head, Kind, Nanos, Request, RequestId, Travel};
 pub use scheduler::{Drain, NullEstimator, Scheduler, ServiceEstimator, drain};
-pub use spec::{PolicySpec, SpecError};
 #[cfg(feature = "alloc")]
 pub use storage::{Boxed, BoxedArray, Heap};
 pub use storage::{CapacityError, Inline, Storage};

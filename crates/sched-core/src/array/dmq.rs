@@ -17,7 +17,10 @@ use super::bookkeeping::{Array, Queues};
 use super::copies::{Copies, DiskSet, MAX_DISKS};
 use super::register::{DiskLoad, Register, at_copy};
 use super::{ArrayView, DiskQueues, Start, check_queue_capacity, nearest};
-use crate::error::{BuildError, CancelError, EnqueueError, PollError};
+use core::fmt;
+
+use crate::error::{BuildError, CancelError, EnqueueError, PollError, SpecError};
+use crate::policy_table::Codec;
 use crate::queue::Slot;
 use crate::request::{Kind, Nanos, Request};
 use crate::scheduler::{Scheduler, ServiceEstimator};
@@ -34,6 +37,26 @@ pub enum Abort {
     /// When the first copy completes, the others leave their queues, and any
     /// already in service is aborted.
     AtCompletion,
+}
+
+/// In a description: `abort=start` or `abort=complete` (also `completion`).
+impl Codec for Abort {
+    type Value = Abort;
+
+    fn parse(text: &str) -> Result<Abort, Option<SpecError>> {
+        match text {
+            "start" => Ok(Abort::AtStart),
+            "complete" | "completion" => Ok(Abort::AtCompletion),
+            _ => Err(None),
+        }
+    }
+
+    fn write(value: &Abort, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match value {
+            Abort::AtStart => "start",
+            _ => "complete",
+        })
+    }
 }
 
 /// What a read routing sees when a read arrives. Slices have one entry per disk.
@@ -93,7 +116,7 @@ pub struct WriteView<'a> {
 }
 
 /// Chooses which disks holding a copy get a new write now. Holders left out
-/// are reported in the write's [`Completion::skipped`] for the driver to
+/// are reported in the write's [`Completion::skipped`](super::Completion::skipped) for the driver to
 /// propagate later (eager writing) or to drop from its map (scatter).
 pub trait WriteRouting {
     /// A non-empty set of disks among `view.eligible`.

@@ -63,8 +63,6 @@
 //! [`Ssedo`](crate::policy::Ssedo), RT-CMQ-S is CMQ with SSEDO on the common
 //! queue and SSTF on the auxiliary queues.
 
-#[cfg(feature = "alloc")]
-mod any;
 mod bookkeeping;
 mod c_pssq;
 mod cmq;
@@ -83,8 +81,6 @@ mod s_pssq;
 mod single_queue;
 mod sq_dmq;
 
-#[cfg(feature = "alloc")]
-pub use any::{AnyArray, AnyRouting, AnyStartRule};
 pub use bookkeeping::Array;
 pub use c_pssq::{CPssq, CPssqRule};
 pub use cmq::{Cmq, CmqQueues};
@@ -103,7 +99,10 @@ pub use s_pssq::{SPssq, SPssqRule};
 pub use single_queue::{SingleQueue, SqQueues, SqView, StartRule};
 pub use sq_dmq::ShortestQueue;
 
-pub use crate::spec::{ArraySpec, ArraySpecError, Routing};
+pub use crate::error::ArraySpecError;
+#[cfg(feature = "alloc")]
+pub use crate::policy_table::AnyArray;
+pub use crate::policy_table::{AnyRouting, AnyStartRule, ArraySpec, Routing};
 
 use crate::error::{BuildError, CancelError, CompleteError, EnqueueError, PollError};
 use crate::request::{Dispatch, Head, Nanos, Request, RequestId};
