@@ -53,8 +53,10 @@
 //! Single-disk policies implement [`Scheduler`] (see [`policy`]); the
 //! [`ServiceEstimator`] trait lets policies that need times (SPTF, FD-SCAN)
 //! ask the driver's disk model. [`AnyScheduler`] and [`PolicySpec`] choose a
-//! policy at run time without allocation; [`registry`] lists every policy,
-//! single-disk and array, with its parameters and paper.
+//! policy at run time without allocation, [`AnySpec`] reads a description of
+//! a policy of any kind, and [`registry`] lists every policy, single-disk and
+//! array, with its parameters and paper. All of them are made from one table
+//! with a row per policy, so adding a policy is its own file and one row.
 //!
 //! ## Extending
 //!
@@ -80,6 +82,7 @@ extern crate alloc;
 pub mod array;
 mod error;
 pub mod policy;
+#[macro_use]
 mod policy_table;
 mod queue;
 pub mod registry;

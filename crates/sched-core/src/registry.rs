@@ -2,7 +2,9 @@
 //! a one-line summary and the paper that defines it. Front ends list it. It
 //! is made from the same table rows as the grammar of [`crate::PolicySpec`],
 //! [`crate::array::ArraySpec`] and [`crate::AnySpec`], so every name listed
-//! parses and every name that parses is listed.
+//! parses and every name that parses is listed; so is this table of them:
+//!
+#![doc = registry_table!()]
 
 /// Whether a policy schedules one disk or an array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

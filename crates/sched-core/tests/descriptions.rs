@@ -5,7 +5,7 @@
 //! kind parses and prints back to itself.
 
 use sched_core::array::ArraySpec;
-use sched_core::policy::WrrParams;
+use sched_core::policy::{AperiodicReserve, WrrMode, WrrParams};
 use sched_core::registry::{self, PolicyKind};
 use sched_core::{AnySpec, AnySpecError, BuildError, ExpiredRule, PolicySpec, SpecError};
 
@@ -310,4 +310,20 @@ fn compositions_are_their_descriptions() {
         ]
     );
     assert_eq!(ArraySpec::named().count(), ArraySpec::NAMED.len());
+}
+
+#[test]
+fn the_registry_grammar_parses() {
+    let p: WrrParams = "wrr-scan:mode=c,share=0.01".parse().unwrap();
+    assert_eq!(p.mode, WrrMode::Contiguous);
+    assert_eq!(p.aperiodic, AperiodicReserve::Share { ppm: 10_000 });
+    let p: WrrParams = "WRR_SCAN:blocks=3".parse().unwrap();
+    assert_eq!(
+        (p.mode, p.aperiodic),
+        (WrrMode::Aligned, AperiodicReserve::Blocks(3))
+    );
+    assert!("wrr-scan:mode=x".parse::<WrrParams>().is_err());
+    assert!("wrr-scan:share=2".parse::<WrrParams>().is_err());
+    assert!("wrr-scan:speed=1".parse::<WrrParams>().is_err());
+    assert!("look".parse::<WrrParams>().is_err());
 }

@@ -61,7 +61,15 @@
 //! and CMQ take any [`Scheduler`] as their queue
 //! discipline, so the real-time variants are compositions: RT-DMQ is DMQ over
 //! [`Ssedo`](crate::policy::Ssedo), RT-CMQ-S is CMQ with SSEDO on the common
-//! queue and SSTF on the auxiliary queues.
+//! queue and SSTF on the auxiliary queues. Each start rule and read routing,
+//! CMQ and each named composition is a row of the policy table (see
+//! [`registry`](crate::registry)).
+//!
+//! The families share their bookkeeping: [`Array`] keeps the register of
+//! logical requests and handles completions, cancels and disk failures the
+//! same way for all of them; a family supplies only where work waits and
+//! which operation starts next, and a new policy of a family only its start
+//! rule ([`StartRule`]) or read routing ([`ReadRouting`]).
 
 mod bookkeeping;
 mod c_pssq;
@@ -81,23 +89,23 @@ mod s_pssq;
 mod single_queue;
 mod sq_dmq;
 
-pub use bookkeeping::Array;
-pub use c_pssq::{CPssq, CPssqRule};
-pub use cmq::{Cmq, CmqQueues};
-pub use copies::{Copies, DiskSet, Location, MAX_COPIES, MAX_DISKS};
-pub use cr_esq::{CrEsq, CrEsqRule};
-pub use cru_esq::{CruEsq, CruEsqRule};
-pub use dmq::{Abort, AllCopies, Dmq, DmqQueues, ReadRouting, RouteView, WriteRouting, WriteView};
-pub use least_backlog::LeastBacklog;
-pub use md::Md;
-pub use mr_dmq::BothCopies;
-pub use mr_dmqa::BothCopiesAbort;
-pub use mr_esq::{MrEsq, MrEsqRule};
-pub use r_dmq::RandomRead;
-pub use register::DiskLoad;
-pub use s_pssq::{SPssq, SPssqRule};
-pub use single_queue::{SingleQueue, SqQueues, SqView, StartRule};
-pub use sq_dmq::ShortestQueue;
+pub use bookkeeping::*;
+pub use c_pssq::*;
+pub use cmq::*;
+pub use copies::*;
+pub use cr_esq::*;
+pub use cru_esq::*;
+pub use dmq::*;
+pub use least_backlog::*;
+pub use md::*;
+pub use mr_dmq::*;
+pub use mr_dmqa::*;
+pub use mr_esq::*;
+pub use r_dmq::*;
+pub use register::*;
+pub use s_pssq::*;
+pub use single_queue::*;
+pub use sq_dmq::*;
 
 pub use crate::error::ArraySpecError;
 #[cfg(feature = "alloc")]

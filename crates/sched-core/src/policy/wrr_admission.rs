@@ -656,22 +656,6 @@ mod tests {
     }
 
     #[test]
-    fn the_registry_grammar_parses() {
-        let p: WrrParams = "wrr-scan:mode=c,share=0.01".parse().unwrap();
-        assert_eq!(p.mode, WrrMode::Contiguous);
-        assert_eq!(p.aperiodic, AperiodicReserve::Share { ppm: 10_000 });
-        let p: WrrParams = "WRR_SCAN:blocks=3".parse().unwrap();
-        assert_eq!(
-            (p.mode, p.aperiodic),
-            (WrrMode::Aligned, AperiodicReserve::Blocks(3))
-        );
-        assert!("wrr-scan:mode=x".parse::<WrrParams>().is_err());
-        assert!("wrr-scan:share=2".parse::<WrrParams>().is_err());
-        assert!("wrr-scan:speed=1".parse::<WrrParams>().is_err());
-        assert!("look".parse::<WrrParams>().is_err());
-    }
-
-    #[test]
     fn malformed_tasks_are_typed_errors() {
         assert_eq!(
             RateTask::from_rate(1, 0, 4096, 4096),

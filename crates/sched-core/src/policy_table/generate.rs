@@ -81,7 +81,7 @@ macro_rules! policy_table {
         [$(#[$a:meta])*] $V:ident $name:literal [$($alias:literal)*]
         {
             summary: $summary:literal,
-            paper: $paper:expr,
+            paper: $paper:literal,
             $(estimator: $estimator:literal,)?
             $(parameters: {
                 $(
@@ -296,7 +296,7 @@ macro_rules! policy_table {
         [$(#[$a:meta])*] $V:ident $name:literal
         {
             summary: $summary:literal,
-            paper: $paper:expr,
+            paper: $paper:literal,
             spec: $spec:ty = $default:expr,
             parameters: [ $( $pname:literal = $ptext:literal, means $pmeaning:literal; )* ] $(,)?
         }
@@ -365,13 +365,13 @@ macro_rules! policy_table {
         ]
         [$({
             [$(#[$sqa:meta])*] $SqV:ident $sqname:literal
-            { summary: $sqsummary:literal, paper: $sqpaper:expr, rule: $rule:ident $(,)? }
+            { summary: $sqsummary:literal, paper: $sqpaper:literal, rule: $rule:ident $(,)? }
         })*]
         [$({
             [$(#[$da:meta])*] $DV:ident $dname:literal
             {
                 summary: $dsummary:literal,
-                paper: $dpaper:expr,
+                paper: $dpaper:literal,
                 $(parameters: {
                     $(
                         $(#[$dpa:meta])*
@@ -388,7 +388,7 @@ macro_rules! policy_table {
             [$(#[$ca:meta])*] $CV:ident $cname:literal
             {
                 summary: $csummary:literal,
-                paper: $cpaper:expr,
+                paper: $cpaper:literal,
                 parameters: {
                     $(
                         $(#[$cpa:meta])*
@@ -824,11 +824,11 @@ macro_rules! policy_table {
     // ---- the registry ----
     (@registry $family:tt [$($base:tt)*] [$({ $compname:literal $definition:literal {
         summary: $compsummary:literal,
-        paper: $comppaper:expr $(,)?
+        paper: $comppaper:literal $(,)?
     } })*]) => {
         /// Every policy but the compositions, in table order.
         const BASE_POLICIES: [PolicyInfo; [$(policy_table!(@one $base)),*].len()] = [
-            $( policy_table!(@info $family $base), )*
+            $( policy_table!(@info info $family $base), )*
         ];
 
         /// Each composition's parameters: its base's, with its own defaults.
@@ -836,9 +836,24 @@ macro_rules! policy_table {
             $( ($compname, ComposedParameters::of(&BASE_POLICIES, $definition)), )*
         ];
 
+        /// The registry as a Markdown table, for the documentation.
+        macro_rules! registry_table {
+            () => {
+                concat!(
+                    "| policy | kind | parameters (defaults) | what it does | paper |\n",
+                    "|---|---|---|---|---|\n",
+                    $( policy_table!(@info doc $family $base), )*
+                    $(
+                        "| `", $compname, "` | array | as `", $definition, "` | ",
+                        $compsummary, " | ", $comppaper, " |\n",
+                    )*
+                )
+            };
+        }
+
         /// Every policy, in table order, the compositions last.
         pub(crate) const POLICIES: [PolicyInfo; BASE_POLICIES.len() + COMPOSED.len()] = [
-            $( policy_table!(@info $family $base), )*
+            $( policy_table!(@info info $family $base), )*
             $(
                 PolicyInfo {
                     name: $compname,
@@ -851,9 +866,9 @@ macro_rules! policy_table {
         ];
     };
     (@one $x:tt) => { () };
-    (@info [$($family:tt)*] (disk $name:literal {
+    (@info $mode:ident [$($family:tt)*] (disk $name:literal {
         summary: $summary:literal,
-        paper: $paper:expr,
+        paper: $paper:literal,
         $(estimator: $estimator:literal,)?
         $(parameters: {
             $(
@@ -866,45 +881,29 @@ macro_rules! policy_table {
         },)?
         build: |$storage:ident, $cylinders:ident| $build:expr $(,)?
     })) => {
-        PolicyInfo {
-            name: $name,
-            kind: PolicyKind::Disk,
-            summary: $summary,
-            paper: $paper,
-            parameters: &[$($(Parameter { name: $key, default: $text, meaning: $meaning }),*)?],
-        }
+        policy_table!(@emit $mode $name, Disk, $summary, $paper,
+            [$($(($key, $text, $meaning))*)?])
     };
-    (@info [$($family:tt)*] (rate_based $name:literal {
+    (@info $mode:ident [$($family:tt)*] (rate_based $name:literal {
         summary: $summary:literal,
-        paper: $paper:expr,
+        paper: $paper:literal,
         spec: $spec:ty = $default:expr,
         parameters: [ $( $pname:literal = $ptext:literal, means $pmeaning:literal; )* ] $(,)?
     })) => {
-        PolicyInfo {
-            name: $name,
-            kind: PolicyKind::RateBased,
-            summary: $summary,
-            paper: $paper,
-            parameters: &[$(Parameter { name: $pname, default: $ptext, meaning: $pmeaning }),*],
-        }
+        policy_table!(@emit $mode $name, RateBased, $summary, $paper,
+            [$(($pname, $ptext, $pmeaning))*])
     };
-    (@info [$($family:tt)*] (single_queue $name:literal {
-        summary: $summary:literal, paper: $paper:expr, rule: $rule:ident $(,)?
+    (@info $mode:ident [$($family:tt)*] (single_queue $name:literal {
+        summary: $summary:literal, paper: $paper:literal, rule: $rule:ident $(,)?
     })) => {
-        PolicyInfo {
-            name: $name,
-            kind: PolicyKind::Array,
-            summary: $summary,
-            paper: $paper,
-            parameters: &[],
-        }
+        policy_table!(@emit $mode $name, Array, $summary, $paper, [])
     };
-    (@info [
+    (@info $mode:ident [
         queue = $qtext:literal, expects $qexpected:literal, means $qmeaning:literal;
         modified = $mtext:literal, expects $mexpected:literal, means $mmeaning:literal;
     ] (dmq $name:literal {
         summary: $summary:literal,
-        paper: $paper:expr,
+        paper: $paper:literal,
         $(parameters: {
             $(
                 $(#[$pa:meta])*
@@ -916,21 +915,15 @@ macro_rules! policy_table {
         },)?
         routing: |$disks:ident, $seed:ident| $routing:expr $(,)?
     })) => {
-        PolicyInfo {
-            name: $name,
-            kind: PolicyKind::Array,
-            summary: $summary,
-            paper: $paper,
-            parameters: &[
-                $($(Parameter { name: $key, default: $text, meaning: $meaning },)*)?
-                Parameter { name: "queue", default: $qtext, meaning: $qmeaning },
-                Parameter { name: "modified", default: $mtext, meaning: $mmeaning },
-            ],
-        }
+        policy_table!(@emit $mode $name, Array, $summary, $paper, [
+            $($(($key, $text, $meaning))*)?
+            ("queue", $qtext, $qmeaning)
+            ("modified", $mtext, $mmeaning)
+        ])
     };
-    (@info [$($family:tt)*] (cmq $name:literal {
+    (@info $mode:ident [$($family:tt)*] (cmq $name:literal {
         summary: $summary:literal,
-        paper: $paper:expr,
+        paper: $paper:literal,
         parameters: {
             $(
                 $(#[$pa:meta])*
@@ -942,14 +935,31 @@ macro_rules! policy_table {
         },
         build: |$storage:ident, $queue:ident, $queues:ident| $build:expr $(,)?
     })) => {
+        policy_table!(@emit $mode $name, Array, $summary, $paper,
+            [$(($key, $text, $meaning))*])
+    };
+
+    (@emit info $name:literal, $kind:ident, $summary:literal, $paper:literal,
+        [$(($key:literal, $text:literal, $meaning:literal))*]) => {
         PolicyInfo {
             name: $name,
-            kind: PolicyKind::Array,
+            kind: PolicyKind::$kind,
             summary: $summary,
             paper: $paper,
             parameters: &[$(Parameter { name: $key, default: $text, meaning: $meaning }),*],
         }
     };
+    (@emit doc $name:literal, $kind:ident, $summary:literal, $paper:literal,
+        [$(($key:literal, $text:literal, $meaning:literal))*]) => {
+        concat!(
+            "| `", $name, "` | ", policy_table!(@kind_word $kind), " | ",
+            $("`", $key, "=", $text, "` ",)*
+            "| ", $summary, " | ", $paper, " |\n"
+        )
+    };
+    (@kind_word Disk) => { "disk" };
+    (@kind_word RateBased) => { "rate-based" };
+    (@kind_word Array) => { "array" };
 
     // ---- helpers ----
     (@or $x:literal $($rest:tt)*) => { $x };

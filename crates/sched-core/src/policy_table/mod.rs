@@ -88,9 +88,6 @@ fn array_value<C: Codec>(
     })
 }
 
-const TOWSLEY: &str = "Towsley, Chen & Yu 1991";
-const CHEN: &str = "Chen & Towsley 1991";
-
 policy_table! {
     /// [`Fcfs`](crate::policy::Fcfs).
     disk Fcfs "fcfs" {
@@ -150,7 +147,7 @@ policy_table! {
     /// [`Ssedo`](crate::policy::Ssedo) (defaults m = 3, β = 2, the paper's values).
     disk Ssedo "ssedo" {
         summary: "least beta^(i-1) x distance among the m earliest deadlines",
-        paper: CHEN,
+        paper: "Chen & Towsley 1991",
         parameters: {
             /// Window size.
             m: usize as Count = 3 => "3",
@@ -168,7 +165,7 @@ policy_table! {
     /// [`Ssedv`](crate::policy::Ssedv) (defaults α = 0.5, unit 1 ms).
     disk Ssedv "ssedv" {
         summary: "least alpha x distance + (1 - alpha) x slack/unit",
-        paper: CHEN,
+        paper: "Chen & Towsley 1991",
         parameters: {
             /// Weight of the seek distance.
             alpha: f64 as Real = 0.5 => "0.5",
@@ -256,31 +253,31 @@ policy_table! {
     /// [`SPssq`](crate::array::SPssq).
     single_queue SPssq "s-pssq" {
         summary: "one FCFS queue; one request in service; reads on the primary",
-        paper: TOWSLEY,
+        paper: "Towsley, Chen & Yu 1991",
         rule: SPssqRule,
     }
     /// [`CPssq`](crate::array::CPssq).
     single_queue CPssq "c-pssq" {
         summary: "as S-PSSQ, but a read starts as soon as the primary is idle",
-        paper: TOWSLEY,
+        paper: "Towsley, Chen & Yu 1991",
         rule: CPssqRule,
     }
     /// [`CrEsq`](crate::array::CrEsq).
     single_queue CrEsq "cr-esq" {
         summary: "one FCFS queue; a read takes the nearest idle disk unless a write runs",
-        paper: TOWSLEY,
+        paper: "Towsley, Chen & Yu 1991",
         rule: CrEsqRule,
     }
     /// [`CruEsq`](crate::array::CruEsq).
     single_queue CruEsq "cru-esq" {
         summary: "one FCFS queue; a read takes the nearest idle disk",
-        paper: TOWSLEY,
+        paper: "Towsley, Chen & Yu 1991",
         rule: CruEsqRule,
     }
     /// [`MrEsq`](crate::array::MrEsq).
     single_queue MrEsq "mr-esq" {
         summary: "one FCFS queue; a read starts on every disk when all are idle",
-        paper: TOWSLEY,
+        paper: "Towsley, Chen & Yu 1991",
         rule: MrEsqRule,
     }
 
@@ -295,7 +292,7 @@ policy_table! {
     /// [`RandomRead`](crate::array::RandomRead): disk 0 with probability `alpha` (R-DMQ).
     dmq RandomRead "r-dmq" {
         summary: "a queue per disk; reads join one at random",
-        paper: TOWSLEY,
+        paper: "Towsley, Chen & Yu 1991",
         parameters: {
             /// Probability of disk 0; the others share the rest.
             alpha: f64 as Real = "0.5",
@@ -308,19 +305,19 @@ policy_table! {
     /// [`ShortestQueue`](crate::array::ShortestQueue) (SQ-DMQ).
     dmq ShortestQueue "sq-dmq" {
         summary: "a queue per disk; reads join the shortest",
-        paper: TOWSLEY,
+        paper: "Towsley, Chen & Yu 1991",
         routing: |_disks, _seed| Ok(ShortestQueue),
     }
     /// [`BothCopies`](crate::array::BothCopies) (MR-DMQ).
     dmq BothCopies "mr-dmq" {
         summary: "a queue per disk; reads join every queue, first copy wins",
-        paper: TOWSLEY,
+        paper: "Towsley, Chen & Yu 1991",
         routing: |_disks, _seed| Ok(BothCopies),
     }
     /// [`BothCopiesAbort`](crate::array::BothCopiesAbort) (MR-DMQA).
     dmq BothCopiesAbort "mr-dmqa" {
         summary: "as MR-DMQ, the other copies withdrawn at start or completion",
-        paper: TOWSLEY,
+        paper: "Towsley, Chen & Yu 1991",
         parameters: {
             /// When the other copies are withdrawn.
             abort: Abort as Abort = "complete",
@@ -345,7 +342,7 @@ policy_table! {
     /// [`Cmq`](crate::array::Cmq).
     cmq Cmq "cmq" {
         summary: "a common queue; lagging writes in per-disk auxiliary queues",
-        paper: TOWSLEY,
+        paper: "Towsley, Chen & Yu 1991",
         parameters: {
             /// Common queue discipline.
             common: PolicySpec as Discipline = "fcfs",
@@ -363,58 +360,58 @@ policy_table! {
 
     composition "dmq" = "sq-dmq:queue=sstf,modified=true" {
         summary: "DMQ-SQ",
-        paper: CHEN,
+        paper: "Chen & Towsley 1991",
     }
     composition "dmq-rd" = "r-dmq:queue=sstf,modified=true" {
         summary: "modified R-DMQ over SSTF",
-        paper: CHEN,
+        paper: "Chen & Towsley 1991",
     }
     composition "dmq-sq" = "sq-dmq:queue=sstf,modified=true" {
         summary: "modified SQ-DMQ over SSTF",
-        paper: CHEN,
+        paper: "Chen & Towsley 1991",
     }
     composition "dmq-mr" = "mr-dmqa:abort=start,queue=sstf,modified=true" {
         summary: "modified MR-DMQA (abort at start) over SSTF",
-        paper: CHEN,
+        paper: "Chen & Towsley 1991",
     }
     composition "rt-dmq" = "sq-dmq:queue=ssedo(m=3,beta=2),modified=true" {
         summary: "RT-DMQ-SQ",
-        paper: CHEN,
+        paper: "Chen & Towsley 1991",
     }
     composition "rt-dmq-rd" = "r-dmq:queue=ssedo(m=3,beta=2),modified=true" {
         summary: "modified R-DMQ over SSEDO",
-        paper: CHEN,
+        paper: "Chen & Towsley 1991",
     }
     composition "rt-dmq-sq" = "sq-dmq:queue=ssedo(m=3,beta=2),modified=true" {
         summary: "modified SQ-DMQ over SSEDO",
-        paper: CHEN,
+        paper: "Chen & Towsley 1991",
     }
     composition "rt-dmq-mr" = "mr-dmqa:abort=start,queue=ssedo(m=3,beta=2),modified=true" {
         summary: "modified MR-DMQA (abort at start) over SSEDO",
-        paper: CHEN,
+        paper: "Chen & Towsley 1991",
     }
     composition "fd-dmq" = "sq-dmq:queue=fd-scan(expired=keep),modified=true" {
         summary: "modified SQ-DMQ over FD-SCAN",
-        paper: CHEN,
+        paper: "Chen & Towsley 1991",
     }
     composition "cmq-sstf" = "cmq:common=sstf,aux=sstf" {
         summary: "the modified CMQ: SSTF on every queue",
-        paper: CHEN,
+        paper: "Chen & Towsley 1991",
     }
     composition "rt-cmq" = "cmq:common=ssedo(m=3,beta=2),aux=sstf" {
         summary: "RT-CMQ-S",
-        paper: CHEN,
+        paper: "Chen & Towsley 1991",
     }
     composition "rt-cmq-f" = "cmq:common=ssedo(m=3,beta=2),aux=fcfs" {
         summary: "CMQ: SSEDO common queue, FCFS auxiliary queues",
-        paper: CHEN,
+        paper: "Chen & Towsley 1991",
     }
     composition "rt-cmq-s" = "cmq:common=ssedo(m=3,beta=2),aux=sstf" {
         summary: "CMQ: SSEDO common queue, SSTF auxiliary queues",
-        paper: CHEN,
+        paper: "Chen & Towsley 1991",
     }
     composition "rt-cmq-w" = "cmq:common=ssedo(m=3,beta=2),aux=ssedo(m=3,beta=2)" {
         summary: "CMQ: SSEDO common and auxiliary queues",
-        paper: CHEN,
+        paper: "Chen & Towsley 1991",
     }
 }
