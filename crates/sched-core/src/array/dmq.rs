@@ -81,6 +81,7 @@ pub struct RouteView<'a> {
 
 impl RouteView<'_> {
     /// The cylinder distance from disk `d`'s arm to its copy.
+    #[inline]
     pub fn distance(&self, d: usize) -> u32 {
         let c = self.copies.location(d).map_or(0, |l| l.cylinder);
         self.array.heads[d].cylinder.abs_diff(c)

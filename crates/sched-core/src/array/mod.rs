@@ -392,6 +392,7 @@ pub(crate) fn check_queue_capacity<Q: Scheduler>(
 }
 
 /// The disk in `candidates` whose arm is nearest its copy; ties go to the lower index.
+#[inline]
 pub(crate) fn nearest(candidates: DiskSet, copies: &Copies, heads: &[Head]) -> Option<usize> {
     candidates.iter().min_by_key(|&d| {
         let c = copies.location(d).map_or(0, |l| l.cylinder);

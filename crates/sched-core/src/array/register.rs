@@ -81,6 +81,7 @@ impl DiskLoad<'_> {
     /// Expected time for disk `d` to finish everything it has been given:
     /// the estimators' expected service time summed over its queue, plus
     /// what remains (by the same estimate) of the operation in service.
+    #[inline]
     pub fn backlog(&self, d: usize) -> Nanos {
         let t = self.tally;
         let remaining = if t.on_disk[d] != NIL {

@@ -37,11 +37,13 @@ pub struct SqView<'a> {
 
 impl SqView<'_> {
     /// Whether every live disk is idle.
+    #[inline]
     pub fn all_idle(&self) -> bool {
         self.idle == self.live
     }
 
     /// The primary copy: the lowest eligible disk.
+    #[inline]
     pub fn primary(&self) -> Option<usize> {
         self.eligible.first()
     }
