@@ -1,34 +1,34 @@
 //! What every array policy does the same way: accepting completions,
 //! withdrawing requests and taking failed disks out of service, all on the
-//! [`Register`] of logical requests. A policy supplies only its [`Queues`]:
+//! [`Ledger`] of logical requests. A policy supplies only its [`Queues`]:
 //! where a request waits and which operation starts next (its routing and
 //! start rules); [`Array`] does the rest.
 
-use super::register::{Loss, Register};
+use super::ledger::{Ledger, Loss};
 use super::{Ack, ArrayPolicy, ArrayView, Completion, Copies, DiskState, Start};
 use crate::error::{BuildError, CancelError, CompleteError, EnqueueError, PollError};
 use crate::queue::Slot;
 use crate::request::{Kind, Nanos, Request, RequestId};
 use crate::storage::Storage;
 
-/// An array policy: the register of logical requests every policy keeps,
+/// An array policy: the ledger of logical requests every policy keeps,
 /// and the queues `Q` that make it a single-queue, DMQ or CMQ policy (see
 /// [`SingleQueue`](super::SingleQueue), [`Dmq`](super::Dmq),
 /// [`Cmq`](super::Cmq) and, with feature `alloc`, `AnyArray`).
 pub struct Array<Q, S: Storage> {
-    register: Register<S>,
+    ledger: Ledger<S>,
     queues: Q,
 }
 
 /// Where an array policy keeps the work it has not started, and which
 /// operation it starts next: the part in which array policies differ.
 /// Completions, cancels and disk failures are handled by [`Array`] on the
-/// register, calling these hooks where the queues are concerned.
+/// ledger, calling these hooks where the queues are concerned.
 pub(crate) trait Queues<S: Storage> {
     /// Registers and queues a logical request, or refuses it with nothing kept.
     fn submit(
         &mut self,
-        register: &mut Register<S>,
+        ledger: &mut Ledger<S>,
         req: Request,
         copies: &Copies,
         view: &ArrayView<'_>,
@@ -37,7 +37,7 @@ pub(crate) trait Queues<S: Storage> {
     /// The next operation to start on an idle disk.
     fn poll_start(
         &mut self,
-        register: &mut Register<S>,
+        ledger: &mut Ledger<S>,
         view: &ArrayView<'_>,
     ) -> Result<Option<Start>, PollError>;
 
@@ -46,22 +46,22 @@ pub(crate) trait Queues<S: Storage> {
 
     /// The read `s` has just been acknowledged: its copies still queued may
     /// be withdrawn.
-    fn read_finished(&mut self, register: &mut Register<S>, s: Slot);
+    fn read_finished(&mut self, ledger: &mut Ledger<S>, s: Slot);
 
     /// Takes the open request `s` out of the queues before it is withdrawn,
     /// or refuses (a write some disk has started).
-    fn cancel(&mut self, register: &mut Register<S>, s: Slot) -> Result<(), CancelError>;
+    fn cancel(&mut self, ledger: &mut Ledger<S>, s: Slot) -> Result<(), CancelError>;
 
     /// One request with an operation queued for the failed disk `disk`,
     /// taken out of that disk's queue; `None` when none is left.
-    fn take_queued(&mut self, register: &mut Register<S>, disk: usize) -> Option<Slot>;
+    fn take_queued(&mut self, ledger: &mut Ledger<S>, disk: usize) -> Option<Slot>;
 
     /// Queues again a read that lost its every operation to a failed disk,
     /// or reports it failed.
-    fn reroute(&mut self, register: &mut Register<S>, s: Slot, view: &ArrayView<'_>);
+    fn reroute(&mut self, ledger: &mut Ledger<S>, s: Slot, view: &ArrayView<'_>);
 
     /// Disk `disk` failed and its operations have been taken back.
-    fn disk_failed(&mut self, register: &mut Register<S>, disk: usize);
+    fn disk_failed(&mut self, ledger: &mut Ledger<S>, disk: usize);
 
     /// See [`ArrayPolicy::next_eligible_at`].
     fn next_eligible_at(&self, now: Nanos) -> Option<Nanos>;
@@ -77,11 +77,11 @@ pub(crate) trait Queues<S: Storage> {
 }
 
 impl<Q, S: Storage> Array<Q, S> {
-    /// An array of `disks` disks whose register holds `storage.capacity()`
+    /// An array of `disks` disks whose ledger holds `storage.capacity()`
     /// logical requests, over `queues`.
     pub(crate) fn with_queues(storage: &S, disks: usize, queues: Q) -> Result<Self, BuildError> {
         Ok(Array {
-            register: Register::new(storage, disks)?,
+            ledger: Ledger::new(storage, disks)?,
             queues,
         })
     }
@@ -91,7 +91,7 @@ impl<Q, S: Storage> Array<Q, S> {
     /// # Errors
     /// [`BuildError::InvalidParameter`] for a quorum of 0.
     pub fn with_ack(mut self, ack: Ack) -> Result<Self, BuildError> {
-        self.register.set_ack(ack)?;
+        self.ledger.set_ack(ack)?;
         Ok(self)
     }
 
@@ -114,25 +114,25 @@ impl<Q: Queues<S>, S: Storage> ArrayPolicy for Array<Q, S> {
         copies: &Copies,
         view: &ArrayView<'_>,
     ) -> Result<(), EnqueueError> {
-        self.queues.submit(&mut self.register, req, copies, view)
+        self.queues.submit(&mut self.ledger, req, copies, view)
     }
 
     #[inline]
     fn complete(&mut self, disk: usize, _now: Nanos) -> Result<Completion, CompleteError> {
         let aborts = self.queues.read_completion_aborts();
         let mut done = Completion::default();
-        let s = self.register.complete_op(disk, aborts, &mut done)?;
+        let s = self.ledger.complete_op(disk, aborts, &mut done)?;
         if done.finished.is_some_and(|r| r.kind == Kind::Read) {
-            self.queues.read_finished(&mut self.register, s);
+            self.queues.read_finished(&mut self.ledger, s);
         }
-        self.register.retire_if_idle(s);
+        self.ledger.retire_if_idle(s);
         Ok(done)
     }
 
     fn cancel(&mut self, id: RequestId) -> Result<Request, CancelError> {
-        let s = self.register.find_open(id)?;
-        self.queues.cancel(&mut self.register, s)?;
-        Ok(self.register.withdraw_open(s))
+        let s = self.ledger.find_open(id)?;
+        self.queues.cancel(&mut self.ledger, s)?;
+        Ok(self.ledger.withdraw_open(s))
     }
 
     fn set_disk_state(
@@ -141,31 +141,31 @@ impl<Q: Queues<S>, S: Storage> ArrayPolicy for Array<Q, S> {
         state: DiskState,
         view: &ArrayView<'_>,
     ) -> Result<(), CompleteError> {
-        if !self.register.change_state(disk, state)? {
+        if !self.ledger.change_state(disk, state)? {
             return Ok(());
         }
-        if let Some(s) = self.register.fail_disk(disk)
-            && self.register.lose(s, disk) == Loss::Reroute
+        if let Some(s) = self.ledger.fail_disk(disk)
+            && self.ledger.lose(s, disk) == Loss::Reroute
         {
-            self.queues.reroute(&mut self.register, s, view);
+            self.queues.reroute(&mut self.ledger, s, view);
         }
-        while let Some(s) = self.queues.take_queued(&mut self.register, disk) {
-            self.register.dequeued(s, disk);
-            if self.register.lose(s, disk) == Loss::Reroute {
-                self.queues.reroute(&mut self.register, s, view);
+        while let Some(s) = self.queues.take_queued(&mut self.ledger, disk) {
+            self.ledger.dequeued(s, disk);
+            if self.ledger.lose(s, disk) == Loss::Reroute {
+                self.queues.reroute(&mut self.ledger, s, view);
             }
         }
-        self.queues.disk_failed(&mut self.register, disk);
+        self.queues.disk_failed(&mut self.ledger, disk);
         Ok(())
     }
 
     #[inline]
     fn poll_start(&mut self, view: &ArrayView<'_>) -> Result<Option<Start>, PollError> {
-        self.queues.poll_start(&mut self.register, view)
+        self.queues.poll_start(&mut self.ledger, view)
     }
 
     fn poll_event(&mut self) -> Option<Completion> {
-        self.register.poll_event()
+        self.ledger.poll_event()
     }
 
     fn next_eligible_at(&self, now: Nanos) -> Option<Nanos> {
@@ -173,19 +173,19 @@ impl<Q: Queues<S>, S: Storage> ArrayPolicy for Array<Q, S> {
     }
 
     fn disks(&self) -> usize {
-        self.register.disks()
+        self.ledger.disks()
     }
 
     fn disk_state(&self, disk: usize) -> DiskState {
-        self.register.state(disk)
+        self.ledger.state(disk)
     }
 
     fn in_system(&self) -> usize {
-        self.register.open()
+        self.ledger.open()
     }
 
     fn is_busy(&self, disk: usize) -> bool {
-        self.register.is_busy(disk)
+        self.ledger.is_busy(disk)
     }
 
     fn common_len(&self) -> usize {

@@ -23,7 +23,7 @@
 
 use super::bookkeeping::{Array, Queues};
 use super::copies::{Copies, DiskSet};
-use super::register::Register;
+use super::ledger::Ledger;
 use super::{ArrayView, DiskQueues, Start, check_queue_capacity, nearest};
 use crate::error::{BuildError, CancelError, EnqueueError, PollError};
 use crate::queue::Slot;
@@ -32,7 +32,7 @@ use crate::scheduler::Scheduler;
 use crate::storage::Storage;
 
 /// Common multiple queue: common discipline `C`, auxiliary queues `A`, the
-/// register on storage `S`.
+/// ledger on storage `S`.
 pub type Cmq<C, A, S> = Array<CmqQueues<C, A>, S>;
 
 /// The queues of a [`Cmq`]: the common queue and one auxiliary queue per disk.
@@ -66,17 +66,11 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Cmq<C, A, S> {
 
 impl<C: Scheduler, A: DiskQueues> CmqQueues<C, A> {
     /// Hands the operation of `s` for disk `d` to `d`'s auxiliary queue.
-    fn send_to_aux<S: Storage>(
-        &mut self,
-        register: &mut Register<S>,
-        s: Slot,
-        d: usize,
-        now: Nanos,
-    ) {
-        let op = register.op(s, d);
+    fn send_to_aux<S: Storage>(&mut self, ledger: &mut Ledger<S>, s: Slot, d: usize, now: Nanos) {
+        let op = ledger.op(s, d);
         // As deep as the array, and one operation per request: it cannot fail.
         if self.aux.queues_mut()[d].enqueue(op, now).is_ok() {
-            register.enqueued(s, d);
+            ledger.enqueued(s, d);
         }
     }
 }
@@ -84,14 +78,14 @@ impl<C: Scheduler, A: DiskQueues> CmqQueues<C, A> {
 impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
     fn submit(
         &mut self,
-        register: &mut Register<S>,
+        ledger: &mut Ledger<S>,
         req: Request,
         copies: &Copies,
         view: &ArrayView<'_>,
     ) -> Result<(), EnqueueError> {
-        let s = register.admit_to_common_queue(&req, copies, view)?;
+        let s = ledger.admit_to_common_queue(&req, copies, view)?;
         if let Err(e) = self.common.enqueue(req, view.now) {
-            register.withdraw(s);
+            ledger.withdraw(s);
             return Err(e);
         }
         Ok(())
@@ -99,55 +93,55 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
 
     fn poll_start(
         &mut self,
-        register: &mut Register<S>,
+        ledger: &mut Ledger<S>,
         view: &ArrayView<'_>,
     ) -> Result<Option<Start>, PollError> {
         let now = view.now;
-        for d in register.idle().iter() {
+        for d in ledger.idle().iter() {
             // Lagging writes first: their update is already under way.
             if let Some(dispatch) =
                 self.aux.queues_mut()[d].next(view.heads[d], now, view.estimators[d])
             {
                 let id = dispatch.request.id;
-                let s = register
+                let s = ledger
                     .find(id)
-                    .filter(|&s| register.queued(s).contains(d))
+                    .filter(|&s| ledger.queued(s).contains(d))
                     .ok_or(PollError::UnknownOperation { disk: d, id })?;
-                register.start(s, d, now);
+                ledger.start(s, d, now);
                 return Ok(Some(Start { disk: d, dispatch }));
             }
             while let Some(taken) = self.common.next(view.heads[d], now, view.estimators[d]) {
                 let id = taken.request.id;
-                let s = register
+                let s = ledger
                     .find(id)
-                    .filter(|&s| register.is_open(s) && register.queued(s).is_empty())
+                    .filter(|&s| ledger.is_open(s) && ledger.queued(s).is_empty())
                     .ok_or(PollError::UnknownOperation { disk: d, id })?;
-                register.skip_failed_targets(s);
-                if !register.is_open(s) {
+                ledger.skip_failed_targets(s);
+                if !ledger.is_open(s) {
                     continue; // every target failed: reported by poll_event
                 }
-                let servers = register.servers(s);
+                let servers = ledger.servers(s);
                 if !servers.contains(d) {
                     // Not servable here: to the nearest disk that can serve it.
-                    match nearest(servers, &register.copies(s), view.heads) {
-                        Some(e) if !register.is_write(s) => self.send_to_aux(register, s, e, now),
+                    match nearest(servers, &ledger.copies(s), view.heads) {
+                        Some(e) if !ledger.is_write(s) => self.send_to_aux(ledger, s, e, now),
                         Some(_) => {
                             for e in servers.iter() {
-                                self.send_to_aux(register, s, e, now);
+                                self.send_to_aux(ledger, s, e, now);
                             }
                         }
-                        None => register.fail(s),
+                        None => ledger.fail(s),
                     }
                     continue;
                 }
-                if register.is_write(s) {
+                if ledger.is_write(s) {
                     for e in servers.without(d).iter() {
-                        self.send_to_aux(register, s, e, now);
+                        self.send_to_aux(ledger, s, e, now);
                     }
                 }
-                register.start(s, d, now);
+                ledger.start(s, d, now);
                 let dispatch = Dispatch {
-                    request: register.op(s, d),
+                    request: ledger.op(s, d),
                     travel: taken.travel,
                 };
                 return Ok(Some(Start { disk: d, dispatch }));
@@ -160,28 +154,28 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
         false
     }
 
-    fn read_finished(&mut self, _register: &mut Register<S>, _s: Slot) {
+    fn read_finished(&mut self, _register: &mut Ledger<S>, _s: Slot) {
         // A read has one operation: nothing of it is left queued.
     }
 
-    fn cancel(&mut self, register: &mut Register<S>, s: Slot) -> Result<(), CancelError> {
-        let id = register.request(s).id;
+    fn cancel(&mut self, ledger: &mut Ledger<S>, s: Slot) -> Result<(), CancelError> {
+        let id = ledger.request(s).id;
         if self.common.contains(id) {
             let _ = self.common.cancel(id);
             return Ok(());
         }
-        register.check_cancel(s)?;
-        for d in register.queued(s).iter() {
+        ledger.check_cancel(s)?;
+        for d in ledger.queued(s).iter() {
             let _ = self.aux.queues_mut()[d].cancel(id);
-            register.dequeued(s, d);
+            ledger.dequeued(s, d);
         }
         Ok(())
     }
 
-    fn take_queued(&mut self, register: &mut Register<S>, disk: usize) -> Option<Slot> {
+    fn take_queued(&mut self, ledger: &mut Ledger<S>, disk: usize) -> Option<Slot> {
         while let Some(op) = self.aux.queues_mut()[disk].pop_any() {
             // An operation that was never ours has nothing to account for.
-            if let Some(s) = register.find(op.id) {
+            if let Some(s) = ledger.find(op.id) {
                 return Some(s);
             }
         }
@@ -189,18 +183,18 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
     }
 
     /// Puts a read that lost its operation back in the common queue.
-    fn reroute(&mut self, register: &mut Register<S>, s: Slot, view: &ArrayView<'_>) {
-        if self.common.enqueue(register.request(s), view.now).is_err() {
-            register.fail(s);
+    fn reroute(&mut self, ledger: &mut Ledger<S>, s: Slot, view: &ArrayView<'_>) {
+        if self.common.enqueue(ledger.request(s), view.now).is_err() {
+            ledger.fail(s);
         }
     }
 
-    fn disk_failed(&mut self, register: &mut Register<S>, _disk: usize) {
-        if register.live().is_empty() {
+    fn disk_failed(&mut self, ledger: &mut Ledger<S>, _disk: usize) {
+        if ledger.live().is_empty() {
             // No disk is left to take requests from the common queue.
             while let Some(r) = self.common.pop_any() {
-                if let Some(s) = register.find(r.id).filter(|&s| register.is_open(s)) {
-                    register.fail(s);
+                if let Some(s) = ledger.find(r.id).filter(|&s| ledger.is_open(s)) {
+                    ledger.fail(s);
                 }
             }
         }

@@ -6,8 +6,8 @@ use crate::request::Cylinder;
 pub const MAX_DISKS: usize = 64;
 
 /// The most copies one logical request may have. Mirrors have 2, Ivy's
-/// replication and the eager-writing arrays a few; 8 keeps a request's
-/// record in the array's register at about 100 bytes.
+/// replication and the eager-writing arrays a few; 8 keeps the places of a
+/// request's copies in the array's ledger within two cache lines.
 pub const MAX_COPIES: usize = 8;
 
 /// The number of bits set in `mask`. Most sets are the low disks of an

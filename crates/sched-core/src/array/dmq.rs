@@ -15,7 +15,7 @@
 
 use super::bookkeeping::{Array, Queues};
 use super::copies::{Copies, DiskSet, MAX_DISKS};
-use super::register::{DiskLoad, Register, at_copy};
+use super::ledger::{DiskLoad, Ledger, at_copy};
 use super::{ArrayView, DiskQueues, Start, check_queue_capacity, nearest};
 use core::fmt;
 
@@ -135,7 +135,7 @@ impl WriteRouting for AllCopies {
 }
 
 /// Distributed multiple queues: per-disk queues `Q`, read routing `R`, the
-/// register on storage `S`, write routing `W`.
+/// ledger on storage `S`, write routing `W`.
 pub type Dmq<Q, R, S, W = AllCopies> = Array<DmqQueues<Q, R, W>, S>;
 
 /// The queues of a [`Dmq`]: one queue discipline per disk, and the routings
@@ -204,33 +204,33 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Dmq<Q, R, S, W>
 
 impl<Q: DiskQueues, R: ReadRouting, W: WriteRouting> DmqQueues<Q, R, W> {
     /// Live disks serving nothing with nothing queued.
-    fn idle<S: Storage>(register: &Register<S>) -> DiskSet {
-        register.idle().intersection(register.unqueued())
+    fn idle<S: Storage>(ledger: &Ledger<S>) -> DiskSet {
+        ledger.idle().intersection(ledger.unqueued())
     }
 
     /// The disks a read joins, among `eligible`.
     fn route_read<S: Storage>(
         &mut self,
-        register: &Register<S>,
+        ledger: &Ledger<S>,
         req: &Request,
         copies: &Copies,
         eligible: DiskSet,
         view: &ArrayView<'_>,
     ) -> DiskSet {
-        let idle = Self::idle(register);
+        let idle = Self::idle(ledger);
         if self.prefer_idle
             && let Some(d) = nearest(idle.intersection(eligible), copies, view.heads)
         {
             return DiskSet::only(d);
         }
-        let disks = register.disks();
+        let disks = ledger.disks();
         let route = RouteView {
             request: req,
             copies,
             eligible,
             idle,
             array: view,
-            load: register.load(view.now),
+            load: ledger.load(view.now),
             next_sequential: &self.next_sequential[..disks],
         };
         self.routing.route(&route).intersection(eligible)
@@ -240,7 +240,7 @@ impl<Q: DiskQueues, R: ReadRouting, W: WriteRouting> DmqQueues<Q, R, W> {
     /// refusal, takes back what was queued.
     fn enqueue_ops<S: Storage>(
         &mut self,
-        register: &mut Register<S>,
+        ledger: &mut Ledger<S>,
         s: Slot,
         req: &Request,
         copies: &Copies,
@@ -253,22 +253,22 @@ impl<Q: DiskQueues, R: ReadRouting, W: WriteRouting> DmqQueues<Q, R, W> {
                 None => *req,
             };
             if let Err(e) = self.queues.queues_mut()[d].enqueue(op, now) {
-                self.unqueue(register, s);
+                self.unqueue(ledger, s);
                 return Err(e);
             }
-            register.enqueued(s, d);
+            ledger.enqueued(s, d);
         }
         Ok(())
     }
 
     /// Withdraws the copies of `s` still queued.
-    fn unqueue<S: Storage>(&mut self, register: &mut Register<S>, s: Slot) {
-        let id = register.request(s).id;
-        for d in register.queued(s).iter() {
-            // The register and the queue agree on what is queued; a queue
+    fn unqueue<S: Storage>(&mut self, ledger: &mut Ledger<S>, s: Slot) {
+        let id = ledger.request(s).id;
+        for d in ledger.queued(s).iter() {
+            // The ledger and the queue agree on what is queued; a queue
             // that lost it anyway has nothing to give back.
             let _ = self.queues.queues_mut()[d].cancel(id);
-            register.dequeued(s, d);
+            ledger.dequeued(s, d);
         }
     }
 }
@@ -276,14 +276,14 @@ impl<Q: DiskQueues, R: ReadRouting, W: WriteRouting> DmqQueues<Q, R, W> {
 impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for DmqQueues<Q, R, W> {
     fn submit(
         &mut self,
-        register: &mut Register<S>,
+        ledger: &mut Ledger<S>,
         req: Request,
         copies: &Copies,
         view: &ArrayView<'_>,
     ) -> Result<(), EnqueueError> {
-        register.check_copies(req.id, copies)?;
+        ledger.check_copies(req.id, copies)?;
         let (disks, targets) = if req.kind == Kind::Write {
-            let eligible = copies.holders().intersection(register.live());
+            let eligible = copies.holders().intersection(ledger.live());
             if eligible.is_empty() {
                 return Err(EnqueueError::NoEligibleDisk(req.id));
             }
@@ -291,28 +291,28 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
                 request: &req,
                 copies,
                 eligible,
-                idle: Self::idle(register),
+                idle: Self::idle(ledger),
                 array: view,
-                load: register.load(view.now),
+                load: ledger.load(view.now),
             };
             let targets = self.writes.route(&route).intersection(eligible);
             (targets, targets)
         } else {
-            let eligible = register.fresh(&req, copies);
+            let eligible = ledger.fresh(&req, copies);
             if eligible.is_empty() {
                 return Err(EnqueueError::NoEligibleDisk(req.id));
             }
             (
-                self.route_read(register, &req, copies, eligible, view),
+                self.route_read(ledger, &req, copies, eligible, view),
                 DiskSet::EMPTY,
             )
         };
         if disks.is_empty() {
             return Err(EnqueueError::NoRoute(req.id));
         }
-        let s = register.admit(&req, copies, targets, view)?;
-        if let Err(e) = self.enqueue_ops(register, s, &req, copies, disks, view.now) {
-            register.withdraw(s);
+        let s = ledger.admit(&req, copies, targets, view)?;
+        if let Err(e) = self.enqueue_ops(ledger, s, &req, copies, disks, view.now) {
+            ledger.withdraw(s);
             return Err(e);
         }
         Ok(())
@@ -320,24 +320,24 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
 
     fn poll_start(
         &mut self,
-        register: &mut Register<S>,
+        ledger: &mut Ledger<S>,
         view: &ArrayView<'_>,
     ) -> Result<Option<Start>, PollError> {
-        for d in register.idle().iter() {
+        for d in ledger.idle().iter() {
             let est: &dyn ServiceEstimator = view.estimators[d];
             let Some(dispatch) = self.queues.queues_mut()[d].next(view.heads[d], view.now, est)
             else {
                 continue;
             };
             let op = dispatch.request;
-            let s = register
+            let s = ledger
                 .find(op.id)
-                .filter(|&s| register.queued(s).contains(d))
+                .filter(|&s| ledger.queued(s).contains(d))
                 .ok_or(PollError::UnknownOperation { disk: d, id: op.id })?;
-            register.start(s, d, view.now);
+            ledger.start(s, d, view.now);
             self.next_sequential[d] = op.block + op.blocks as u64;
             if op.kind == Kind::Read && self.routing.abort() == Abort::AtStart {
-                self.unqueue(register, s);
+                self.unqueue(ledger, s);
             }
             return Ok(Some(Start { disk: d, dispatch }));
         }
@@ -348,22 +348,22 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
         self.routing.abort() == Abort::AtCompletion
     }
 
-    fn read_finished(&mut self, register: &mut Register<S>, s: Slot) {
+    fn read_finished(&mut self, ledger: &mut Ledger<S>, s: Slot) {
         if self.routing.abort() == Abort::AtCompletion {
-            self.unqueue(register, s);
+            self.unqueue(ledger, s);
         }
     }
 
-    fn cancel(&mut self, register: &mut Register<S>, s: Slot) -> Result<(), CancelError> {
-        register.check_cancel(s)?;
-        self.unqueue(register, s);
+    fn cancel(&mut self, ledger: &mut Ledger<S>, s: Slot) -> Result<(), CancelError> {
+        ledger.check_cancel(s)?;
+        self.unqueue(ledger, s);
         Ok(())
     }
 
-    fn take_queued(&mut self, register: &mut Register<S>, disk: usize) -> Option<Slot> {
+    fn take_queued(&mut self, ledger: &mut Ledger<S>, disk: usize) -> Option<Slot> {
         while let Some(op) = self.queues.queues_mut()[disk].pop_any() {
             // An operation that was never ours has nothing to account for.
-            if let Some(s) = register.find(op.id) {
+            if let Some(s) = ledger.find(op.id) {
                 return Some(s);
             }
         }
@@ -371,25 +371,25 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
     }
 
     /// Routes a read that lost its operations to a failed disk, or fails it.
-    fn reroute(&mut self, register: &mut Register<S>, s: Slot, view: &ArrayView<'_>) {
-        let req = register.request(s);
-        let copies = register.copies(s);
-        let eligible = register.fresh(&req, &copies);
-        let mut disks = self.route_read(register, &req, &copies, eligible, view);
+    fn reroute(&mut self, ledger: &mut Ledger<S>, s: Slot, view: &ArrayView<'_>) {
+        let req = ledger.request(s);
+        let copies = ledger.copies(s);
+        let eligible = ledger.fresh(&req, &copies);
+        let mut disks = self.route_read(ledger, &req, &copies, eligible, view);
         if disks.is_empty() {
             // The routing's choice failed with its disk: any fresh copy will do.
             disks = eligible.first().map_or(DiskSet::EMPTY, DiskSet::only);
         }
         if disks.is_empty()
             || self
-                .enqueue_ops(register, s, &req, &copies, disks, view.now)
+                .enqueue_ops(ledger, s, &req, &copies, disks, view.now)
                 .is_err()
         {
-            register.fail(s);
+            ledger.fail(s);
         }
     }
 
-    fn disk_failed(&mut self, _register: &mut Register<S>, disk: usize) {
+    fn disk_failed(&mut self, _register: &mut Ledger<S>, disk: usize) {
         self.next_sequential[disk] = u64::MAX;
     }
 

@@ -65,7 +65,7 @@
 //! CMQ and each named composition is a row of the policy table (see
 //! [`registry`](crate::registry)).
 //!
-//! The families share their bookkeeping: [`Array`] keeps the register of
+//! The families share their bookkeeping: [`Array`] keeps the ledger of
 //! logical requests and handles completions, cancels and disk failures the
 //! same way for all of them; a family supplies only where work waits and
 //! which operation starts next, and a new policy of a family only its start
@@ -79,12 +79,12 @@ mod cr_esq;
 mod cru_esq;
 mod dmq;
 mod least_backlog;
+mod ledger;
 mod md;
 mod mr_dmq;
 mod mr_dmqa;
 mod mr_esq;
 mod r_dmq;
-mod register;
 mod s_pssq;
 mod single_queue;
 mod sq_dmq;
@@ -97,12 +97,12 @@ pub use cr_esq::*;
 pub use cru_esq::*;
 pub use dmq::*;
 pub use least_backlog::*;
+pub use ledger::*;
 pub use md::*;
 pub use mr_dmq::*;
 pub use mr_dmqa::*;
 pub use mr_esq::*;
 pub use r_dmq::*;
-pub use register::*;
 pub use s_pssq::*;
 pub use single_queue::*;
 pub use sq_dmq::*;

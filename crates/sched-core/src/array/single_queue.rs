@@ -10,7 +10,7 @@
 
 use super::bookkeeping::{Array, Queues};
 use super::copies::{Copies, DiskSet, MAX_DISKS};
-use super::register::Register;
+use super::ledger::Ledger;
 use super::{ArrayView, Start};
 use crate::error::{BuildError, CancelError, EnqueueError, PollError};
 use crate::queue::{Fifo, NIL, Slot};
@@ -103,14 +103,14 @@ impl<R: StartRule, S: Storage> SingleQueue<R, S> {
 }
 
 impl<R: StartRule, S: Storage> SqQueues<R, S> {
-    fn emit_ready(&mut self, register: &mut Register<S>, now: Nanos) -> Option<Start> {
-        let d = (0..register.disks()).find(|&d| self.ready[d] != NIL)?;
+    fn emit_ready(&mut self, ledger: &mut Ledger<S>, now: Nanos) -> Option<Start> {
+        let d = (0..ledger.disks()).find(|&d| self.ready[d] != NIL)?;
         let s = self.ready[d];
         self.ready[d] = NIL;
-        register.start(s, d, now);
+        ledger.start(s, d, now);
         Some(Start {
             disk: d,
-            dispatch: Dispatch::direct(register.op(s, d)),
+            dispatch: Dispatch::direct(ledger.op(s, d)),
         })
     }
 }
@@ -118,12 +118,12 @@ impl<R: StartRule, S: Storage> SqQueues<R, S> {
 impl<R: StartRule, S: Storage> Queues<S> for SqQueues<R, S> {
     fn submit(
         &mut self,
-        register: &mut Register<S>,
+        ledger: &mut Ledger<S>,
         req: Request,
         copies: &Copies,
         view: &ArrayView<'_>,
     ) -> Result<(), EnqueueError> {
-        let s = register.admit_to_common_queue(&req, copies, view)?;
+        let s = ledger.admit_to_common_queue(&req, copies, view)?;
         self.waiting.push_back(s);
         self.waiting_len += 1;
         Ok(())
@@ -131,10 +131,10 @@ impl<R: StartRule, S: Storage> Queues<S> for SqQueues<R, S> {
 
     fn poll_start(
         &mut self,
-        register: &mut Register<S>,
+        ledger: &mut Ledger<S>,
         view: &ArrayView<'_>,
     ) -> Result<Option<Start>, PollError> {
-        if let Some(start) = self.emit_ready(register, view.now) {
+        if let Some(start) = self.emit_ready(ledger, view.now) {
             return Ok(Some(start));
         }
         // The head request, once requests whose every up-to-date copy failed
@@ -143,27 +143,27 @@ impl<R: StartRule, S: Storage> Queues<S> for SqQueues<R, S> {
             let Some(s) = self.waiting.front() else {
                 return Ok(None);
             };
-            register.skip_failed_targets(s);
-            let servers = register.servers(s);
+            ledger.skip_failed_targets(s);
+            let servers = ledger.servers(s);
             if !servers.is_empty() {
                 break (s, servers);
             }
             self.waiting.remove(s);
             self.waiting_len -= 1;
-            if register.is_open(s) {
-                register.fail(s);
+            if ledger.is_open(s) {
+                ledger.fail(s);
             }
         };
-        let copies = register.copies(s);
+        let copies = ledger.copies(s);
         let sq = SqView {
-            idle: register.idle(),
-            live: register.live(),
+            idle: ledger.idle(),
+            live: ledger.live(),
             eligible: servers,
-            writing: (0..register.disks()).any(|d| register.writing_on(d)),
+            writing: (0..ledger.disks()).any(|d| ledger.writing_on(d)),
             copies: &copies,
             heads: view.heads,
         };
-        let disks = if register.is_write(s) {
+        let disks = if ledger.is_write(s) {
             if self.rule.update_may_start(&sq) {
                 servers
             } else {
@@ -181,10 +181,10 @@ impl<R: StartRule, S: Storage> Queues<S> for SqQueues<R, S> {
         self.waiting.remove(s);
         self.waiting_len -= 1;
         for d in disks.iter() {
-            register.enqueued(s, d);
+            ledger.enqueued(s, d);
             self.ready[d] = s;
         }
-        Ok(self.emit_ready(register, view.now))
+        Ok(self.emit_ready(ledger, view.now))
     }
 
     /// A read completes with its first copy; MR-ESQ's other copies, started
@@ -193,14 +193,14 @@ impl<R: StartRule, S: Storage> Queues<S> for SqQueues<R, S> {
         true
     }
 
-    fn read_finished(&mut self, _register: &mut Register<S>, _s: Slot) {
+    fn read_finished(&mut self, _register: &mut Ledger<S>, _s: Slot) {
         // Every copy of a read starts at once: none is left queued.
     }
 
-    fn cancel(&mut self, register: &mut Register<S>, s: Slot) -> Result<(), CancelError> {
-        let started = !register.serving(s).is_empty();
-        if started && register.is_write(s) {
-            return Err(CancelError::InService(register.request(s).id));
+    fn cancel(&mut self, ledger: &mut Ledger<S>, s: Slot) -> Result<(), CancelError> {
+        let started = !ledger.serving(s).is_empty();
+        if started && ledger.is_write(s) {
+            return Err(CancelError::InService(ledger.request(s).id));
         }
         if !started {
             self.waiting.remove(s);
@@ -209,19 +209,19 @@ impl<R: StartRule, S: Storage> Queues<S> for SqQueues<R, S> {
         Ok(())
     }
 
-    fn take_queued(&mut self, _register: &mut Register<S>, disk: usize) -> Option<Slot> {
+    fn take_queued(&mut self, _register: &mut Ledger<S>, disk: usize) -> Option<Slot> {
         let s = core::mem::replace(&mut self.ready[disk], NIL);
         (s != NIL).then_some(s)
     }
 
     /// Puts a request back in the queue in its arrival place.
-    fn reroute(&mut self, register: &mut Register<S>, s: Slot, _view: &ArrayView<'_>) {
+    fn reroute(&mut self, ledger: &mut Ledger<S>, s: Slot, _view: &ArrayView<'_>) {
         self.waiting
-            .insert_by_arrival(s, |a, b| register.arrives_before(a, b));
+            .insert_by_arrival(s, |a, b| ledger.arrives_before(a, b));
         self.waiting_len += 1;
     }
 
-    fn disk_failed(&mut self, _register: &mut Register<S>, _disk: usize) {
+    fn disk_failed(&mut self, _register: &mut Ledger<S>, _disk: usize) {
         // Nothing waits for a particular disk.
     }
 

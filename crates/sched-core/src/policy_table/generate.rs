@@ -583,7 +583,7 @@ macro_rules! policy_table {
             }
 
             /// Builds the policy for `disks` disks of `cylinders` cylinders; the
-            /// register and every queue get storage of `storage`'s capacity; `seed`
+            /// ledger and every queue get storage of `storage`'s capacity; `seed`
             /// drives random routing.
             ///
             /// # Errors

@@ -1,10 +1,10 @@
-//! The register of logical requests in an array: what each request is, where
+//! The ledger of logical requests in an array: what each request is, where
 //! its copies are, which disks have its operation queued, in service, done or
 //! skipped, when it counts as done, and the state of every disk.
 //!
 //! Every array policy keeps one; the policies differ only in their queues.
 //! One [`Record`] per request holds the request and its bookkeeping side by
-//! side, so the register touches one place per request, not one array per
+//! side, so the ledger touches one place per request, not one array per
 //! field; only the copies' locations live apart (most requests use few of
 //! their eight places).
 
@@ -48,7 +48,7 @@ pub(crate) enum Loss {
     Reroute,
 }
 
-/// What the register counts for each disk: its queued operations and their
+/// What the ledger counts for each disk: its queued operations and their
 /// expected work, and the operation it serves. Routings read it through
 /// [`DiskLoad`].
 #[derive(Clone, Copy, Debug)]
@@ -64,7 +64,7 @@ struct DiskTally {
 }
 
 /// What each disk of an array has been given, read straight from the
-/// array's register when a routing asks (nothing is copied per decision).
+/// array's ledger when a routing asks (nothing is copied per decision).
 #[derive(Clone, Copy, Debug)]
 pub struct DiskLoad<'a> {
     tally: &'a DiskTally,
@@ -93,7 +93,7 @@ impl DiskLoad<'_> {
     }
 }
 
-/// Everything the register keeps of one request but its copies' locations:
+/// Everything the ledger keeps of one request but its copies' locations:
 /// two whole cache lines (aligned so that no record straddles a third).
 #[derive(Clone, Copy, Debug)]
 #[repr(align(64))]
@@ -133,7 +133,7 @@ const EMPTY_RECORD: Record = Record {
     own_place: false,
 };
 
-pub(crate) struct Register<S: Storage> {
+pub(crate) struct Ledger<S: Storage> {
     records: Slots<Record, S>,
     /// Where each copy is, in disk order (a mirror's two fill a quarter line).
     locations: Slots<[Location; MAX_COPIES], S>,
@@ -165,10 +165,10 @@ pub(crate) struct Register<S: Storage> {
     open: usize,
 }
 
-impl<S: Storage> Register<S> {
+impl<S: Storage> Ledger<S> {
     pub(crate) fn new(storage: &S, disks: usize) -> Result<Self, BuildError> {
         check_disks(disks)?;
-        Ok(Register {
+        Ok(Ledger {
             records: Slots::new(storage, EMPTY_RECORD),
             locations: Slots::new(storage, [Location::default(); MAX_COPIES]),
             ids: IdIndex::new(storage),
@@ -300,7 +300,7 @@ impl<S: Storage> Register<S> {
         self.fresh_among(req, copies.holders(), |k| at[k].block)
     }
 
-    /// [`Register::fresh`] over holders whose `k`-th copy (in disk order)
+    /// [`Ledger::fresh`] over holders whose `k`-th copy (in disk order)
     /// starts at block `block_of(k)`.
     #[inline]
     fn fresh_among(
@@ -627,7 +627,7 @@ impl<S: Storage> Register<S> {
 
     /// Disk `d`'s operation is aborted; the disk is idle again.
     pub(crate) fn abort_op(&mut self, d: usize) {
-        // Only called for disks the register shows serving.
+        // Only called for disks the ledger shows serving.
         let _ = self.take_disk(d);
     }
 
@@ -762,7 +762,7 @@ impl<S: Storage> Register<S> {
 
     /// Applies a state change to disk `d`. Returns whether the disk has just
     /// failed, in which case the caller takes back what was queued for it and
-    /// calls [`Register::fail_disk`].
+    /// calls [`Ledger::fail_disk`].
     pub(crate) fn change_state(
         &mut self,
         d: usize,
@@ -842,7 +842,7 @@ impl<S: Storage> Register<S> {
         self.note(s, &c);
     }
 
-    /// Queues an event for [`Register::poll_event`].
+    /// Queues an event for [`Ledger::poll_event`].
     fn note(&mut self, s: Slot, c: &Completion) {
         let bits = if c.finished.is_some() {
             REPORT_FINISHED
