@@ -727,7 +727,9 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::params::{Deadlines, IoSpec};
+    use sched_core::AnySpec;
+
+    use crate::params::Deadlines;
     use crate::replications::{run, run_replications};
 
     fn small(users: u32, io: &str) -> TxnParams {
@@ -829,7 +831,7 @@ mod tests {
             spec in 0usize..SPECS.len(),
             seed in 0u64..1000,
         ) {
-            let io: IoSpec = SPECS[spec].parse().unwrap();
+            let io: AnySpec = SPECS[spec].parse().unwrap();
             let mut p = TxnParams::chen_towsley_91(users, io);
             p.steps_min = steps_min;
             p.steps_max = steps_min + extra;
