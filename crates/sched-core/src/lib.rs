@@ -93,7 +93,9 @@ mod storage;
 pub use error::{BuildError, CancelError, CompleteError, EnqueueError, PollError, SpecError};
 pub use policy::ExpiredRule;
 pub use policy_table::{AnyScheduler, AnySpec, AnySpecError, PolicySpec};
-pub use request::{Cylinder, Direction, Dispatch, Head, Kind, Nanos, Request, RequestId, Travel};
+pub use request::{
+    Cylinder, Direction, Dispatch, FreeBlock, Head, Kind, Nanos, Request, RequestId, Travel,
+};
 pub use scheduler::{Drain, NullEstimator, Scheduler, ServiceEstimator, drain};
 #[cfg(feature = "alloc")]
 pub use storage::{Boxed, BoxedArray, Heap};

@@ -2,6 +2,8 @@
 
 use core::fmt;
 
+use crate::array::Location;
+
 /// Time in integer nanoseconds. Every clock reading, deadline and service time in
 /// the project is a `Nanos`; floats never take part in an ordering decision.
 pub type Nanos = u64;
@@ -162,13 +164,22 @@ pub enum Travel {
     },
 }
 
-/// A scheduling decision: serve `request`, reaching it as `travel` says.
+/// A scheduling decision: serve `request`, reaching it as `travel` says, at
+/// the place `chosen` names if the policy chose one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Dispatch {
-    /// The request to serve now; it has left the queue.
+    /// The request to serve now; it has left the queue. Its `block` and
+    /// `cylinder` are those it was queued with.
     pub request: Request,
     /// The arm's path to it.
     pub travel: Travel,
+    /// Where a write goes when the policy chose its place at dispatch (eager
+    /// writing: the free block the heads reach soonest, from
+    /// [`ServiceEstimator::nearest_free`](crate::ServiceEstimator::nearest_free)).
+    /// The driver serves the request there instead of at its own block and
+    /// takes the place out of its free space. `None` for every policy that
+    /// serves requests where they lie.
+    pub chosen: Option<Location>,
 }
 
 impl Dispatch {
@@ -177,6 +188,39 @@ impl Dispatch {
         Dispatch {
             request,
             travel: Travel::Direct,
+            chosen: None,
         }
     }
+
+    /// A write reached by a direct seek and served at `at`, a place the
+    /// policy chose for it.
+    pub const fn placed(request: Request, at: Location) -> Self {
+        Dispatch {
+            request,
+            travel: Travel::Direct,
+            chosen: Some(at),
+        }
+    }
+
+    /// The request as the disk serves it: at the chosen place, if any.
+    pub const fn served(&self) -> Request {
+        let mut op = self.request;
+        if let Some(at) = self.chosen {
+            op.block = at.block;
+            op.cylinder = at.cylinder;
+        }
+        op
+    }
+}
+
+/// A free place the heads can reach, as a disk model finds it for an eager
+/// write (see [`ServiceEstimator::nearest_free`](crate::ServiceEstimator::nearest_free)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FreeBlock {
+    /// Where the free place starts.
+    pub at: Location,
+    /// Time to position the heads over its first block: seek, head switch
+    /// and rotational latency, as [`ServiceEstimator::positioning_time`](crate::ServiceEstimator::positioning_time)
+    /// counts them for a queued request.
+    pub positioning: Nanos,
 }

@@ -1,7 +1,7 @@
 //! The single-disk scheduler trait and the service-time estimator disk models implement.
 
 use crate::error::{CancelError, EnqueueError};
-use crate::request::{Dispatch, Head, Nanos, Request, RequestId};
+use crate::request::{Direction, Dispatch, FreeBlock, Head, Nanos, Request, RequestId};
 
 /// Estimates how long a disk would take to serve a request.
 ///
@@ -24,6 +24,24 @@ pub trait ServiceEstimator {
     /// selection); it must depend on the request alone, so that the sum kept
     /// as operations come and go stays exact.
     fn expected_service_time(&self, req: &Request) -> Nanos;
+
+    /// The free place of `blocks` blocks the heads reach soonest from `head`
+    /// at `now`, on the arm's own cylinder or beyond it in direction `sweep`:
+    /// where an eager write goes (Zhang, Yu, Krishnamurthy & Wang, FAST 2002).
+    ///
+    /// Only a driver that keeps a free-space map can answer, so the default
+    /// answers `None` ("no free place known"): with it an eager-writing
+    /// policy writes in place, and every other policy never asks.
+    fn nearest_free(
+        &self,
+        head: Head,
+        now: Nanos,
+        sweep: Direction,
+        blocks: u32,
+    ) -> Option<FreeBlock> {
+        let _ = (head, now, sweep, blocks);
+        None
+    }
 }
 
 /// An estimator that knows nothing: every request costs nothing to reach or serve.

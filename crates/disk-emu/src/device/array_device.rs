@@ -7,8 +7,11 @@ use std::hash::{BuildHasherDefault, Hasher};
 use sched_core::array::{
     AnyArray, ArrayPolicy, ArraySpec, ArrayView, Completion, Copies, DiskState, Location, MAX_DISKS,
 };
-use sched_core::{Boxed, Head, Kind, Nanos, Request, RequestId, ServiceEstimator};
+use sched_core::{
+    Boxed, Direction, FreeBlock, Head, Kind, Nanos, Request, RequestId, ServiceEstimator,
+};
 
+use super::free_space::{FreeSpace, NoFreeSpace};
 use super::{DEVICE_IDS, Device, DeviceError, Done, Outcome, Timing, check_input_time};
 use crate::disk::{DiskModel, ServiceBreakdown};
 use crate::events::EventQueue;
@@ -150,8 +153,18 @@ enum Internal {
 /// last, the disk is `Online` and [`Outcome::Resynced`] is reported. The
 /// source reads of a resync are not modelled: which block of which other
 /// disk holds a given block's copy is the driver's layout, not the device's.
-pub struct ArrayDevice<P: ArrayPolicy = AnyArray<Boxed<ARRAY_CAPACITY>>> {
+///
+/// **Eager writes.** A device built [`with_free_space`](Self::with_free_space)
+/// answers its policy's [`nearest_free`](ServiceEstimator::nearest_free)
+/// questions from that [`FreeSpace`] and each disk's mechanics; an operation
+/// whose [`Dispatch::chosen`](sched_core::Dispatch::chosen) names a place is
+/// served there, and the place is claimed from the free space as the
+/// operation starts. Without one ([`NoFreeSpace`], the default) nothing is
+/// free and every operation is served where it was submitted.
+pub struct ArrayDevice<P: ArrayPolicy = AnyArray<Boxed<ARRAY_CAPACITY>>, F: FreeSpace = NoFreeSpace>
+{
     policy: P,
+    space: F,
     members: Vec<Member>,
     /// Each disk's model as built, for replacements.
     originals: Vec<DiskModel>,
@@ -215,6 +228,7 @@ impl<P: ArrayPolicy> ArrayDevice<P> {
         }
         Ok(ArrayDevice {
             policy,
+            space: NoFreeSpace,
             originals: models.clone(),
             members: models
                 .into_iter()
@@ -239,6 +253,40 @@ impl<P: ArrayPolicy> ArrayDevice<P> {
         })
     }
 
+    /// The same device, its writes placed eagerly in `space` (see the
+    /// type's documentation).
+    pub fn with_free_space<F: FreeSpace>(self, space: F) -> ArrayDevice<P, F> {
+        ArrayDevice {
+            policy: self.policy,
+            space,
+            members: self.members,
+            originals: self.originals,
+            events: self.events,
+            clock: self.clock,
+            wake_at: self.wake_at,
+            open: self.open,
+            outbox: self.outbox,
+            stats: self.stats,
+            classes: self.classes,
+            resync: self.resync,
+            options: self.options,
+            next_device_id: self.next_device_id,
+        }
+    }
+}
+
+impl<P: ArrayPolicy, F: FreeSpace> ArrayDevice<P, F> {
+    /// The free space eager writes take places from.
+    pub fn free_space(&self) -> &F {
+        &self.space
+    }
+
+    /// The free space, for the driver to return the places of overwritten
+    /// data to it.
+    pub fn free_space_mut(&mut self) -> &mut F {
+        &mut self.space
+    }
+
     /// The same device with `options`.
     #[must_use]
     pub fn with_options(mut self, options: ArrayOptions) -> Self {
@@ -247,14 +295,16 @@ impl<P: ArrayPolicy> ArrayDevice<P> {
     }
 
     fn submit_placed(&mut self, req: Request, copies: &Copies) -> Result<(), DeviceError> {
-        let (policy, members) = (&mut self.policy, &self.members);
-        with_view(members, self.clock, |view| policy.submit(req, copies, view))?;
+        let (policy, members, space) = (&mut self.policy, &self.members, &self.space);
+        with_view(members, space, self.clock, |view| {
+            policy.submit(req, copies, view)
+        })?;
         Ok(())
     }
 
     fn set_state(&mut self, disk: usize, state: DiskState) -> Result<(), DeviceError> {
-        let (policy, members) = (&mut self.policy, &self.members);
-        with_view(members, self.clock, |view| {
+        let (policy, members, space) = (&mut self.policy, &self.members, &self.space);
+        with_view(members, space, self.clock, |view| {
             policy.set_disk_state(disk, state, view)
         })?;
         Ok(())
@@ -384,17 +434,21 @@ impl<P: ArrayPolicy> ArrayDevice<P> {
             self.outcome(c, None, now);
         }
         loop {
-            let (policy, members) = (&mut self.policy, &self.members);
-            let Some(s) = with_view(members, now, |view| policy.poll_start(view))? else {
+            let (policy, members, space) = (&mut self.policy, &self.members, &self.space);
+            let Some(s) = with_view(members, space, now, |view| policy.poll_start(view))? else {
                 break;
             };
+            let served = s.dispatch.served();
+            if let Some(at) = s.dispatch.chosen {
+                self.space.claim(s.disk, &s.dispatch.request, at);
+            }
             let m = &mut self.members[s.disk];
-            let breakdown =
-                m.model
-                    .serve(&s.dispatch.request, s.dispatch.travel, now, &mut m.service);
+            let breakdown = m
+                .model
+                .serve(&served, s.dispatch.travel, now, &mut m.service);
             m.started += 1;
             m.op = Some(Op {
-                req: s.dispatch.request,
+                req: served,
                 start: now,
                 breakdown,
             });
@@ -459,7 +513,7 @@ impl<P: ArrayPolicy> ArrayDevice<P> {
     }
 }
 
-impl<P: ArrayPolicy> Device for ArrayDevice<P> {
+impl<P: ArrayPolicy, F: FreeSpace> Device for ArrayDevice<P, F> {
     type Report = ArrayReport;
 
     fn submit(&mut self, mut req: Request, copies: &Copies, now: Nanos) -> Result<(), DeviceError> {
@@ -653,17 +707,62 @@ impl<P: ArrayPolicy> Device for ArrayDevice<P> {
     }
 }
 
-/// Runs `f` with a view of `members` at `now`.
-fn with_view<R>(members: &[Member], now: Nanos, f: impl FnOnce(&ArrayView<'_>) -> R) -> R {
-    // Arrays of a few disks build the view on the stack.
+/// One disk as its policy sees it: the model's estimates, and free places
+/// from the device's free space.
+struct Estimate<'a, F> {
+    model: &'a DiskModel,
+    space: &'a F,
+    disk: usize,
+}
+
+impl<F: FreeSpace> ServiceEstimator for Estimate<'_, F> {
+    #[inline]
+    fn positioning_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos {
+        self.model.positioning_time(head, req, now)
+    }
+    #[inline]
+    fn service_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos {
+        self.model.service_time(head, req, now)
+    }
+    #[inline]
+    fn expected_service_time(&self, req: &Request) -> Nanos {
+        self.model.expected_service_time(req)
+    }
+    #[inline]
+    fn nearest_free(
+        &self,
+        head: Head,
+        now: Nanos,
+        sweep: Direction,
+        blocks: u32,
+    ) -> Option<FreeBlock> {
+        self.space
+            .nearest_free(self.disk, self.model, head, now, sweep, blocks)
+    }
+}
+
+/// Runs `f` with a view of `members` at `now`, free places from `space`.
+fn with_view<R, F: FreeSpace>(
+    members: &[Member],
+    space: &F,
+    now: Nanos,
+    f: impl FnOnce(&ArrayView<'_>) -> R,
+) -> R {
+    let estimate = |disk: usize| Estimate {
+        model: &members[disk].model,
+        space,
+        disk,
+    };
+    // Arrays of a few disks build the view on the stack (a device has at
+    // least one disk: the unused entries repeat the last).
     if members.len() <= 8 {
+        let d = members.len();
         let mut heads = [Head::default(); 8];
-        let mut est: [&dyn ServiceEstimator; 8] = [&sched_core::NullEstimator; 8];
         for (i, m) in members.iter().enumerate() {
             heads[i] = m.model.head();
-            est[i] = &m.model;
         }
-        let d = members.len();
+        let estimates: [Estimate<'_, F>; 8] = core::array::from_fn(|i| estimate(i.min(d - 1)));
+        let est: [&dyn ServiceEstimator; 8] = core::array::from_fn(|i| &estimates[i] as _);
         f(&ArrayView {
             now,
             heads: &heads[..d],
@@ -671,9 +770,10 @@ fn with_view<R>(members: &[Member], now: Nanos, f: impl FnOnce(&ArrayView<'_>) -
         })
     } else {
         let heads: Vec<Head> = members.iter().map(|m| m.model.head()).collect();
-        let est: Vec<&dyn ServiceEstimator> = members
+        let estimates: Vec<Estimate<'_, F>> = (0..members.len()).map(estimate).collect();
+        let est: Vec<&dyn ServiceEstimator> = estimates
             .iter()
-            .map(|m| &m.model as &dyn ServiceEstimator)
+            .map(|e| e as &dyn ServiceEstimator)
             .collect();
         f(&ArrayView {
             now,

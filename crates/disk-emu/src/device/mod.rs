@@ -4,9 +4,11 @@
 
 mod array_device;
 mod disk_device;
+mod free_space;
 
 pub use array_device::{ARRAY_CAPACITY, ArrayDevice, ArrayOptions, ResyncRate};
 pub use disk_device::{DiskDevice, QUEUE_CAPACITY};
+pub use free_space::{FreeSpace, NoFreeSpace};
 
 use sched_core::array::{Copies, DiskState};
 use sched_core::{

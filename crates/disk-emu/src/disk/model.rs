@@ -253,6 +253,24 @@ impl DiskModel {
         self.mech.head_switch
     }
 
+    /// The seek curve's time for a seek of `cylinders` cylinders (for a
+    /// random seek model, its mean).
+    pub fn seek_time(&self, cylinders: u32) -> Nanos {
+        self.mech.seek_time(cylinders)
+    }
+
+    /// The surface whose head is selected: a request on the arm's cylinder
+    /// but another surface pays a head switch.
+    pub fn surface(&self) -> u32 {
+        self.surface
+    }
+
+    /// One revolution in picoseconds, if the spec gives the spindle speed:
+    /// the spindle's angle at time t is `t mod revolution`, exactly.
+    pub fn revolution_ps(&self) -> Option<u64> {
+        self.mech.period_ps
+    }
+
     /// The heads on cylinder `head`, on the surface the model last used.
     fn arm_at(&self, head: Head) -> Arm {
         Arm {

@@ -143,6 +143,7 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
                 let dispatch = Dispatch {
                     request: ledger.op(s, d),
                     travel: taken.travel,
+                    chosen: taken.chosen,
                 };
                 return Ok(Some(Start { disk: d, dispatch }));
             }

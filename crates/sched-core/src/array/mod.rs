@@ -65,6 +65,11 @@
 //! CMQ and each named composition is a row of the policy table (see
 //! [`registry`](crate::registry)).
 //!
+//! The eager-writing array of Zhang, Yu, Krishnamurthy & Wang (2002) is
+//! [`EwArray`]: one stripe group, with foreground and delayed-write queues
+//! per disk, whose writes are placed once at dispatch and propagated by the
+//! driver.
+//!
 //! The families share their bookkeeping: [`Array`] keeps the ledger of
 //! logical requests and handles completions, cancels and disk failures the
 //! same way for all of them; a family supplies only where work waits and
@@ -78,6 +83,7 @@ mod copies;
 mod cr_esq;
 mod cru_esq;
 mod dmq;
+mod ew_array;
 mod least_backlog;
 mod ledger;
 mod md;
@@ -96,6 +102,7 @@ pub use copies::*;
 pub use cr_esq::*;
 pub use cru_esq::*;
 pub use dmq::*;
+pub use ew_array::*;
 pub use least_backlog::*;
 pub use ledger::*;
 pub use md::*;

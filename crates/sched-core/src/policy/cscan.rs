@@ -45,6 +45,7 @@ impl<S: Storage> Scheduler for CScan<S> {
         Some(Dispatch {
             request: self.queue.take(s),
             travel,
+            chosen: None,
         })
     }
 }

@@ -14,6 +14,7 @@
 //! | [`FdScan`] | sweep toward the earliest feasible deadline | service time | O(log N) plus one estimate per unexpired but unreachable deadline passed over |
 //! | [`WrrScan`] | budget per class and round, then sweep position | reclaimed time only | O(log T) per request (T tasks), plus amortised parking |
 //! | [`Sptf`], [`AgedSptf`] | positioning time (minus age) | positioning time | one estimate per candidate: n, or the window |
+//! | [`SatfEw`] | positioning time, a write's at the nearest free block, within the sweep | positioning time, free blocks | one estimate per request ahead, one free-block search |
 //!
 //! ¹ Bucket lookups in a three-level bitmap; constant when the capacity is at
 //! least the cylinder count (one cylinder a bucket), otherwise proportional to
@@ -31,6 +32,7 @@ mod edf;
 mod fcfs;
 mod fd_scan;
 mod look;
+mod satf_ew;
 mod scan;
 mod scan_edf;
 mod sptf;
@@ -49,6 +51,7 @@ pub use edf::*;
 pub use fcfs::*;
 pub use fd_scan::*;
 pub use look::*;
+pub use satf_ew::*;
 pub use scan::*;
 pub use scan_edf::*;
 pub use sptf::*;

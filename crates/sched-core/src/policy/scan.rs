@@ -60,6 +60,7 @@ impl<S: Storage> Scheduler for Scan<S> {
         Some(Dispatch {
             request: self.queue.take(s),
             travel,
+            chosen: None,
         })
     }
 }

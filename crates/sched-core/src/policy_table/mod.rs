@@ -249,6 +249,13 @@ policy_table! {
         },
         build: |storage, cylinders| AgedSptf::new(storage, cylinders, weight, window),
     }
+    /// [`SatfEw`](crate::policy::SatfEw).
+    disk SatfEw "satf-ew" {
+        summary: "SATF against the nearest free block for a write, sweeping one way at a time",
+        paper: "Zhang, Yu, Krishnamurthy & Wang 2002",
+        estimator: true,
+        build: |storage, cylinders| SatfEw::new(storage, cylinders),
+    }
 
     /// [`SPssq`](crate::array::SPssq).
     single_queue SPssq "s-pssq" {

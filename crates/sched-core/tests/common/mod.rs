@@ -12,7 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 use sched_core::policy::{
-    AgedSptf, CLook, CScan, Edf, Fcfs, FdScan, Look, Scan, ScanEdf, Sptf, Ssedo, Ssedv, Sstf, VScan,
+    AgedSptf, CLook, CScan, Edf, Fcfs, FdScan, Look, SatfEw, Scan, ScanEdf, Sptf, Ssedo, Ssedv, Sstf,
+    VScan,
 };
 use sched_core::{
     AnyScheduler, CancelError, Direction, Dispatch, EnqueueError, ExpiredRule, Head, Inline, Kind,
@@ -506,6 +507,7 @@ pub(crate) fn with_concrete<S: Storage, R>(
         PolicySpec::AgedSptf { weight, window } => {
             f(&mut AgedSptf::new(st, cylinders, weight, window).unwrap())
         }
+        PolicySpec::SatfEw => f(&mut SatfEw::new(st, cylinders).unwrap()),
     }
 }
 
@@ -813,6 +815,28 @@ impl Model {
                         fifo_key(r),
                     )
                 })))
+            }
+            PolicySpec::SatfEw => {
+                // The test estimator knows no free space: writes are served
+                // in place, and SATF-EW is SATF within the sweep.
+                let ahead = |dir: Direction| {
+                    all.iter()
+                        .copied()
+                        .filter(|r| match dir {
+                            Direction::Up => r.cylinder >= h.cylinder,
+                            Direction::Down => r.cylinder <= h.cylinder,
+                        })
+                        .min_by_key(|r| (est.positioning_time(h, r, now), fifo_key(r)))
+                };
+                let (r, d) = match ahead(self.direction) {
+                    Some(r) => (r, self.direction),
+                    None => (
+                        ahead(self.direction.reversed())?,
+                        self.direction.reversed(),
+                    ),
+                };
+                self.direction = d;
+                Some((*r, Travel::Direct))
             }
         }
     }
