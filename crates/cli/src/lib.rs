@@ -5,6 +5,7 @@
 
 pub mod admit;
 pub mod analyze;
+pub mod array;
 pub mod bench;
 pub mod common;
 pub mod output;

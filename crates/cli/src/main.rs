@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use spindle::output::Format;
-use spindle::{admit, analyze, bench, common, replay, repro, run, txn, validate};
+use spindle::{admit, analyze, array, bench, common, replay, repro, run, txn, validate};
 
 /// Disk I/O scheduling experiments on emulated disks.
 #[derive(Parser, Debug)]
@@ -44,6 +44,8 @@ enum Command {
         #[command(subcommand)]
         paper: analyze::AnalyzePaper,
     },
+    /// Run one disk array (stripe, RAID-10, EW-Array) under an accelerated OLTP workload or a trace.
+    Array(array::ArrayArgs),
     /// Run Chen & Towsley's real-time transaction system once (every parameter settable).
     Txn(txn::TxnArgs),
     /// Measure the emulator or the schedulers.
@@ -72,6 +74,7 @@ fn main() -> ExitCode {
         Some(Command::Repro { paper }) => repro::run(&paper, cli.format),
         Some(Command::Analyze { paper }) => analyze::run(&paper, cli.format),
         Some(Command::Txn(args)) => txn::run(&args, cli.format),
+        Some(Command::Array(args)) => array::run(&args, cli.format),
         Some(Command::Bench { what }) => bench::run(&what, cli.format),
     };
     match result {

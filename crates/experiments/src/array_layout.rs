@@ -237,7 +237,11 @@ impl Layout {
                     return Err(too_few(needed));
                 }
                 let region = (database as f64 / striping).ceil() as u64;
-                (mirrors, groups, region.max(database.div_ceil(u64::from(groups))))
+                (
+                    mirrors,
+                    groups,
+                    region.max(database.div_ceil(u64::from(groups))),
+                )
             }
         };
         if region > capacity {

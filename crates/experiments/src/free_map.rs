@@ -297,7 +297,11 @@ impl FreeMap {
         if b + len > 64 {
             mask |= self.free[w + 1] << (64 - b);
         }
-        if len < 64 { mask & ((1 << len) - 1) } else { mask }
+        if len < 64 {
+            mask & ((1 << len) - 1)
+        } else {
+            mask
+        }
     }
 
     /// The free slot the heads reach soonest on the arm's cylinder or
@@ -519,7 +523,8 @@ mod tests {
                     })
                     .map(|s| {
                         let at = table.location(s);
-                        let req = Request::new(RequestId(0), Kind::Write, at.block, 8, at.cylinder, 0);
+                        let req =
+                            Request::new(RequestId(0), Kind::Write, at.block, 8, at.cylinder, 0);
                         (model.positioning_time(head, &req, now), s)
                     })
                     .min();

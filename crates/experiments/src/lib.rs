@@ -19,21 +19,37 @@
 //!   identical to a serial run, and their confidence intervals.
 //! - **Experiments**: one disk ([`DiskExperiment`]), a mirrored pair
 //!   ([`MirrorExperiment`]), trace replay ([`replay`]), the rate-based
-//!   WRR-SCAN runs ([`run_rate`]).
+//!   WRR-SCAN runs ([`run_rate`]), disk arrays — stripe, RAID-10, the
+//!   eager-writing EW-Array — under an accelerated OLTP workload
+//!   ([`ArrayExperiment`], with the organisations in [`Layout`], their
+//!   free-block maps in [`free_map`], the copies and the delayed-write
+//!   buffer in [`replica_map`], the workload in [`oltp`] and the search for
+//!   the maximum sustainable speed-up in [`sustainable`]).
 
+mod array_experiment;
+mod array_layout;
 mod batch_means;
 mod confidence;
 mod disk_experiment;
+pub mod free_map;
 mod mirror_experiment;
+pub mod oltp;
 mod parallel;
 mod placement;
 pub mod rate_based;
+pub mod replica_map;
 mod run_error;
 pub mod seeds;
 pub mod simulation;
+pub mod sustainable;
 mod trace_replay;
 pub mod workload;
 
+pub use array_experiment::{
+    ArrayError, ArrayExperiment, ArrayReport, ArrayWorkload, DELAYED_WRITE_BUFFER, GROUP_CAPACITY,
+    GroupDevice, GroupPolicy, GroupQueue, SECTORS,
+};
+pub use array_layout::{Layout, LayoutError, Organisation};
 pub use batch_means::{BatchMeans, Regenerative};
 pub use confidence::{
     Interval, MetricRow, MetricTable, StatsError, normal_quantile, student_t_quantile,

@@ -33,7 +33,8 @@ impl<S: Storage> Index<S> for ReadsAndWrites<S> {
     fn insert(&mut self, slab: &Slab<S>, s: Slot) {
         self.cylinders.insert(slab, s);
         if slab.get(s).kind == Kind::Write {
-            self.writes.insert_by_arrival(s, |a, b| slab.arrives_before(a, b));
+            self.writes
+                .insert_by_arrival(s, |a, b| slab.arrives_before(a, b));
         }
     }
     fn remove(&mut self, slab: &Slab<S>, s: Slot) {
@@ -165,7 +166,12 @@ impl<S: Storage> Scheduler for SatfEw<S> {
         let behind = ahead.reversed();
         // The free places for the oldest write, ahead and (only if needed)
         // behind; writes are served in place when neither exists.
-        let blocks = self.queue.index.writes.front().map(|w| self.queue.slab.get(w).blocks);
+        let blocks = self
+            .queue
+            .index
+            .writes
+            .front()
+            .map(|w| self.queue.slab.get(w).blocks);
         let free = |sweep| blocks.and_then(|b| est.nearest_free(head, now, sweep, b));
         let free_ahead = free(ahead);
         let mut free_behind = None;

@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 use sched_core::policy::{
-    AgedSptf, CLook, CScan, Edf, Fcfs, FdScan, Look, SatfEw, Scan, ScanEdf, Sptf, Ssedo, Ssedv, Sstf,
-    VScan,
+    AgedSptf, CLook, CScan, Edf, Fcfs, FdScan, Look, SatfEw, Scan, ScanEdf, Sptf, Ssedo, Ssedv,
+    Sstf, VScan,
 };
 use sched_core::{
     AnyScheduler, CancelError, Direction, Dispatch, EnqueueError, ExpiredRule, Head, Inline, Kind,
@@ -830,10 +830,7 @@ impl Model {
                 };
                 let (r, d) = match ahead(self.direction) {
                     Some(r) => (r, self.direction),
-                    None => (
-                        ahead(self.direction.reversed())?,
-                        self.direction.reversed(),
-                    ),
+                    None => (ahead(self.direction.reversed())?, self.direction.reversed()),
                 };
                 self.direction = d;
                 Some((*r, Travel::Direct))

@@ -1,0 +1,208 @@
+//! `spindle array`: one disk-array configuration (stripe, RAID-10 or
+//! EW-Array on D disks) under the OLTP workload or a replayed trace, at
+//! given speed-ups or searched for its maximum sustainable speed-up.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use disk_emu::disk::DiskModel;
+use experiments::oltp::{BASE_RATE_PER_DISK, OltpWorkload};
+use experiments::sustainable::{self, Criterion, CurvePoint, SearchOptions};
+use experiments::{ArrayExperiment, ArrayWorkload, DELAYED_WRITE_BUFFER, Organisation, SECTORS};
+
+use crate::common::resolve_disk;
+use crate::output::{Cell, Format, Table};
+
+/// Options of `spindle array`.
+#[derive(Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct ArrayArgs {
+    /// Organisation: stripe, raid10, or ew:DMxDSxDD (e.g. ew:2x9x2, ew:1x22x1.6).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub layout: Organisation,
+    /// Disks of the array.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 36))]
+    pub disks: u32,
+    /// Disk model: a preset, a spec file or disksim:FILE.
+    #[cfg_attr(feature = "cli", arg(long, default_value = "cheetah9lp-sync"))]
+    pub disk: String,
+    /// Speed-ups to run (repeat); with --search, the stride of the search.
+    #[cfg_attr(feature = "cli", arg(long = "speedup", default_values_t = [1.0]))]
+    pub speedups: Vec<f64>,
+    /// Search the maximum sustainable speed-up instead.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub search: bool,
+    /// Replay this trace (DiskSim ASCII, MSR, SPC) instead of the OLTP workload.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub trace: Option<PathBuf>,
+    /// Requests per second at speed-up 1 (default: 40 per disk).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub rate: Option<f64>,
+    /// Fraction of reads (OLTP workload).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.5))]
+    pub read_fraction: f64,
+    /// Database size in 4 KB blocks (default: one disk's capacity).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub database: Option<u64>,
+    /// Delayed-write buffer, blocks.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = DELAYED_WRITE_BUFFER))]
+    pub buffer: usize,
+    /// Requests measured per run.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 40_000))]
+    pub requests: u64,
+    /// Requests discarded at the start of each run.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10_000))]
+    pub warmup: u64,
+    /// Replications per speed-up.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    pub replications: u64,
+    /// Seed.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    pub seed: u64,
+    /// Threads; results do not depend on it.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs()))]
+    pub jobs: usize,
+}
+
+/// The experiment `args` describe.
+///
+/// # Errors
+/// An unusable disk.
+pub fn experiment(args: &ArrayArgs) -> Result<ArrayExperiment> {
+    let disk = resolve_disk(&args.disk)?;
+    let model = DiskModel::from_spec(&disk)?;
+    let database = args
+        .database
+        .unwrap_or(model.capacity_blocks() / u64::from(SECTORS));
+    let workload = match &args.trace {
+        Some(path) => ArrayWorkload::Trace {
+            path: path.clone(),
+            format: None,
+            database_blocks: database,
+        },
+        None => ArrayWorkload::Oltp(OltpWorkload {
+            base_rate: args
+                .rate
+                .unwrap_or(BASE_RATE_PER_DISK * f64::from(args.disks)),
+            read_fraction: args.read_fraction,
+            database_blocks: database,
+        }),
+    };
+    Ok(ArrayExperiment {
+        disk,
+        disks: args.disks,
+        organisation: args.layout,
+        workload,
+        buffer: args.buffer,
+        warmup: args.warmup,
+        requests: args.requests,
+        seed: args.seed,
+    })
+}
+
+/// The rows of a curve: one per speed-up run.
+pub fn curve_table(title: String, label: &str, curve: &[CurvePoint]) -> Table {
+    let mut t = Table::new(
+        title,
+        &[
+            "array",
+            "speed-up",
+            "sustained",
+            "mean response ms",
+            "read ms",
+            "write ms",
+            "in array 1st/2nd half",
+            "utilisation",
+            "propagated",
+            "forced",
+            "buffer peak",
+            "lowest degree",
+        ],
+    );
+    for p in curve {
+        let first = p.reports.first();
+        let mean = |f: fn(&experiments::ArrayReport) -> f64| {
+            if p.reports.is_empty() {
+                f64::NAN
+            } else {
+                p.reports.iter().map(f).sum::<f64>() / p.reports.len() as f64
+            }
+        };
+        t.row(vec![
+            Cell::text(label),
+            Cell::num(p.speedup, 2),
+            Cell::text(if p.sustained { "yes" } else { "no" }),
+            match &p.response_ms {
+                Some(i) => Cell::estimate(i.mean, i.half_width.unwrap_or(f64::NAN), 2),
+                None => Cell::text("overflow"),
+            },
+            Cell::num(mean(|r| r.read_response_ms), 2),
+            Cell::num(mean(|r| r.write_response_ms), 2),
+            Cell::text(first.map_or_else(
+                || "-".to_string(),
+                |r| format!("{:.1}/{:.1}", r.in_array[0], r.in_array[1]),
+            )),
+            Cell::num(mean(|r| r.utilisation), 3),
+            Cell::num(mean(|r| r.propagated as f64), 0),
+            Cell::num(mean(|r| r.forced as f64), 0),
+            Cell::num(mean(|r| r.buffer_peak as f64), 0),
+            Cell::num(mean(|r| f64::from(r.lowest_degree)), 0),
+        ]);
+    }
+    t
+}
+
+/// `spindle array ...`.
+pub fn run(args: &ArrayArgs, format: Format) -> Result<()> {
+    let experiment = experiment(args)?;
+    let layout = experiment.layout()?;
+    let options = SearchOptions {
+        criterion: Criterion::default(),
+        step: args.speedups.first().copied().unwrap_or(1.0),
+        resolution: 0.25,
+        max: 64.0,
+        replications: args.replications,
+        jobs: args.jobs,
+    };
+    let label = layout.organisation.to_string();
+    let started = std::time::Instant::now();
+    let (title, curve, max) = if args.search {
+        let s = sustainable::search(&experiment, &options)?;
+        (
+            format!(
+                "{label} on {} disks: maximum sustainable speed-up {:.2}x",
+                args.disks, s.max_sustainable
+            ),
+            s.curve,
+            Some(s.max_sustainable),
+        )
+    } else {
+        let curve = args
+            .speedups
+            .iter()
+            .map(|&s| sustainable::point(&experiment, s, &options))
+            .collect::<Result<Vec<_>, _>>()?;
+        (format!("{label} on {} disks", args.disks), curve, None)
+    };
+    let mut t = curve_table(title, &label, &curve);
+    t.note(format!(
+        "{} groups of {} disk(s), region {} blocks of 4 KB per disk ({:.1} % of it), effective dilution {:.2}; {}.",
+        layout.groups,
+        layout.mirrors,
+        layout.region,
+        100.0 * layout.region as f64 * f64::from(SECTORS)
+            / DiskModel::from_spec(&experiment.disk)?.capacity_blocks() as f64,
+        layout.dilution(),
+        if layout.eager {
+            "writes placed eagerly by SATF-EW"
+        } else {
+            "updates in place under SATF"
+        }
+    ));
+    if let Some(max) = max {
+        t.note(format!("Maximum sustainable speed-up: {max:.2}x."));
+    }
+    print!("{}", t.render(format));
+    eprintln!("wall time: {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}

@@ -1,0 +1,176 @@
+//! The maximum sustainable throughput of an array: the highest speed-up of
+//! its workload at which response times stay bounded (Zhang, Yu,
+//! Krishnamurthy & Wang, FAST 2002, Figure 11).
+//!
+//! **The criterion.** A run at speed-up s is *sustained* when no stripe
+//! group's queues overflow, the mean response of its measured requests is
+//! at most [`Criterion::limit_ms`], and the number of user requests in the
+//! array does not grow: its time average over the second half of the
+//! measured arrivals is at most [`Criterion::growth`] times that over the
+//! first half, plus one request (a queue that grows without bound roughly
+//! doubles between the halves; a stable one fluctuates around its mean).
+//! A speed-up is sustained when every replication of it is.
+//!
+//! **The search.** Speed-ups `step, 2·step, …` up to the first that is not
+//! sustained (or [`SearchOptions::max`]), then bisection between the last
+//! sustained and the first unsustained down to
+//! [`SearchOptions::resolution`]. The curve it searched — every speed-up
+//! run, with its mean response — is returned with the result.
+
+use serde::Serialize;
+
+use crate::array_experiment::{ArrayError, ArrayExperiment, ArrayReport};
+use crate::confidence::Interval;
+use crate::parallel::parallel;
+
+/// When a run counts as sustained (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Criterion {
+    /// Largest mean response, ms.
+    pub limit_ms: f64,
+    /// Largest ratio of the second half's requests in the array to the first's.
+    pub growth: f64,
+}
+
+impl Default for Criterion {
+    /// 50 ms (ten times the EW-Array's response at the paper's 9×), growth 1.5.
+    fn default() -> Self {
+        Criterion {
+            limit_ms: 50.0,
+            growth: 1.5,
+        }
+    }
+}
+
+impl Criterion {
+    /// Whether `report`'s run was sustained.
+    pub fn sustained(&self, report: &ArrayReport) -> bool {
+        let [first, second] = report.in_array;
+        report.mean_response_ms <= self.limit_ms && second <= self.growth * first + 1.0
+    }
+}
+
+/// How to search.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SearchOptions {
+    /// The criterion.
+    pub criterion: Criterion,
+    /// First speed-up and the stride of the upward scan.
+    pub step: f64,
+    /// Bisection stops when the bracket is this narrow.
+    pub resolution: f64,
+    /// No speed-up above this is tried.
+    pub max: f64,
+    /// Replications per speed-up.
+    pub replications: u64,
+    /// Threads; the result does not depend on it.
+    pub jobs: usize,
+}
+
+/// One speed-up the search ran.
+#[derive(Clone, Debug, Serialize)]
+pub struct CurvePoint {
+    /// The speed-up.
+    pub speedup: f64,
+    /// Whether every replication was sustained.
+    pub sustained: bool,
+    /// Mean response across replications, ms, with its 95 % half-width
+    /// (`None` when a replication overflowed or there was one replication).
+    pub response_ms: Option<Interval>,
+    /// The replications' reports (none when one overflowed).
+    pub reports: Vec<ArrayReport>,
+}
+
+/// The result of a search.
+#[derive(Clone, Debug, Serialize)]
+pub struct Search {
+    /// The highest sustained speed-up found (0 when even the first step is
+    /// not sustained).
+    pub max_sustainable: f64,
+    /// Every speed-up run, in increasing order.
+    pub curve: Vec<CurvePoint>,
+}
+
+/// Runs `experiment` at `speedup` (every replication).
+///
+/// # Errors
+/// Any [`ArrayError`] but an overflow, which makes the point unsustained.
+pub fn point(
+    experiment: &ArrayExperiment,
+    speedup: f64,
+    options: &SearchOptions,
+) -> Result<CurvePoint, ArrayError> {
+    let runs = parallel(
+        options.replications.max(1),
+        options.jobs,
+        |r| match experiment.run(speedup, r) {
+            Ok(report) => Ok(Some(report)),
+            Err(ArrayError::Overflow { .. }) => Ok(None),
+            Err(e) => Err(e),
+        },
+    )?;
+    let reports: Option<Vec<ArrayReport>> = runs.into_iter().collect();
+    Ok(match reports {
+        Some(reports) => {
+            let sustained = reports.iter().all(|r| options.criterion.sustained(r));
+            let means: Vec<f64> = reports.iter().map(|r| r.mean_response_ms).collect();
+            CurvePoint {
+                speedup,
+                sustained,
+                response_ms: Interval::from_values(&means, 0.95).ok(),
+                reports,
+            }
+        }
+        None => CurvePoint {
+            speedup,
+            sustained: false,
+            response_ms: None,
+            reports: Vec::new(),
+        },
+    })
+}
+
+/// Searches the maximum sustainable speed-up of `experiment`.
+///
+/// # Errors
+/// Any [`ArrayError`] but an overflow.
+pub fn search(experiment: &ArrayExperiment, options: &SearchOptions) -> Result<Search, ArrayError> {
+    let mut curve = Vec::new();
+    let mut good = 0.0;
+    let mut bad = None;
+    let mut s = options.step;
+    while s <= options.max + 1e-9 {
+        let p = point(experiment, s, options)?;
+        let ok = p.sustained;
+        curve.push(p);
+        if ok {
+            good = s;
+            s += options.step;
+        } else {
+            bad = Some(s);
+            break;
+        }
+    }
+    if let Some(mut hi) = bad {
+        let mut lo = good;
+        while hi - lo > options.resolution + 1e-9 {
+            let mid = ((lo + hi) / 2.0 / options.resolution).round() * options.resolution;
+            if mid <= lo || mid >= hi {
+                break;
+            }
+            let p = point(experiment, mid, options)?;
+            if p.sustained {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+            curve.push(p);
+        }
+        good = lo;
+    }
+    curve.sort_by(|a, b| a.speedup.total_cmp(&b.speedup));
+    Ok(Search {
+        max_sustainable: good,
+        curve,
+    })
+}
