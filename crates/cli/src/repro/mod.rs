@@ -4,6 +4,7 @@ pub mod chen_towsley91;
 pub mod towsley91;
 pub mod towsley91_analysis;
 pub mod tsai04;
+pub mod zhang02;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -101,6 +102,15 @@ pub enum Paper {
         #[cfg_attr(feature = "cli", command(flatten))]
         options: tsai04::Tsai04Options,
     },
+    /// Zhang, Yu, Krishnamurthy & Wang 2002: stripe, RAID-10 and EW-Arrays on
+    /// 36 disks under an accelerated OLTP workload (Figure 11).
+    Zhang02 {
+        /// Also draw the response curves as SVG.
+        #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg"))]
+        plot: Option<PathBuf>,
+        #[cfg_attr(feature = "cli", command(flatten))]
+        options: zhang02::Zhang02Options,
+    },
 }
 
 /// `base`, or with several figures `base` with a `-figN` suffix.
@@ -178,6 +188,16 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
                 plot.as_deref(),
                 format,
                 |n| tsai04::figure(n, &sweep),
+            )?;
+        }
+        Paper::Zhang02 { plot, options } => {
+            run_figures(
+                Instant::now(),
+                Vec::new(),
+                &[11],
+                plot.as_deref(),
+                format,
+                |_| zhang02::figure(options),
             )?;
         }
     }
