@@ -55,7 +55,8 @@ fn free_blocks(c: &mut Criterion) {
                     .filter(|&s| table.location(s).cylinder >= head.cylinder)
                     .map(|s| {
                         let at = table.location(s);
-                        let req = Request::new(RequestId(0), Kind::Write, at.block, 8, at.cylinder, 0);
+                        let req =
+                            Request::new(RequestId(0), Kind::Write, at.block, 8, at.cylinder, 0);
                         (model.positioning_time(head, &req, now), s)
                     })
                     .min();
