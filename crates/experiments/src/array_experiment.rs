@@ -668,13 +668,13 @@ impl ArrayRun {
             self.release(sim, g, replica, old)?;
         }
         self.propagate(sim, block, Some(r), now)?;
-        if let Some(mut waiting) = self.held.remove(&block) {
-            if let Some((wid, arrival)) = waiting.pop_front() {
-                if !waiting.is_empty() {
-                    self.held.insert(block, waiting);
-                }
-                self.write(sim, wid, block, arrival, now)?;
+        if let Some(mut waiting) = self.held.remove(&block)
+            && let Some((wid, arrival)) = waiting.pop_front()
+        {
+            if !waiting.is_empty() {
+                self.held.insert(block, waiting);
             }
+            self.write(sim, wid, block, arrival, now)?;
         }
         Ok(())
     }
