@@ -1,12 +1,12 @@
-//! `spindle array`: one disk-array configuration (stripe, RAID-10 or
-//! EW-Array on D disks) under the OLTP workload or a replayed trace, at
+//! `spindle array`: one disk-array configuration (stripe, RAID-10, SR-Array
+//! or EW-Array on D disks) under the OLTP workload or a replayed trace, at
 //! given speed-ups or searched for its maximum sustainable speed-up.
 
 use std::path::PathBuf;
 
 use anyhow::Result;
 use disk_emu::disk::DiskModel;
-use experiments::oltp::{BASE_RATE_PER_DISK, OltpWorkload};
+use experiments::oltp::{BASE_RATE_PER_DISK, OltpWorkload, READ_FRACTION};
 use experiments::sustainable::{self, Criterion, CurvePoint, SearchOptions};
 use experiments::{ArrayExperiment, ArrayWorkload, DELAYED_WRITE_BUFFER, Organisation, SECTORS};
 
@@ -17,7 +17,7 @@ use crate::output::{Cell, Format, Table};
 #[derive(Debug)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct ArrayArgs {
-    /// Organisation: stripe, raid10, or ew:DMxDSxDD (e.g. ew:2x9x2, ew:1x22x1.6).
+    /// Organisation: stripe, raid10, sr:DSxDR (e.g. sr:6x6) or ew:DMxDSxDD (e.g. ew:2x9x2, ew:1x22x1.6).
     #[cfg_attr(feature = "cli", arg(long))]
     pub layout: Organisation,
     /// Disks of the array.
@@ -35,11 +35,11 @@ pub struct ArrayArgs {
     /// Replay this trace (DiskSim ASCII, MSR, SPC) instead of the OLTP workload.
     #[cfg_attr(feature = "cli", arg(long))]
     pub trace: Option<PathBuf>,
-    /// Requests per second at speed-up 1 (default: 40 per disk).
+    /// Requests per second at speed-up 1 (default: the reproduction's rate per disk).
     #[cfg_attr(feature = "cli", arg(long))]
     pub rate: Option<f64>,
     /// Fraction of reads (OLTP workload).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.5))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = READ_FRACTION))]
     pub read_fraction: f64,
     /// Database size in 4 KB blocks (default: one disk's capacity).
     #[cfg_attr(feature = "cli", arg(long))]
@@ -112,6 +112,7 @@ pub fn curve_table(title: String, label: &str, curve: &[CurvePoint]) -> Table {
             "read ms",
             "write ms",
             "in array 1st/2nd half",
+            "drift %",
             "utilisation",
             "propagated",
             "forced",
@@ -142,6 +143,7 @@ pub fn curve_table(title: String, label: &str, curve: &[CurvePoint]) -> Table {
                 || "-".to_string(),
                 |r| format!("{:.1}/{:.1}", r.in_array[0], r.in_array[1]),
             )),
+            Cell::num(100.0 * mean(|r| r.drift), 2),
             Cell::num(mean(|r| r.utilisation), 3),
             Cell::num(mean(|r| r.propagated as f64), 0),
             Cell::num(mean(|r| r.forced as f64), 0),
@@ -194,9 +196,14 @@ pub fn run(args: &ArrayArgs, format: Format) -> Result<()> {
             / DiskModel::from_spec(&experiment.disk)?.capacity_blocks() as f64,
         layout.dilution(),
         if layout.eager {
-            "writes placed eagerly by SATF-EW"
+            "writes placed eagerly by SATF-EW".to_string()
+        } else if layout.rotational > 1 {
+            format!(
+                "{} copies of each block on its track, served at the nearest under SATF",
+                layout.rotational
+            )
         } else {
-            "updates in place under SATF"
+            "updates in place under SATF".to_string()
         }
     ));
     if let Some(max) = max {

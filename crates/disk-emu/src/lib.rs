@@ -71,7 +71,7 @@ pub mod trace;
 
 pub use device::{
     ARRAY_CAPACITY, ArrayDevice, ArrayOptions, DEVICE_IDS, Device, DeviceError, DiskDevice, Done,
-    FreeSpace, NoFreeSpace, Outcome, QUEUE_CAPACITY, ResyncRate, Timing,
+    FixedPlaces, Outcome, Places, QUEUE_CAPACITY, ResyncRate, Timing,
 };
 pub use events::{EventKey, EventQueue, Rank};
 pub use random::{Exponential, Stream};

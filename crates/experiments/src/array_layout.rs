@@ -26,8 +26,19 @@
 //!
 //! **Stripe** (D-way): one copy, W = D, region ⌈S/D⌉, updated in place.
 //! **RAID-10**: two copies on a mirrored pair at the same block, W = D/2,
-//! region ⌈S/W⌉, updated in place. Both are EW-Arrays without dilution
-//! (D_d = 1): D × 1 and 2 × D/2 × 1 in the paper's terms.
+//! region ⌈S/W⌉, updated in place; a write goes to both copies. Both are
+//! EW-Arrays without dilution (D_d = 1): D × 1 and 2 × D/2 × 1 in the
+//! paper's terms.
+//!
+//! **SR-Array D_s × D_r** (Yu, Gum, Chen, Wang, Krishnamurthy & Anderson,
+//! OSDI 2000): the database striped over W = D_s · D_r disks, one copy per
+//! disk, each block kept D_r times on its track, the copies spaced evenly
+//! around it (a *rotational replica* every 1/D_r of a revolution); each disk
+//! then holds S/W blocks in about S/D_s slots — 1/D_s of the cylinders of a
+//! database the size of one disk. The replicas' places are fixed (updated
+//! in place); which one serves a request is decided at dispatch (the
+//! nearest, see [`crate::free_map::GroupSpace`]). A 36 × 1 SR-Array is the
+//! 36-way stripe.
 
 use std::fmt;
 use std::str::FromStr;
@@ -42,6 +53,13 @@ pub enum Organisation {
     Stripe,
     /// Two copies on a mirrored pair, striped over the pairs, updated in place.
     Raid10,
+    /// Striping with rotational replication: `striping` × `replicas`.
+    SrArray {
+        /// D_s: each disk uses 1/D_s of the database's size.
+        striping: u32,
+        /// D_r: copies of every block on its track.
+        replicas: u32,
+    },
     /// The eager-writing array: `mirrors` × `striping` × `dilution`.
     EwArray {
         /// D_m: copies of every block, on different disks.
@@ -100,7 +118,7 @@ pub enum LayoutError {
     EmptyDatabase,
     /// A layout description that does not parse.
     #[error(
-        "layout: expected stripe, raid10 or ew:DMxDSxDD (e.g. ew:2x9x2, ew:1x22x1.6), got `{0}`"
+        "layout: expected stripe, raid10, sr:DSxDR (e.g. sr:6x6) or ew:DMxDSxDD (e.g. ew:2x9x2, ew:1x22x1.6), got `{0}`"
     )]
     Syntax(String),
 }
@@ -110,6 +128,7 @@ impl fmt::Display for Organisation {
         match self {
             Organisation::Stripe => f.write_str("stripe"),
             Organisation::Raid10 => f.write_str("raid10"),
+            Organisation::SrArray { striping, replicas } => write!(f, "sr:{striping}x{replicas}"),
             Organisation::EwArray {
                 mirrors,
                 striping,
@@ -122,22 +141,34 @@ impl fmt::Display for Organisation {
 impl FromStr for Organisation {
     type Err = LayoutError;
 
-    /// `stripe`, `raid10` (or `raid-10`), `ew:DMxDSxDD`.
+    /// `stripe`, `raid10` (or `raid-10`), `sr:DSxDR`, `ew:DMxDSxDD`.
     fn from_str(s: &str) -> Result<Self, LayoutError> {
         let bad = || LayoutError::Syntax(s.to_string());
-        match s.trim().to_ascii_lowercase().as_str() {
+        let lower = s.trim().to_ascii_lowercase();
+        let factors = |text: &str| -> Vec<String> {
+            text.split(['x', '×']).map(|f| f.trim().to_string()).collect()
+        };
+        match lower.as_str() {
             "stripe" => Ok(Organisation::Stripe),
             "raid10" | "raid-10" => Ok(Organisation::Raid10),
             other => {
-                let factors = other.strip_prefix("ew:").ok_or_else(bad)?;
-                let parts: Vec<&str> = factors.split(['x', '×']).collect();
-                let [m, st, d] = parts[..] else {
+                if let Some(rest) = other.strip_prefix("sr:") {
+                    let [st, r] = &factors(rest)[..] else {
+                        return Err(bad());
+                    };
+                    return Ok(Organisation::SrArray {
+                        striping: st.parse().map_err(|_| bad())?,
+                        replicas: r.parse().map_err(|_| bad())?,
+                    });
+                }
+                let rest = other.strip_prefix("ew:").ok_or_else(bad)?;
+                let [m, st, d] = &factors(rest)[..] else {
                     return Err(bad());
                 };
                 Ok(Organisation::EwArray {
-                    mirrors: m.trim().parse().map_err(|_| bad())?,
-                    striping: st.trim().parse().map_err(|_| bad())?,
-                    dilution: d.trim().parse().map_err(|_| bad())?,
+                    mirrors: m.parse().map_err(|_| bad())?,
+                    striping: st.parse().map_err(|_| bad())?,
+                    dilution: d.parse().map_err(|_| bad())?,
                 })
             }
         }
@@ -155,8 +186,10 @@ pub struct Layout {
     pub disks: u32,
     /// Database size, in array blocks.
     pub database: u64,
-    /// Copies of every block (D_m).
+    /// Copies of every block on different disks (D_m; 2 for RAID-10).
     pub mirrors: u32,
+    /// Copies of every block on its track (D_r of an SR-Array, else 1).
+    pub rotational: u32,
     /// Stripe groups (W): disks each copy is striped over.
     pub groups: u32,
     /// Array blocks each disk uses, from its first block.
@@ -165,7 +198,16 @@ pub struct Layout {
     pub per_disk: u64,
     /// Whether writes are placed eagerly (the region has free blocks).
     pub eager: bool,
+    /// Whether copies beyond the first are propagated through the
+    /// delayed-write buffer in the background, at a degree of replication
+    /// lowered under overload (EW- and SR-Arrays), or written at once in the
+    /// foreground (RAID-10, which updates both copies in place).
+    pub background: bool,
 }
+
+/// Most rotational replicas of a block: copies of one block are a mask of
+/// 8 bits ([`crate::replica_map::ReplicaSet`]).
+pub const MAX_ROTATIONAL: u32 = 8;
 
 /// A factor in `[1, ∞)`, finite.
 fn at_least_one(parameter: &'static str, value: f64) -> Result<f64, LayoutError> {
@@ -209,6 +251,7 @@ impl Layout {
             needed,
             disks,
         };
+        let mut rotational = 1;
         let (mirrors, groups, region) = match organisation {
             Organisation::Stripe => (1, disks, database.div_ceil(u64::from(disks))),
             Organisation::Raid10 => {
@@ -217,6 +260,29 @@ impl Layout {
                 }
                 let groups = disks / 2;
                 (2, groups, database.div_ceil(u64::from(groups)))
+            }
+            Organisation::SrArray { striping, replicas } => {
+                if striping == 0 {
+                    return Err(LayoutError::Factor {
+                        parameter: "striping",
+                        expected: "a whole number of at least 1",
+                        value: 0.0,
+                    });
+                }
+                if !(1..=MAX_ROTATIONAL).contains(&replicas) {
+                    return Err(LayoutError::Factor {
+                        parameter: "replicas",
+                        expected: "a whole number from 1 to 8",
+                        value: f64::from(replicas),
+                    });
+                }
+                let groups = striping * replicas;
+                if groups > disks {
+                    return Err(too_few(f64::from(groups)));
+                }
+                rotational = replicas;
+                let per_disk = database.div_ceil(u64::from(groups));
+                (1, groups, per_disk * u64::from(replicas))
             }
             Organisation::EwArray {
                 mirrors,
@@ -257,11 +323,25 @@ impl Layout {
             disks,
             database,
             mirrors,
+            rotational,
             groups,
             region,
             per_disk,
-            eager: region > per_disk,
+            eager: rotational == 1 && region > per_disk,
+            background: organisation != Organisation::Raid10,
         })
+    }
+
+    /// Copies of every block: on different disks and on one track.
+    pub fn copies(&self) -> u32 {
+        self.mirrors * self.rotational
+    }
+
+    /// The member disk of its group (0 to `mirrors` − 1) that holds copy
+    /// `replica` of a block.
+    #[inline]
+    pub fn member(&self, replica: u32) -> u32 {
+        replica / self.rotational
     }
 
     /// The effective dilution: region over data per disk.
@@ -276,21 +356,24 @@ impl Layout {
         ((block % g) as u32, block / g)
     }
 
-    /// The disk holding replica `replica` of group `group`.
+    /// The disk holding copy `replica` of group `group`'s blocks.
     #[inline]
     pub fn disk(&self, group: u32, replica: u32) -> u32 {
-        group + replica * self.groups
+        group + self.member(replica) * self.groups
     }
 
     /// Where the block at local index `local` starts before any write
-    /// moves it: spread evenly over the region, so that an EW-Array's free
-    /// blocks are spread evenly too (every other block at dilution 2).
+    /// moves it (the first of its rotational replicas on an SR-Array, whose
+    /// places come from [`crate::free_map::RotationalCopies`]): spread evenly
+    /// over the region, so that an EW-Array's free blocks are spread evenly
+    /// too (every other block at dilution 2).
     #[inline]
     pub fn initial_slot(&self, local: u64) -> u64 {
         ((u128::from(local) * u128::from(self.region)) / u128::from(self.per_disk)) as u64
     }
 
     /// Disks the organisation uses (`mirrors × groups`).
+    #[inline]
     pub fn disks_used(&self) -> u32 {
         self.mirrors * self.groups
     }
@@ -329,6 +412,24 @@ mod tests {
         assert!(*slots.last().unwrap() < l.region);
     }
 
+    fn sr(striping: u32, replicas: u32) -> Organisation {
+        Organisation::SrArray { striping, replicas }
+    }
+
+    #[test]
+    fn an_sr_array_stripes_over_every_disk_and_keeps_replicas_on_one() {
+        let s = 36 * 6 * 100;
+        let l = Layout::new(sr(6, 6), 36, 1 << 30, s).unwrap();
+        assert_eq!((l.groups, l.mirrors, l.rotational, l.copies()), (36, 1, 6, 6));
+        // 1/D_s of the database's size on each disk.
+        assert_eq!(l.region, s / 6);
+        assert!(!l.eager && l.background);
+        assert_eq!((l.disk(5, 0), l.disk(5, 5)), (5, 5));
+        let stripe = Layout::new(sr(36, 1), 36, 1 << 30, s).unwrap();
+        let plain = Layout::new(Organisation::Stripe, 36, 1 << 30, s).unwrap();
+        assert_eq!((stripe.groups, stripe.region), (plain.groups, plain.region));
+    }
+
     #[test]
     fn configuration_errors_name_the_parameter() {
         let err = |o, disks, db| Layout::new(o, disks, 1000, db).unwrap_err().to_string();
@@ -341,6 +442,11 @@ mod tests {
         assert!(err(ew(2, 9.0, 2.0), 36, 9001).starts_with("database:"));
         assert!(err(Organisation::Raid10, 1, 10).starts_with("disks:"));
         assert!("ew:2x9".parse::<Organisation>().is_err());
+        assert!(err(sr(7, 6), 36, 100).starts_with("disks:"));
+        assert!(err(sr(6, 0), 36, 100).starts_with("replicas:"));
+        assert!(err(sr(0, 6), 36, 100).starts_with("striping:"));
+        assert_eq!("SR:6x6".parse::<Organisation>().unwrap(), sr(6, 6));
+        assert!("sr:6".parse::<Organisation>().is_err());
         assert_eq!("EW:2x9x2".parse::<Organisation>().unwrap(), ew(2, 9.0, 2.0));
         assert_eq!(
             "raid10".parse::<Organisation>().unwrap(),

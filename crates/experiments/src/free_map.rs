@@ -21,13 +21,22 @@
 //! disk: with a free slot on the arm's own cylinder it visits one or two.
 //! Tracks of more than 64 slots are not covered by one mask; a table for
 //! such a disk is refused ([`TrackTable::new`]).
+//!
+//! **Rotational replicas.** An SR-Array keeps each block several times on
+//! its track ([`RotationalCopies`]); a stripe group's [`GroupSpace`] is told
+//! which of them a request may be served at ([`GroupSpace::offer`]) and
+//! names the one the heads reach first — the whole of SATF's choice on an
+//! SR-Array, made by the disk's own estimate of each copy.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use disk_emu::FreeSpace;
+use disk_emu::Places;
 use disk_emu::disk::DiskModel;
 use sched_core::array::Location;
-use sched_core::{Cylinder, Direction, FreeBlock, Head, Nanos, Request, RequestId};
+use sched_core::{
+    Cylinder, Direction, FreeBlock, Head, Nanos, Request, RequestId, ServiceEstimator,
+};
 
 /// One track of a region: its slots in block order.
 #[derive(Clone, Copy, Debug)]
@@ -142,6 +151,93 @@ impl TrackTable {
     /// Sectors per slot.
     pub fn sectors(&self) -> u32 {
         self.sectors
+    }
+
+    /// The tracks' first slots and lengths, in slot order.
+    fn track_spans(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.tracks
+            .iter()
+            .map(|t| (u64::from(t.first), u64::from(t.len)))
+    }
+}
+
+/// Where the rotational replicas of an SR-Array disk's blocks lie: block
+/// `local` of the disk has `replicas` copies on one track, copy k at slot
+/// `first + j + round(k · n / replicas)` of a track of n slots starting at
+/// `first` holding the track's j-th block — copies a 1/`replicas` of a
+/// revolution apart (to the slot). Tracks are filled from the outside in,
+/// ⌊n / replicas⌋ blocks each; the slots left over at the end of a track
+/// stay unused.
+#[derive(Clone, Debug)]
+pub struct RotationalCopies {
+    replicas: u32,
+    /// `[local · replicas + k]`: the slot of copy k of block `local`.
+    slots: Vec<u32>,
+}
+
+/// Why the rotational replicas do not fit.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error(
+    "database: {blocks} blocks with {replicas} copies each on their track do not fit the {slots} slots of the disk's region"
+)]
+pub struct RotationalFitError {
+    /// Blocks of the disk.
+    pub blocks: u64,
+    /// Copies of each.
+    pub replicas: u32,
+    /// Slots of the region tried.
+    pub slots: u64,
+}
+
+impl RotationalCopies {
+    /// Places `blocks` blocks with `replicas` copies each on the tracks of
+    /// `table`.
+    ///
+    /// # Errors
+    /// [`RotationalFitError`] when the table's tracks are too few.
+    pub fn new(table: &TrackTable, blocks: u64, replicas: u32) -> Result<Self, RotationalFitError> {
+        let r = u64::from(replicas.max(1));
+        let mut slots = Vec::with_capacity((blocks * r) as usize);
+        let mut placed = 0;
+        for (first, n) in table.track_spans() {
+            for j in 0..n / r {
+                if placed == blocks {
+                    break;
+                }
+                for k in 0..r {
+                    let offset = (2 * k * n + r) / (2 * r);
+                    slots.push((first + j + offset) as u32);
+                }
+                placed += 1;
+            }
+        }
+        if placed < blocks {
+            return Err(RotationalFitError {
+                blocks,
+                replicas,
+                slots: table.slots(),
+            });
+        }
+        Ok(RotationalCopies {
+            replicas: replicas.max(1),
+            slots,
+        })
+    }
+
+    /// The slot of copy `copy` of block `local`.
+    #[inline]
+    pub fn slot(&self, local: u64, copy: u32) -> u64 {
+        u64::from(self.slots[(local * u64::from(self.replicas) + u64::from(copy)) as usize])
+    }
+
+    /// Copies of every block.
+    pub fn replicas(&self) -> u32 {
+        self.replicas
+    }
+
+    /// Slots spanned from the first: the extent of the region used.
+    pub fn extent(&self) -> u64 {
+        self.slots.iter().max().map_or(0, |&s| u64::from(s) + 1)
     }
 }
 
@@ -318,10 +414,15 @@ impl FreeMap {
         let mut best: Option<(u64, Nanos)> = None;
         let mut c = head.cylinder;
         loop {
-            c = match sweep {
-                Direction::Up => self.cylinders.at_or_after(c)?,
-                Direction::Down => self.cylinders.at_or_before(c)?,
+            // No cylinder with a free slot beyond: the best found stands.
+            let next = match sweep {
+                Direction::Up => self.cylinders.at_or_after(c),
+                Direction::Down => self.cylinders.at_or_before(c),
             };
+            let Some(next) = next else {
+                return best;
+            };
+            c = next;
             let seek = model.seek_time(c.abs_diff(head.cylinder));
             if best.is_some_and(|(_, b)| seek >= b) {
                 return best;
@@ -396,15 +497,22 @@ impl FreeMap {
     }
 }
 
-/// The free space of one stripe group's disks, as its
-/// [`ArrayDevice`](disk_emu::ArrayDevice) consults it: a [`FreeMap`] per
-/// member disk over a shared [`TrackTable`], and the places of the writes
-/// started and not yet reported to the driver.
+/// The places of one stripe group's disks, as its
+/// [`ArrayDevice`](disk_emu::ArrayDevice) consults them: a [`FreeMap`] per
+/// member disk over a shared [`TrackTable`] (eager writes), the rotational
+/// copies of an SR-Array's blocks with the copies each request may be
+/// served at, and where the operations started and not yet reported to the
+/// driver were placed.
 #[derive(Debug)]
 pub struct GroupSpace {
     table: Arc<TrackTable>,
     maps: Vec<FreeMap>,
-    /// Eager writes started: (request, member disk, slot).
+    rotational: Option<Arc<RotationalCopies>>,
+    /// Requests that may be served at any of several rotational copies:
+    /// the block's local index and the copies (a mask).
+    offers: HashMap<RequestId, (u64, u8)>,
+    /// Operations started at a place decided at dispatch: (request, member
+    /// disk, slot).
     placed: Vec<(RequestId, usize, u64)>,
     /// Claims of places that were not free (an invariant broken; zero).
     conflicts: u64,
@@ -417,9 +525,24 @@ impl GroupSpace {
         GroupSpace {
             table,
             maps,
+            rotational: None,
+            offers: HashMap::new(),
             placed: Vec::new(),
             conflicts: 0,
         }
+    }
+
+    /// The same space, its blocks kept as `copies` on their tracks.
+    pub fn with_rotational(mut self, copies: Arc<RotationalCopies>) -> Self {
+        self.rotational = Some(copies);
+        self
+    }
+
+    /// Request `id`, of the block at local index `local`, may be served at
+    /// any of the rotational copies of `copies` (a mask); the nearest is
+    /// taken when it starts.
+    pub fn offer(&mut self, id: RequestId, local: u64, copies: u8) {
+        self.offers.insert(id, (local, copies));
     }
 
     /// The table of the region.
@@ -438,8 +561,8 @@ impl GroupSpace {
         self.maps[disk].release(&self.table, slot)
     }
 
-    /// Where the eager write `id` was placed (member disk, slot), once:
-    /// the driver asks when the write completes.
+    /// Where operation `id` was placed at dispatch (member disk, slot),
+    /// once: the driver asks when it completes.
     pub fn take_placement(&mut self, id: RequestId) -> Option<(usize, u64)> {
         let i = self.placed.iter().position(|p| p.0 == id)?;
         let (_, disk, slot) = self.placed.swap_remove(i);
@@ -452,7 +575,7 @@ impl GroupSpace {
     }
 }
 
-impl FreeSpace for GroupSpace {
+impl Places for GroupSpace {
     fn nearest_free(
         &self,
         disk: usize,
@@ -475,9 +598,36 @@ impl FreeSpace for GroupSpace {
         })
     }
 
+    fn nearest_copy(
+        &self,
+        _disk: usize,
+        model: &DiskModel,
+        head: Head,
+        now: Nanos,
+        op: &Request,
+    ) -> Option<FreeBlock> {
+        let copies = self.rotational.as_ref()?;
+        let &(local, mask) = self.offers.get(&op.id)?;
+        (0..copies.replicas())
+            .filter(|k| mask & 1 << k != 0)
+            .map(|k| {
+                let at = self.table.location(copies.slot(local, k));
+                let moved = Request {
+                    block: at.block,
+                    cylinder: at.cylinder,
+                    ..*op
+                };
+                FreeBlock {
+                    at,
+                    positioning: model.positioning_time(head, &moved, now),
+                }
+            })
+            .min_by_key(|c| (c.positioning, c.at.block))
+    }
+
     fn claim(&mut self, disk: usize, op: &Request, at: Location) {
         let slot = at.block / u64::from(self.table.sectors);
-        if !self.maps[disk].take(&self.table, slot) {
+        if self.offers.remove(&op.id).is_none() && !self.maps[disk].take(&self.table, slot) {
             self.conflicts += 1;
         }
         self.placed.push((op.id, disk, slot));
@@ -488,7 +638,7 @@ impl FreeSpace for GroupSpace {
 mod tests {
     use super::*;
     use disk_emu::disk::presets;
-    use sched_core::{Kind, ServiceEstimator};
+    use sched_core::Kind;
 
     fn cheetah() -> DiskModel {
         DiskModel::from_spec(&presets::cheetah9lp_sync()).unwrap()

@@ -20,12 +20,13 @@
 //! - **Experiments**: one disk ([`DiskExperiment`]), a mirrored pair
 //!   ([`MirrorExperiment`]), trace replay ([`replay`]), the rate-based
 //!   WRR-SCAN runs ([`run_rate`]), disk arrays — stripe, RAID-10, the
-//!   eager-writing EW-Array — under an accelerated OLTP workload
+//!   SR-Array, the eager-writing EW-Array — under an accelerated OLTP workload
 //!   ([`ArrayExperiment`], with the organisations in [`Layout`], their
 //!   free-block maps in [`free_map`], the copies and the delayed-write
 //!   buffer in [`replica_map`], the workload in [`oltp`] and the search for
 //!   the maximum sustainable speed-up in [`sustainable`]).
 
+mod array_driver;
 mod array_experiment;
 mod array_layout;
 mod batch_means;
@@ -49,7 +50,7 @@ pub use array_experiment::{
     ArrayError, ArrayExperiment, ArrayReport, ArrayWorkload, DELAYED_WRITE_BUFFER, GROUP_CAPACITY,
     GroupDevice, GroupPolicy, GroupQueue, SECTORS,
 };
-pub use array_layout::{Layout, LayoutError, Organisation};
+pub use array_layout::{Layout, LayoutError, MAX_ROTATIONAL, Organisation};
 pub use batch_means::{BatchMeans, Regenerative};
 pub use confidence::{
     Interval, MetricRow, MetricTable, StatsError, normal_quantile, student_t_quantile,

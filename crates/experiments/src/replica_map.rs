@@ -28,7 +28,9 @@ use std::collections::{HashMap, VecDeque};
 
 use crate::array_layout::Layout;
 
-/// Copies of a block as a bit mask: bit r = replica r.
+/// Copies of a block as a bit mask: bit r = replica r (at most 8 copies:
+/// [`crate::array_layout::MAX_ROTATIONAL`] rotational replicas, or up to 8
+/// mirrors).
 pub type ReplicaSet = u8;
 
 /// The array-wide map of copies (see the module documentation).
@@ -55,13 +57,18 @@ pub struct ReplicaMap {
 impl ReplicaMap {
     /// Every block of `layout` at its initial slot on each replica, version 0.
     pub fn new(layout: &Layout) -> Self {
-        let mirrors = layout.mirrors as usize;
+        Self::with_slots(layout, |local, _| layout.initial_slot(local))
+    }
+
+    /// Every block of `layout`, copy r of the block at local index `local`
+    /// of its group at slot `place(local, r)`, version 0.
+    pub fn with_slots(layout: &Layout, place: impl Fn(u64, u32) -> u64) -> Self {
+        let mirrors = layout.copies() as usize;
         let blocks = layout.database as usize;
         let mut slot = Vec::with_capacity(blocks * mirrors);
         for b in 0..layout.database {
             let (_, local) = layout.locate(b);
-            let s = layout.initial_slot(local) as u32;
-            slot.extend(std::iter::repeat_n(s, mirrors));
+            slot.extend((0..mirrors as u32).map(|r| place(local, r) as u32));
         }
         ReplicaMap {
             mirrors,
@@ -230,14 +237,14 @@ impl ReplicaMap {
     }
 }
 
-/// The array's bounded buffer of copies to propagate: a FIFO per disk, at
-/// most `capacity` blocks in all, counting a propagation until it is
-/// written (10,000 blocks in the paper's Figure 11).
+/// The array's bounded buffer of copies to propagate: a FIFO per disk of
+/// (block, copy), at most `capacity` blocks in all, counting a propagation
+/// until it is written (10,000 blocks in the paper's Figure 11).
 #[derive(Clone, Debug)]
 pub struct DelayedWrites {
     capacity: usize,
     held: usize,
-    queues: Vec<VecDeque<u64>>,
+    queues: Vec<VecDeque<(u64, u32)>>,
 }
 
 impl DelayedWrites {
@@ -250,20 +257,21 @@ impl DelayedWrites {
         }
     }
 
-    /// Buffers a propagation of `block` to `disk`; false when the buffer is
-    /// full (the copy must then be written in the foreground).
-    pub fn push(&mut self, disk: usize, block: u64) -> bool {
+    /// Buffers a propagation of copy `replica` of `block`, on `disk`; false
+    /// when the buffer is full (the copy must then be written in the
+    /// foreground).
+    pub fn push(&mut self, disk: usize, block: u64, replica: u32) -> bool {
         if self.held >= self.capacity {
             return false;
         }
         self.held += 1;
-        self.queues[disk].push_back(block);
+        self.queues[disk].push_back((block, replica));
         true
     }
 
-    /// The oldest propagation for `disk` not yet sent; it stays counted
-    /// until [`written`](Self::written).
-    pub fn next_for(&mut self, disk: usize) -> Option<u64> {
+    /// The oldest propagation for `disk` not yet sent, as (block, copy); it
+    /// stays counted until [`written`](Self::written).
+    pub fn next_for(&mut self, disk: usize) -> Option<(u64, u32)> {
         self.queues[disk].pop_front()
     }
 

@@ -8,7 +8,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use disk_emu::FreeSpace;
+use disk_emu::Places;
 use disk_emu::disk::{DiskModel, presets};
 use experiments::free_map::{GroupSpace, TrackTable};
 use experiments::replica_map::{DelayedWrites, ReplicaMap};
@@ -137,7 +137,7 @@ proptest! {
                 Step::Degree(d) => degree = d,
                 Step::Propagate(disk) => {
                     let r = disk as u32;
-                    if let Some(b) = buffer.next_for(disk) {
+                    if let Some((b, _)) = buffer.next_for(disk) {
                         if map.version(b, r) >= map.current(b) || map.writable(b) & 1 << r == 0 {
                             map.set_pending(b, r, false);
                             buffer.written();
@@ -180,7 +180,7 @@ proptest! {
                             }
                             let other = 1 - replica;
                             if degree == 2 && map.needs_propagation(b, other)
-                                && buffer.push(other as usize, b) {
+                                && buffer.push(other as usize, b, other) {
                                 map.set_pending(b, other, true);
                             }
                         }

@@ -201,16 +201,6 @@ impl Dispatch {
             chosen: Some(at),
         }
     }
-
-    /// The request as the disk serves it: at the chosen place, if any.
-    pub const fn served(&self) -> Request {
-        let mut op = self.request;
-        if let Some(at) = self.chosen {
-            op.block = at.block;
-            op.cylinder = at.cylinder;
-        }
-        op
-    }
 }
 
 /// A free place the heads can reach, as a disk model finds it for an eager

@@ -11,7 +11,7 @@ use sched_core::{
     Boxed, Direction, FreeBlock, Head, Kind, Nanos, Request, RequestId, ServiceEstimator,
 };
 
-use super::free_space::{FreeSpace, NoFreeSpace};
+use super::places::{FixedPlaces, Places};
 use super::{DEVICE_IDS, Device, DeviceError, Done, Outcome, Timing, check_input_time};
 use crate::disk::{DiskModel, ServiceBreakdown};
 use crate::events::EventQueue;
@@ -154,14 +154,17 @@ enum Internal {
 /// source reads of a resync are not modelled: which block of which other
 /// disk holds a given block's copy is the driver's layout, not the device's.
 ///
-/// **Eager writes.** A device built [`with_free_space`](Self::with_free_space)
-/// answers its policy's [`nearest_free`](ServiceEstimator::nearest_free)
-/// questions from that [`FreeSpace`] and each disk's mechanics; an operation
-/// whose [`Dispatch::chosen`](sched_core::Dispatch::chosen) names a place is
-/// served there, and the place is claimed from the free space as the
-/// operation starts. Without one ([`NoFreeSpace`], the default) nothing is
-/// free and every operation is served where it was submitted.
-pub struct ArrayDevice<P: ArrayPolicy = AnyArray<Boxed<ARRAY_CAPACITY>>, F: FreeSpace = NoFreeSpace>
+/// **Places decided at dispatch.** A device built
+/// [`with_places`](Self::with_places) answers its policy's
+/// [`nearest_free`](ServiceEstimator::nearest_free) questions from those
+/// [`Places`] and each disk's mechanics, and charges an operation the
+/// positioning time of its [nearest copy](Places::nearest_copy) when the
+/// places keep several on one disk. An operation whose
+/// [`Dispatch::chosen`](sched_core::Dispatch::chosen) names a place, or
+/// whose nearest copy is named, is served there, and the place is claimed as
+/// the operation starts. With [`FixedPlaces`], the default, every operation
+/// is served where it was submitted.
+pub struct ArrayDevice<P: ArrayPolicy = AnyArray<Boxed<ARRAY_CAPACITY>>, F: Places = FixedPlaces>
 {
     policy: P,
     space: F,
@@ -228,7 +231,7 @@ impl<P: ArrayPolicy> ArrayDevice<P> {
         }
         Ok(ArrayDevice {
             policy,
-            space: NoFreeSpace,
+            space: FixedPlaces,
             originals: models.clone(),
             members: models
                 .into_iter()
@@ -253,9 +256,9 @@ impl<P: ArrayPolicy> ArrayDevice<P> {
         })
     }
 
-    /// The same device, its writes placed eagerly in `space` (see the
-    /// type's documentation).
-    pub fn with_free_space<F: FreeSpace>(self, space: F) -> ArrayDevice<P, F> {
+    /// The same device, the places of its operations decided at dispatch
+    /// by `space` (see the type's documentation).
+    pub fn with_places<F: Places>(self, space: F) -> ArrayDevice<P, F> {
         ArrayDevice {
             policy: self.policy,
             space,
@@ -275,15 +278,15 @@ impl<P: ArrayPolicy> ArrayDevice<P> {
     }
 }
 
-impl<P: ArrayPolicy, F: FreeSpace> ArrayDevice<P, F> {
-    /// The free space eager writes take places from.
-    pub fn free_space(&self) -> &F {
+impl<P: ArrayPolicy, F: Places> ArrayDevice<P, F> {
+    /// The places operations are served at.
+    pub fn places(&self) -> &F {
         &self.space
     }
 
-    /// The free space, for the driver to return the places of overwritten
-    /// data to it.
-    pub fn free_space_mut(&mut self) -> &mut F {
+    /// The places, for the driver to return the blocks of overwritten data
+    /// or to say which copies a request may be served at.
+    pub fn places_mut(&mut self) -> &mut F {
         &mut self.space
     }
 
@@ -438,10 +441,20 @@ impl<P: ArrayPolicy, F: FreeSpace> ArrayDevice<P, F> {
             let Some(s) = with_view(members, space, now, |view| policy.poll_start(view))? else {
                 break;
             };
-            let served = s.dispatch.served();
-            if let Some(at) = s.dispatch.chosen {
-                self.space.claim(s.disk, &s.dispatch.request, at);
-            }
+            let op = s.dispatch.request;
+            let model = &self.members[s.disk].model;
+            let at = s.dispatch.chosen.or_else(|| {
+                self.space
+                    .nearest_copy(s.disk, model, model.head(), now, &op)
+                    .map(|copy| copy.at)
+            });
+            let served = match at {
+                Some(at) => {
+                    self.space.claim(s.disk, &op, at);
+                    at_place(&op, at)
+                }
+                None => op,
+            };
             let m = &mut self.members[s.disk];
             let breakdown = m
                 .model
@@ -513,7 +526,7 @@ impl<P: ArrayPolicy, F: FreeSpace> ArrayDevice<P, F> {
     }
 }
 
-impl<P: ArrayPolicy, F: FreeSpace> Device for ArrayDevice<P, F> {
+impl<P: ArrayPolicy, F: Places> Device for ArrayDevice<P, F> {
     type Report = ArrayReport;
 
     fn submit(&mut self, mut req: Request, copies: &Copies, now: Nanos) -> Result<(), DeviceError> {
@@ -707,22 +720,39 @@ impl<P: ArrayPolicy, F: FreeSpace> Device for ArrayDevice<P, F> {
     }
 }
 
-/// One disk as its policy sees it: the model's estimates, and free places
-/// from the device's free space.
+/// `op` moved to `at`.
+fn at_place(op: &Request, at: Location) -> Request {
+    Request {
+        block: at.block,
+        cylinder: at.cylinder,
+        ..*op
+    }
+}
+
+/// One disk as its policy sees it: the model's estimates of each request at
+/// its nearest copy, and free places, from the device's places.
 struct Estimate<'a, F> {
     model: &'a DiskModel,
     space: &'a F,
     disk: usize,
 }
 
-impl<F: FreeSpace> ServiceEstimator for Estimate<'_, F> {
+impl<F: Places> ServiceEstimator for Estimate<'_, F> {
     #[inline]
     fn positioning_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos {
-        self.model.positioning_time(head, req, now)
+        match self.space.nearest_copy(self.disk, self.model, head, now, req) {
+            Some(copy) => copy.positioning,
+            None => self.model.positioning_time(head, req, now),
+        }
     }
     #[inline]
     fn service_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos {
-        self.model.service_time(head, req, now)
+        match self.space.nearest_copy(self.disk, self.model, head, now, req) {
+            Some(copy) => self
+                .model
+                .service_time(head, &at_place(req, copy.at), now),
+            None => self.model.service_time(head, req, now),
+        }
     }
     #[inline]
     fn expected_service_time(&self, req: &Request) -> Nanos {
@@ -742,7 +772,7 @@ impl<F: FreeSpace> ServiceEstimator for Estimate<'_, F> {
 }
 
 /// Runs `f` with a view of `members` at `now`, free places from `space`.
-fn with_view<R, F: FreeSpace>(
+fn with_view<R, F: Places>(
     members: &[Member],
     space: &F,
     now: Nanos,

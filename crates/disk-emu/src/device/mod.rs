@@ -4,11 +4,11 @@
 
 mod array_device;
 mod disk_device;
-mod free_space;
+mod places;
 
 pub use array_device::{ARRAY_CAPACITY, ArrayDevice, ArrayOptions, ResyncRate};
 pub use disk_device::{DiskDevice, QUEUE_CAPACITY};
-pub use free_space::{FreeSpace, NoFreeSpace};
+pub use places::{FixedPlaces, Places};
 
 use sched_core::array::{Copies, DiskState};
 use sched_core::{
