@@ -6,7 +6,9 @@
 //! only after every disk wrote it, cancelled and aborted work never reports
 //! completion, every disk receives every update exactly once (in the same
 //! order where the disciplines are FCFS), and a full array refuses work
-//! without losing any.
+//! without losing any. The policies that write one copy by design
+//! ([`WRITES_ONE_COPY`]) instead write each update once and report its
+//! other holders skipped, for their driver to propagate.
 //!
 //! On arrays of 2, 3 and 8 disks whose logical extents are held by random
 //! sets of 1 ..= 8 disks at random places, with random disk failures and
@@ -79,11 +81,26 @@ fn serve_shifted_mirror(policy: &mut dyn ArrayPolicy) -> Vec<Start> {
     started
 }
 
+/// The named array policies that write an update on one holder and report
+/// the others skipped, for the driver to bring up to date later: the
+/// EW-Array's stripe group (Zhang, Yu, Krishnamurthy & Wang 2002), whose
+/// driver propagates the other copies from its delayed-write buffer.
+const WRITES_ONE_COPY: [&str; 1] = ["ew-array"];
+
+/// Whether the run named `name` (a policy's name, then perhaps its setting)
+/// drives one of [`WRITES_ONE_COPY`].
+fn writes_one_copy(name: &str) -> bool {
+    name.split(' ')
+        .next()
+        .is_some_and(|policy| WRITES_ONE_COPY.contains(&policy))
+}
+
 fn assert_own_blocks(name: &str, started: &[Start]) {
     let copies = shifted_mirror();
     let disks: Vec<usize> = started.iter().map(|s| s.disk).collect();
-    assert_eq!(disks.len(), 3, "{name}: {started:?}");
-    assert_eq!(started[2].disk, 1, "{name}: the read went to a failed disk");
+    let writes = if writes_one_copy(name) { 1 } else { 2 };
+    assert_eq!(disks.len(), writes + 1, "{name}: {started:?}");
+    assert_eq!(started[writes].disk, 1, "{name}: the read went to a failed disk");
     for s in started {
         let at = copies.location(s.disk).unwrap();
         let op = s.dispatch.request;
@@ -414,6 +431,7 @@ mod run_time_arrays {
                         .difference(rec.failed_during.difference(rec.written))
                         .len();
                     let needed = match ack {
+                        _ if writes_one_copy(&name) => 1,
                         Ack::All => reachable,
                         Ack::First => 1,
                         Ack::Quorum(k) => usize::from(k),
@@ -498,7 +516,7 @@ mod run_time_arrays {
                     );
                 }
                 assert!(
-                    c.skipped.is_subset(rec.failed_during),
+                    writes_one_copy(&name) || c.skipped.is_subset(rec.failed_during),
                     "{name}: write {} skipped holders {:?} that never failed",
                     r.id,
                     c.skipped.difference(rec.failed_during)
@@ -790,7 +808,15 @@ mod run_time_arrays {
             match (r.req.kind, r.fate) {
                 (Kind::Write, Fate::Finished) => {
                     assert_eq!(r.settled, 1, "{name}: update {} never settled", r.req.id);
-                    if r.failed_during.is_empty() {
+                    if writes_one_copy(&name) {
+                        assert_eq!(r.written.len(), 1, "{name}: update {} written twice", r.req.id);
+                        assert_eq!(
+                            r.written.union(r.skipped),
+                            r.copies.holders(),
+                            "{name}: update {}: a holder neither written nor skipped",
+                            r.req.id
+                        );
+                    } else if r.failed_during.is_empty() {
                         assert!(r.skipped.is_empty());
                         assert_eq!(
                             r.written,
@@ -898,13 +924,22 @@ mod run_time_arrays {
         }
     }
 
+    /// The named policies the healthy-mirror properties hold for: every
+    /// one but those that write one copy by design, whose reads may use only
+    /// the copies their driver knows to be current (the driver, not the
+    /// policy, propagates and tracks freshness: `experiments`'
+    /// `eager_array` test drives the EW-Array's).
+    fn healthy_mirror_policies() -> impl Iterator<Item = (&'static str, ArraySpec)> {
+        ArraySpec::named().filter(|(name, _)| !writes_one_copy(name))
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
 
         #[test]
         fn every_request_is_accounted_for_exactly_once(script in arrivals(), seed in 1u64..1000) {
             let steps = mirror_script(&script);
-            for (name, spec) in ArraySpec::named() {
+            for (name, spec) in healthy_mirror_policies() {
                 let out = drive(name, build(&spec, CAP, 2, seed), Ack::All, &steps, seed, true);
                 let mut seen = vec![0u8; script.len()];
                 for id in out.finished.iter().chain(&out.cancelled).chain(&out.refused) {
@@ -934,7 +969,7 @@ mod run_time_arrays {
         #[test]
         fn same_inputs_same_outcome(script in arrivals(), seed in 1u64..1000) {
             let steps = mirror_script(&script);
-            for (name, spec) in ArraySpec::named() {
+            for (name, spec) in healthy_mirror_policies() {
                 let a = drive(name, build(&spec, CAP, 2, seed), Ack::All, &steps, seed, true);
                 let b = drive(name, build(&spec, CAP, 2, seed), Ack::All, &steps, seed, true);
                 prop_assert_eq!(a, b);

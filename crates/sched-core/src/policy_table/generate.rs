@@ -6,73 +6,73 @@
 
 macro_rules! policy_table {
     // ---- sort the rows by kind, keeping their order ----
-    (@sort [$($disk:tt)*] [$($rate:tt)*] [$($sq:tt)*] [$($family:tt)*] [$($dmq:tt)*] [$($cmq:tt)*]
+    (@sort [$($disk:tt)*] [$($rate:tt)*] [$($sq:tt)*] [$($family:tt)*] [$($dmq:tt)*] [$($qs:tt)*]
         [$($comp:tt)*] [$($base:tt)*]
         $(#[$a:meta])* disk $V:ident $name:literal $(| $alias:literal)* { $($body:tt)* } $($rest:tt)*) => {
         policy_table!(@sort
             [$($disk)* { [$(#[$a])*] $V $name [$($alias)*] { $($body)* } }]
-            [$($rate)*] [$($sq)*] [$($family)*] [$($dmq)*] [$($cmq)*] [$($comp)*]
+            [$($rate)*] [$($sq)*] [$($family)*] [$($dmq)*] [$($qs)*] [$($comp)*]
             [$($base)* (disk $name { $($body)* })]
             $($rest)*);
     };
-    (@sort [$($disk:tt)*] [$($rate:tt)*] [$($sq:tt)*] [$($family:tt)*] [$($dmq:tt)*] [$($cmq:tt)*]
+    (@sort [$($disk:tt)*] [$($rate:tt)*] [$($sq:tt)*] [$($family:tt)*] [$($dmq:tt)*] [$($qs:tt)*]
         [$($comp:tt)*] [$($base:tt)*]
         $(#[$a:meta])* rate_based $V:ident $name:literal { $($body:tt)* } $($rest:tt)*) => {
         policy_table!(@sort
             [$($disk)*] [$($rate)* { [$(#[$a])*] $V $name { $($body)* } }]
-            [$($sq)*] [$($family)*] [$($dmq)*] [$($cmq)*] [$($comp)*]
+            [$($sq)*] [$($family)*] [$($dmq)*] [$($qs)*] [$($comp)*]
             [$($base)* (rate_based $name { $($body)* })]
             $($rest)*);
     };
-    (@sort [$($disk:tt)*] [$($rate:tt)*] [$($sq:tt)*] [$($family:tt)*] [$($dmq:tt)*] [$($cmq:tt)*]
+    (@sort [$($disk:tt)*] [$($rate:tt)*] [$($sq:tt)*] [$($family:tt)*] [$($dmq:tt)*] [$($qs:tt)*]
         [$($comp:tt)*] [$($base:tt)*]
         $(#[$a:meta])* single_queue $V:ident $name:literal { $($body:tt)* } $($rest:tt)*) => {
         policy_table!(@sort
             [$($disk)*] [$($rate)*] [$($sq)* { [$(#[$a])*] $V $name { $($body)* } }]
-            [$($family)*] [$($dmq)*] [$($cmq)*] [$($comp)*]
+            [$($family)*] [$($dmq)*] [$($qs)*] [$($comp)*]
             [$($base)* (single_queue $name { $($body)* })]
             $($rest)*);
     };
-    (@sort [$($disk:tt)*] [$($rate:tt)*] [$($sq:tt)*] [] [$($dmq:tt)*] [$($cmq:tt)*]
+    (@sort [$($disk:tt)*] [$($rate:tt)*] [$($sq:tt)*] [] [$($dmq:tt)*] [$($qs:tt)*]
         [$($comp:tt)*] [$($base:tt)*]
         dmq_family { $($body:tt)* } $($rest:tt)*) => {
         policy_table!(@sort
-            [$($disk)*] [$($rate)*] [$($sq)*] [$($body)*] [$($dmq)*] [$($cmq)*] [$($comp)*]
+            [$($disk)*] [$($rate)*] [$($sq)*] [$($body)*] [$($dmq)*] [$($qs)*] [$($comp)*]
             [$($base)*]
             $($rest)*);
     };
-    (@sort [$($disk:tt)*] [$($rate:tt)*] [$($sq:tt)*] [$($family:tt)*] [$($dmq:tt)*] [$($cmq:tt)*]
+    (@sort [$($disk:tt)*] [$($rate:tt)*] [$($sq:tt)*] [$($family:tt)*] [$($dmq:tt)*] [$($qs:tt)*]
         [$($comp:tt)*] [$($base:tt)*]
         $(#[$a:meta])* dmq $V:ident $name:literal { $($body:tt)* } $($rest:tt)*) => {
         policy_table!(@sort
             [$($disk)*] [$($rate)*] [$($sq)*] [$($family)*]
-            [$($dmq)* { [$(#[$a])*] $V $name { $($body)* } }] [$($cmq)*] [$($comp)*]
+            [$($dmq)* { [$(#[$a])*] $V $name { $($body)* } }] [$($qs)*] [$($comp)*]
             [$($base)* (dmq $name { $($body)* })]
             $($rest)*);
     };
-    (@sort [$($disk:tt)*] [$($rate:tt)*] [$($sq:tt)*] [$($family:tt)*] [$($dmq:tt)*] []
+    (@sort [$($disk:tt)*] [$($rate:tt)*] [$($sq:tt)*] [$($family:tt)*] [$($dmq:tt)*] [$($qs:tt)*]
         [$($comp:tt)*] [$($base:tt)*]
-        $(#[$a:meta])* cmq $V:ident $name:literal { $($body:tt)* } $($rest:tt)*) => {
+        $(#[$a:meta])* queue_sets $V:ident $name:literal { $($body:tt)* } $($rest:tt)*) => {
         policy_table!(@sort
             [$($disk)*] [$($rate)*] [$($sq)*] [$($family)*] [$($dmq)*]
-            [{ [$(#[$a])*] $V $name { $($body)* } }] [$($comp)*]
-            [$($base)* (cmq $name { $($body)* })]
+            [$($qs)* { [$(#[$a])*] $V $name { $($body)* } }] [$($comp)*]
+            [$($base)* (queue_sets $name { $($body)* })]
             $($rest)*);
     };
-    (@sort [$($disk:tt)*] [$($rate:tt)*] [$($sq:tt)*] [$($family:tt)*] [$($dmq:tt)*] [$($cmq:tt)*]
+    (@sort [$($disk:tt)*] [$($rate:tt)*] [$($sq:tt)*] [$($family:tt)*] [$($dmq:tt)*] [$($qs:tt)*]
         [$($comp:tt)*] [$($base:tt)*]
         composition $name:literal = $definition:literal { $($body:tt)* } $($rest:tt)*) => {
         policy_table!(@sort
-            [$($disk)*] [$($rate)*] [$($sq)*] [$($family)*] [$($dmq)*] [$($cmq)*]
+            [$($disk)*] [$($rate)*] [$($sq)*] [$($family)*] [$($dmq)*] [$($qs)*]
             [$($comp)* { $name $definition { $($body)* } }]
             [$($base)*]
             $($rest)*);
     };
-    (@sort [$($disk:tt)*] [$($rate:tt)*] [$($sq:tt)*] [$($family:tt)*] [$($dmq:tt)*] [$($cmq:tt)*]
+    (@sort [$($disk:tt)*] [$($rate:tt)*] [$($sq:tt)*] [$($family:tt)*] [$($dmq:tt)*] [$($qs:tt)*]
         [$($comp:tt)*] [$($base:tt)*]) => {
         policy_table!(@disk $($disk)*);
         policy_table!(@rate $($rate)*);
-        policy_table!(@array [$($family)*] [$($sq)*] [$($dmq)*] [$($cmq)*] [$($comp)*]);
+        policy_table!(@array [$($family)*] [$($sq)*] [$($dmq)*] [$($qs)*] [$($comp)*]);
         policy_table!(@registry [$($family)*] [$($base)*] [$($comp)*]);
     };
 
@@ -384,7 +384,7 @@ macro_rules! policy_table {
                 routing: |$disks:ident, $seed:ident| $routing:expr $(,)?
             }
         })*]
-        [{
+        [$({
             [$(#[$ca:meta])*] $CV:ident $cname:literal
             {
                 summary: $csummary:literal,
@@ -398,9 +398,10 @@ macro_rules! policy_table {
                         means $cmeaning:literal;
                     )*
                 },
+                variant: $cvariant:ty,
                 build: |$cstorage:ident, $cqueue:ident, $cqueues:ident| $cbuild:expr $(,)?
             }
-        }]
+        })*]
         [$({ $compname:literal $definition:literal { $($compbody:tt)* } })*]
     ) => {
         /// An array policy with its disciplines, as named on a command line.
@@ -410,9 +411,11 @@ macro_rules! policy_table {
         /// `sq-dmq`, `mr-dmq`, `mr-dmqa[:abort=start|complete]`, `md-raid1`,
         /// `ivy-dmq`) with `queue=<policy>` (default `fcfs`) and
         /// `modified=true|false` (Chen & Towsley's idle-first routing, default
-        /// false); `cmq[:common=<policy>,aux=<policy>]` (defaults `fcfs`). A
-        /// nested policy with parameters is written with parentheses:
-        /// `queue=ssedo(m=3,beta=2)`. Names ignore case.
+        /// false); `cmq[:common=<policy>,aux=<policy>]` (defaults `fcfs`);
+        /// `ew-array[:queue=<policy>,delayed=<policy>,propagation=<class>]`
+        /// (defaults `satf-ew`, `satf-ew`, 1). A nested policy with
+        /// parameters is written with parentheses: `queue=ssedo(m=3,beta=2)`.
+        /// Names ignore case.
         ///
         /// The compositions of Chen & Towsley (1991) have names of their own,
         /// each standing for a description (see [`ArraySpec::NAMED`]): `dmq-rd`,
@@ -434,8 +437,10 @@ macro_rules! policy_table {
                 /// Chen & Towsley's idle-first routing ([`Dmq::prefer_idle`](crate::array::Dmq::prefer_idle)).
                 modified: bool,
             },
-            $(#[$ca])*
-            $CV { $( $(#[$cpa])* $cfield: $cfty ),* },
+            $(
+                $(#[$ca])*
+                $CV { $( $(#[$cpa])* $cfield: $cfty ),* },
+            )*
         }
 
         /// How a DMQ routes reads.
@@ -445,7 +450,7 @@ macro_rules! policy_table {
         }
 
         /// The number of named array policies.
-        const ARRAY_POLICIES: usize = [$($sqname,)* $($dname,)* $cname, $($compname),*].len();
+        const ARRAY_POLICIES: usize = [$($sqname,)* $($dname,)* $($cname,)* $($compname),*].len();
 
         impl ArraySpec {
             /// Every named array policy with the description it stands for
@@ -454,7 +459,7 @@ macro_rules! policy_table {
             pub const NAMED: [(&'static str, &'static str); ARRAY_POLICIES] = [
                 $(($sqname, $sqname),)*
                 $(($dname, $dname),)*
-                ($cname, $cname),
+                $(($cname, $cname),)*
                 $(($compname, $definition),)*
             ];
 
@@ -473,7 +478,7 @@ macro_rules! policy_table {
                     ArraySpec::Dmq { routing, .. } => match routing {
                         $( Routing::$DV $({ $($dfield: _),* })? => $dname, )*
                     },
-                    ArraySpec::$CV { .. } => $cname,
+                    $( ArraySpec::$CV { .. } => $cname, )*
                 }
             }
 
@@ -491,10 +496,12 @@ macro_rules! policy_table {
                         routing.build(2, 0)?;
                         Discipline::check_in_array(queue)
                     }
-                    ArraySpec::$CV { $($cfield),* } => {
-                        $( <$ccodec as Codec>::check_in_array($cfield)?; )*
-                        Ok(())
-                    }
+                    $(
+                        ArraySpec::$CV { $($cfield),* } => {
+                            $( <$ccodec as Codec>::check_in_array($cfield)?; )*
+                            Ok(())
+                        }
+                    )*
                 }
             }
 
@@ -561,21 +568,23 @@ macro_rules! policy_table {
                             }
                         }
                     )*
-                    $cname => {
-                        $( let mut $cfield = array_value::<$ccodec>($ctext, $ckey, $cexpected)?; )*
-                        for pair in pairs {
-                            let (key, value) = pair?;
-                            match key {
-                                $(
-                                    $ckey $(| $ckalias)* => {
-                                        $cfield = array_value::<$ccodec>(value, $ckey, $cexpected)?
-                                    }
-                                )*
-                                _ => return Err(ArraySpecError::UnknownParameter),
+                    $(
+                        $cname => {
+                            $( let mut $cfield = array_value::<$ccodec>($ctext, $ckey, $cexpected)?; )*
+                            for pair in pairs {
+                                let (key, value) = pair?;
+                                match key {
+                                    $(
+                                        $ckey $(| $ckalias)* => {
+                                            $cfield = array_value::<$ccodec>(value, $ckey, $cexpected)?
+                                        }
+                                    )*
+                                    _ => return Err(ArraySpecError::UnknownParameter),
+                                }
                             }
+                            ArraySpec::$CV { $($cfield),* }
                         }
-                        ArraySpec::$CV { $($cfield),* }
-                    }
+                    )*
                     _ => return Err(ArraySpecError::UnknownPolicy),
                 };
                 spec.validate().map_err(ArraySpecError::Invalid)?;
@@ -617,12 +626,14 @@ macro_rules! policy_table {
                         let dmq = Dmq::new(storage, per_disk, routing.build(disks, seed)?)?;
                         AnyArray::Dmq(if modified { dmq.prefer_idle() } else { dmq })
                     }
-                    ArraySpec::$CV { $($cfield),* } => {
-                        let $cstorage = storage;
-                        let $cqueue = queue;
-                        let $cqueues = queues;
-                        AnyArray::$CV($cbuild?)
-                    }
+                    $(
+                        ArraySpec::$CV { $($cfield),* } => {
+                            let $cstorage = storage;
+                            let $cqueue = queue;
+                            let $cqueues = queues;
+                            AnyArray::$CV($cbuild?)
+                        }
+                    )*
                 })
             }
         }
@@ -664,12 +675,14 @@ macro_rules! policy_table {
                         separator.key(f, "modified")?;
                         Flag::write(modified, f)?;
                     }
-                    ArraySpec::$CV { $($cfield),* } => {
-                        $(
-                            separator.key(f, $ckey)?;
-                            <$ccodec as Codec>::write($cfield, f)?;
-                        )*
-                    }
+                    $(
+                        ArraySpec::$CV { $($cfield),* } => {
+                            $(
+                                separator.key(f, $ckey)?;
+                                <$ccodec as Codec>::write($cfield, f)?;
+                            )*
+                        }
+                    )*
                 }
                 Ok(())
             }
@@ -735,8 +748,10 @@ macro_rules! policy_table {
             SingleQueue(SingleQueue<AnyStartRule, S>),
             /// A DMQ policy.
             Dmq(Dmq<Vec<AnyScheduler<S>>, AnyRouting, S>),
-            #[doc = concat!("[`", stringify!($CV), "`](crate::array::", stringify!($CV), ").")]
-            $CV($CV<AnyScheduler<S>, Vec<AnyScheduler<S>>, S>),
+            $(
+                #[doc = concat!("[`", stringify!($CV), "`](crate::array::", stringify!($CV), ").")]
+                $CV($cvariant),
+            )*
         }
 
         #[cfg(feature = "alloc")]
@@ -749,7 +764,7 @@ macro_rules! policy_table {
                 Ok(match self {
                     AnyArray::SingleQueue(p) => AnyArray::SingleQueue(p.with_ack(ack)?),
                     AnyArray::Dmq(p) => AnyArray::Dmq(p.with_ack(ack)?),
-                    AnyArray::$CV(p) => AnyArray::$CV(p.with_ack(ack)?),
+                    $( AnyArray::$CV(p) => AnyArray::$CV(p.with_ack(ack)?), )*
                 })
             }
         }
@@ -763,14 +778,14 @@ macro_rules! policy_table {
                 copies: &Copies,
                 view: &ArrayView<'_>,
             ) -> Result<(), EnqueueError> {
-                policy_table!(@each_array self, $CV, p => p.submit(req, copies, view))
+                policy_table!(@each_array self, [$($CV)*], p => p.submit(req, copies, view))
             }
             #[inline]
             fn complete(&mut self, disk: usize, now: Nanos) -> Result<Completion, CompleteError> {
-                policy_table!(@each_array self, $CV, p => p.complete(disk, now))
+                policy_table!(@each_array self, [$($CV)*], p => p.complete(disk, now))
             }
             fn cancel(&mut self, id: RequestId) -> Result<Request, CancelError> {
-                policy_table!(@each_array self, $CV, p => p.cancel(id))
+                policy_table!(@each_array self, [$($CV)*], p => p.cancel(id))
             }
             fn set_disk_state(
                 &mut self,
@@ -778,46 +793,46 @@ macro_rules! policy_table {
                 state: DiskState,
                 view: &ArrayView<'_>,
             ) -> Result<(), CompleteError> {
-                policy_table!(@each_array self, $CV, p => p.set_disk_state(disk, state, view))
+                policy_table!(@each_array self, [$($CV)*], p => p.set_disk_state(disk, state, view))
             }
             #[inline]
             fn poll_start(&mut self, view: &ArrayView<'_>) -> Result<Option<Start>, PollError> {
-                policy_table!(@each_array self, $CV, p => p.poll_start(view))
+                policy_table!(@each_array self, [$($CV)*], p => p.poll_start(view))
             }
             fn poll_event(&mut self) -> Option<Completion> {
-                policy_table!(@each_array self, $CV, p => p.poll_event())
+                policy_table!(@each_array self, [$($CV)*], p => p.poll_event())
             }
             fn next_eligible_at(&self, now: Nanos) -> Option<Nanos> {
-                policy_table!(@each_array self, $CV, p => p.next_eligible_at(now))
+                policy_table!(@each_array self, [$($CV)*], p => p.next_eligible_at(now))
             }
             fn disks(&self) -> usize {
-                policy_table!(@each_array self, $CV, p => p.disks())
+                policy_table!(@each_array self, [$($CV)*], p => p.disks())
             }
             fn disk_state(&self, disk: usize) -> DiskState {
-                policy_table!(@each_array self, $CV, p => p.disk_state(disk))
+                policy_table!(@each_array self, [$($CV)*], p => p.disk_state(disk))
             }
             fn in_system(&self) -> usize {
-                policy_table!(@each_array self, $CV, p => p.in_system())
+                policy_table!(@each_array self, [$($CV)*], p => p.in_system())
             }
             fn is_busy(&self, disk: usize) -> bool {
-                policy_table!(@each_array self, $CV, p => p.is_busy(disk))
+                policy_table!(@each_array self, [$($CV)*], p => p.is_busy(disk))
             }
             fn common_len(&self) -> usize {
-                policy_table!(@each_array self, $CV, p => p.common_len())
+                policy_table!(@each_array self, [$($CV)*], p => p.common_len())
             }
             fn disk_queue_len(&self, disk: usize) -> usize {
-                policy_table!(@each_array self, $CV, p => p.disk_queue_len(disk))
+                policy_table!(@each_array self, [$($CV)*], p => p.disk_queue_len(disk))
             }
             fn aux_len(&self, disk: usize) -> usize {
-                policy_table!(@each_array self, $CV, p => p.aux_len(disk))
+                policy_table!(@each_array self, [$($CV)*], p => p.aux_len(disk))
             }
         }
     };
-    (@each_array $self:ident, $CV:ident, $p:ident => $body:expr) => {
+    (@each_array $self:ident, [$($CV:ident)*], $p:ident => $body:expr) => {
         match $self {
             AnyArray::SingleQueue($p) => $body,
             AnyArray::Dmq($p) => $body,
-            AnyArray::$CV($p) => $body,
+            $( AnyArray::$CV($p) => $body, )*
         }
     };
 
@@ -921,7 +936,7 @@ macro_rules! policy_table {
             ("modified", $mtext, $mmeaning)
         ])
     };
-    (@info $mode:ident [$($family:tt)*] (cmq $name:literal {
+    (@info $mode:ident [$($family:tt)*] (queue_sets $name:literal {
         summary: $summary:literal,
         paper: $paper:literal,
         parameters: {
@@ -933,6 +948,7 @@ macro_rules! policy_table {
                 means $meaning:literal;
             )*
         },
+        variant: $variant:ty,
         build: |$storage:ident, $queue:ident, $queues:ident| $build:expr $(,)?
     })) => {
         policy_table!(@emit $mode $name, Array, $summary, $paper,

@@ -64,6 +64,19 @@ impl Codec for Count {
     }
 }
 
+/// A request class (`1`): a whole number from 0 to 65,535.
+pub(crate) struct Class;
+
+impl Codec for Class {
+    type Value = u16;
+    fn parse(text: &str) -> Result<u16, Option<SpecError>> {
+        u16::from_str(text).map_err(|_| None)
+    }
+    fn write(value: &u16, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{value}")
+    }
+}
+
 /// A duration: `10ms`, `500us`, `2s`, `1000ns` or a plain number of
 /// nanoseconds; written in nanoseconds (`1000000ns`).
 pub(crate) struct Duration;

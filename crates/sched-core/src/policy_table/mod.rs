@@ -24,9 +24,13 @@
 //! - `single_queue Variant "name" { summary, paper, rule: Rule }`: a start
 //!   rule of the single-queue family; `dmq Routing "name" { ..., routing:
 //!   |disks, seed| ... }`: a DMQ read routing (the family's own parameters,
-//!   `queue` and `modified`, are in the `dmq_family` block); `cmq Type "name" {
-//!   ..., build: |storage, queue, queues| ... }`: CMQ. Array parameters are
-//!   given as written only.
+//!   `queue` and `modified`, are in the `dmq_family` block); `queue_sets
+//!   Type "name" { ..., variant: Type<...>, build: |storage, queue, queues|
+//!   ... }`: an array policy over per-disk queue sets (CMQ with its common
+//!   queue, the EW-Array's stripe group), `variant` the type
+//!   [`AnyArray`](crate::array::AnyArray) holds it as, `queue` and `queues`
+//!   building one queue or one per disk of a discipline. Array parameters
+//!   are given as written only.
 //! - `composition "name" = "description" { summary, paper }`: a name of
 //!   Chen & Towsley (1991) for a description; its registry parameters are
 //!   its base policy's, with the defaults the description sets.
@@ -45,7 +49,7 @@ use alloc::vec::Vec;
 pub use any_spec::{AnySpec, AnySpecError};
 pub(crate) use grammar::{Codec, Separator};
 use grammar::{
-    Count, Discipline, Duration, Flag, PAIRS_EXPECTED, Real, Window, any, key_value, pairs,
+    Class, Count, Discipline, Duration, Flag, PAIRS_EXPECTED, Real, Window, any, key_value, pairs,
     same_name, split_description, top_level_pairs,
 };
 
@@ -347,7 +351,7 @@ policy_table! {
         routing: |_disks, _seed| Ok(LeastBacklog),
     }
     /// [`Cmq`](crate::array::Cmq).
-    cmq Cmq "cmq" {
+    queue_sets Cmq "cmq" {
         summary: "a common queue; lagging writes in per-disk auxiliary queues",
         paper: "Towsley, Chen & Yu 1991",
         parameters: {
@@ -362,7 +366,34 @@ policy_table! {
                 expects "a policy such as ssedo(m=3,beta=2)",
                 means "auxiliary queue discipline";
         },
+        variant: Cmq<AnyScheduler<S>, Vec<AnyScheduler<S>>, S>,
         build: |storage, queue, queues| Cmq::new(storage, queue(common)?, queues(aux)?),
+    }
+    /// [`EwArray`](crate::array::EwArray).
+    queue_sets EwArray "ew-array" {
+        summary: "an eager-writing stripe group: writes placed at dispatch, copies propagated when a disk is idle",
+        paper: "Zhang, Yu, Krishnamurthy & Wang 2002",
+        parameters: {
+            /// Per-disk foreground discipline.
+            queue: PolicySpec as Discipline = "satf-ew",
+                keys "queue",
+                expects "a policy such as satf-ew or sptf",
+                means "per-disk foreground queue discipline";
+            /// Per-disk delayed-write discipline.
+            delayed: PolicySpec as Discipline = "satf-ew",
+                keys "delayed",
+                expects "a policy such as satf-ew or sptf",
+                means "per-disk delayed-write queue discipline";
+            /// The class of the driver's propagation writes.
+            propagation: u16 as Class = "1",
+                keys "propagation",
+                expects "a request class from 0 to 65535",
+                means "class of the driver's propagation writes";
+        },
+        variant: EwArray<Vec<AnyScheduler<S>>, Vec<AnyScheduler<S>>, S>,
+        build: |storage, _queue, queues| {
+            EwArray::new(storage, queues(queue)?, queues(delayed)?, propagation)
+        },
     }
 
     composition "dmq" = "sq-dmq:queue=sstf,modified=true" {
