@@ -189,8 +189,7 @@ fn srt_tables(header: &trace::SrtHeader, p: &TraceProfile) -> Vec<Table> {
             "raw",
         ],
     );
-    let megabytes =
-        |sectors: u64, size: u32| Cell::num((sectors * u64::from(size)) as f64 / 1e6, 1);
+    let megabytes = |sectors: u64, size: u32| Cell::num(sectors as f64 * f64::from(size) / 1e6, 1);
     for d in &header.disks {
         disks.row(vec![
             Cell::Int(u64::from(d.number)),

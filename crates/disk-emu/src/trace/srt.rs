@@ -424,6 +424,8 @@ impl SrtStream {
         }
         let sector = u64::from(w(7));
         let end = sector + u64::from(size / sector_size);
+        // The header was checked to place every section within its disk, so
+        // this cannot overflow.
         let section_end = section.first_sector + section.sectors(sector_size);
         if sector < section.first_sector || end > section_end {
             return Err(bad(

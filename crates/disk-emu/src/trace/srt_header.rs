@@ -110,9 +110,11 @@ impl SrtDisk {
         u64::from(self.sectors_per_track) * u64::from(self.tracks_per_cylinder)
     }
 
-    /// The disk's capacity in sectors, from its geometry.
+    /// The disk's capacity in sectors, from its geometry (saturating at
+    /// 2⁶⁴ − 1, far beyond any disk, for a header with absurd numbers).
     pub fn sectors(&self) -> u64 {
-        self.sectors_per_cylinder() * u64::from(self.cylinders)
+        self.sectors_per_cylinder()
+            .saturating_mul(u64::from(self.cylinders))
     }
 
     /// The section with number `number`.
@@ -913,18 +915,15 @@ fn disk(entry: Numbered) -> Result<SrtDisk, Failure> {
     // The sections and the geometry must agree: the bundled trace's sections
     // end at most at the disk's last sector ("/" ends exactly there), which
     // is the evidence that both count the same sectors.
-    if let Some(s) = disk
-        .sections
-        .iter()
-        .find(|s| s.first_sector + s.sectors(sector_size) > disk.sectors())
-    {
+    let end = |s: &SrtSection| s.first_sector.saturating_add(s.sectors(sector_size));
+    if let Some(s) = disk.sections.iter().find(|s| end(s) > disk.sectors()) {
         return Err(Failure::new(
             line,
             format!("{sections_path}.{}.size", s.number),
             format!(
                 "sectors {}..{} reach past the disk's {} sectors (nspt × ntpc × ncyl)",
                 s.first_sector,
-                s.first_sector + s.sectors(sector_size),
+                end(s),
                 disk.sectors()
             ),
         ));

@@ -916,6 +916,50 @@ fn a_header_without_end_or_nesting_bound_is_refused() {
     ));
 }
 
+/// Numbers at the ends of their ranges give errors, not overflows.
+#[test]
+fn absurd_header_numbers_are_errors_not_panics() {
+    let huge_geometry = SMALL_HEADER.replace(
+        "nspt = 113, ntpc = 8, ncyl = 1449",
+        "nspt = 4294967295, ntpc = 4294967295, ncyl = 4294967295",
+    );
+    let reader = TraceReader::new(
+        Cursor::new(huge_geometry.as_bytes()),
+        "f",
+        TraceFormat::Srt,
+        TraceOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(reader.srt_header().unwrap().disks[0].sectors(), u64::MAX);
+    let cases = [
+        (
+            "(171760 291362816)",
+            "(18446744073709551615 291362816)",
+            "reach past",
+        ),
+        (
+            "(171760 291362816)",
+            "(18446744073709551616 291362816)",
+            "too large",
+        ),
+        ("ncyl = 1449", "ncyl = 4294967296", "too large"),
+        (
+            "tracedate = \"Sat May 30 00:03:06 1992\"",
+            "tracedate = \"Sat May 30 00:03:06 99999\"",
+            "expected a date",
+        ),
+    ];
+    for (from, to, says) in cases {
+        let header = SMALL_HEADER.replace(from, to);
+        match read_all(header.as_bytes(), TraceOptions::default()) {
+            Err(e @ TraceError::BadSrtHeader { .. }) => {
+                assert!(e.to_string().contains(says), "{e}")
+            }
+            other => panic!("{to}: {:?}", other.map(|_| ())),
+        }
+    }
+}
+
 // ------------------------------------------------------------------- fuzzing
 
 /// Seeded fuzzing of headers: 1,500 copies of the bundled header with one to
