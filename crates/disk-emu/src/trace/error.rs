@@ -160,7 +160,7 @@ pub enum TraceError {
         problem: String,
     },
     /// An SRT record is malformed or disagrees with the header. `field` is one
-    /// of the record's field names (see the `srt` module). The reader stops
+    /// of the record's field names (see the [`srt`](super::srt) module). The reader stops
     /// after a bad `length` or `id`, which leaves the next record's start
     /// unknown, and goes on with the next record otherwise.
     #[error("{file}: record {record} at byte {offset}, field \"{field}\": {problem}")]

@@ -47,7 +47,7 @@ mod error;
 mod msr;
 mod reader;
 mod spc;
-mod srt;
+pub mod srt;
 mod srt_header;
 mod summary;
 mod text;
@@ -216,8 +216,8 @@ pub enum TraceFormat {
     /// disk number, from the minor device number. Record fields: `length`,
     /// `id`, `sec`, `usec`, `start`, `stop`, `size`, `sectno`, `devno`,
     /// `drivertype`, `cylno`, `ioflags`, `info`, `queuelen`, `susflags`.
-    /// Errors name the byte offset of the record (or the header line). See
-    /// the `srt` module's documentation for the layout and its evidence.
+    /// Errors name the byte offset of the record (or the header line). The
+    /// [`srt`] module documents the layout and the evidence for each unit.
     Srt,
 }
 

@@ -23,7 +23,7 @@
 //! 8136 for 65,536 sectors, swap at 74,128 for 97,120, "/" at 171,760 for
 //! 1,138,136, ending exactly at sector 1,309,896, the geometry's end; so the
 //! reader requires every section to lie within its disk.
-//! [`SrtHeader`](super::SrtHeader) holds it typed.
+//! [`SrtHeader`] holds it typed.
 //!
 //! **Records.** A sequence of big-endian 32-bit words (byte order: the
 //! length word of the first record reads 0x38 = 56 big-endian, and every
@@ -53,8 +53,8 @@
 //! - **Time base and resolution.** `sec`/`usec` count from `tracedate`: the
 //!   first record is at 0 s 0 µs, the last at 603,064.588892 s = 6.98 days
 //!   (the trace is "one week"), `usec` never reaches 10⁶ (the largest is
-//!   999,911), times never decrease, and `sec` shows the 30-minute period of
-//!   a system daemon (records at 0, 1799, 3599, 5399 s, …). Times are
+//!   999,911), times never decrease, and `sec` shows a 30-minute period in
+//!   whole seconds (bursts at 0, 1799, 3599, 5399 s, …). Times are
 //!   therefore microseconds, converted exactly to nanoseconds.
 //! - **`start` and `stop`** are µs after enqueue (the header's description
 //!   says the records were made from "enqueue and queuedone events"):
@@ -66,9 +66,10 @@
 //!   `sectno / (nspt × ntpc)` = `sectno / 904` in all 44,519 records; every
 //!   request lies inside its section's declared sectors; and every address
 //!   is a multiple of 1 KB (the file systems' `fragsize`) from its section's
-//!   start. DiskSim reads `sectno` as 512-byte blocks while converting `size`
-//!   to 512-byte blocks, so it places this trace's requests at half their
-//!   true byte offsets; this reader converts both through bytes.
+//!   start. DiskSim takes `sectno` for a 512-byte block number while
+//!   converting `size` to 512-byte blocks, so it places this trace's
+//!   requests at twice their true byte offsets; this reader converts both
+//!   through bytes.
 //! - **Sizes** are bytes: all are multiples of 1 KB, from 1 KB to 256 KB,
 //!   with 8 KB (the root file system's `blocksize`) the most common.
 //! - **Devices.** Majors 8 and 7 are the header's `blockmajor` and
@@ -102,7 +103,7 @@
 //! a positive `size` that is a whole number of the disk's sectors; lie inside
 //! its section (and so its disk); and carry the `cylno` its `sectno` and the
 //! disk's geometry imply. A failed check is
-//! [`TraceError::BadSrtRecord`](super::TraceError::BadSrtRecord) (or
+//! [`TraceError::BadSrtRecord`] (or
 //! [`SrtTimeBackwards`](super::TraceError::SrtTimeBackwards)) naming the
 //! record's byte offset, its number (from 1) and the field; reading goes on
 //! with the next record, except after a bad `length` or `id`, where the

@@ -6,7 +6,7 @@
 //! `key = value;`, where a value is a word (`hp335h`, `1449`, `1.2`), a quoted
 //! string, a tuple `(171760 291362816)`, a block `{ item, item, … }` whose
 //! items are `key = value` or a value, or a mapping `word -> value`. See
-//! [`TraceFormat::Srt`](super::TraceFormat::Srt) and the `srt` module for
+//! [`TraceFormat::Srt`](super::TraceFormat::Srt) and the [`srt`](super::srt) module for
 //! what the fields mean and how records are checked against them.
 //!
 //! The parser is a small recursive descent over a tokenizer that counts lines,
