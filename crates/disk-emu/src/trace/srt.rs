@@ -306,13 +306,7 @@ impl SrtStream {
             record,
             found: found as u64,
         };
-        let bad = |field, problem| TraceError::BadSrtRecord {
-            file: file.clone(),
-            offset,
-            record,
-            field,
-            problem,
-        };
+        let bad = bad_record(file, offset, record);
         let got = read_full(input, &mut bytes[..FRAME]).map_err(io)?;
         if got == 0 {
             return Ok(None);
@@ -374,13 +368,7 @@ impl SrtStream {
     ) -> Result<TraceRecord, TraceError> {
         let record = self.records;
         let offset = self.offset - frame.length as u64;
-        let bad = |field, problem| TraceError::BadSrtRecord {
-            file: file.clone(),
-            offset,
-            record,
-            field,
-            problem,
-        };
+        let bad = bad_record(file, offset, record);
         let w = |index| word(bytes, index);
         let (sec, usec) = (w(2), w(3));
         if usec >= 1_000_000 {
@@ -490,6 +478,21 @@ impl SrtStream {
             offset,
         });
         Ok(trace_record)
+    }
+}
+
+/// The error for a bad `field` of the record at `offset`, number `record`.
+fn bad_record(
+    file: &Arc<str>,
+    offset: u64,
+    record: u64,
+) -> impl Fn(&'static str, String) -> TraceError + '_ {
+    move |field, problem| TraceError::BadSrtRecord {
+        file: file.clone(),
+        offset,
+        record,
+        field,
+        problem,
     }
 }
 
