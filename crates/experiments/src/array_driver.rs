@@ -100,10 +100,7 @@ impl Batches {
             .map(|b| {
                 let (from, to) = (self.bounds[b], self.bounds[b + 1]);
                 let span = to.saturating_sub(from).max(1) as f64;
-                (
-                    (from as f64 + span / 2.0) / 1e9,
-                    self.area[b] / span,
-                )
+                ((from as f64 + span / 2.0) / 1e9, self.area[b] / span)
             })
             .collect()
     }
@@ -722,7 +719,9 @@ mod tests {
 
     #[test]
     fn the_slope_of_a_line_is_its_gradient() {
-        let line: Vec<(f64, f64)> = (0..10).map(|i| (f64::from(i), 3.0 + 2.0 * f64::from(i))).collect();
+        let line: Vec<(f64, f64)> = (0..10)
+            .map(|i| (f64::from(i), 3.0 + 2.0 * f64::from(i)))
+            .collect();
         assert!((slope(&line) - 2.0).abs() < 1e-12);
         assert_eq!(slope(&[(1.0, 5.0), (1.0, 7.0)]), 0.0);
     }

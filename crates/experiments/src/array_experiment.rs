@@ -241,6 +241,29 @@ impl ArrayExperiment {
         )?)
     }
 
+    /// Stripe group `group`'s device as replication `replication` of a run
+    /// starts it: its disks, their queues, its places (the free space of an
+    /// EW-Array with the database at its initial slots, or the rotational
+    /// replicas of an SR-Array), and nothing submitted yet. For drivers of
+    /// their own, such as the device conformance suite.
+    ///
+    /// # Errors
+    /// [`ArrayError`] for a disk or organisation that does not fit, or a
+    /// group beyond the layout's.
+    pub fn group_device(&self, group: u32, replication: u64) -> Result<GroupDevice, ArrayError> {
+        let model = DiskModel::from_spec(&self.disk)?;
+        let layout = self.layout()?;
+        if group >= layout.groups {
+            return Err(ArrayError::Invariant(format!(
+                "group {group} of a layout of {} groups",
+                layout.groups
+            )));
+        }
+        let (table, rotational) = tables(&layout, &model)?;
+        let unit = Unit::new(self.seed, 0, replication);
+        group_device(&layout, &model, &table, rotational.as_ref(), group, &unit)
+    }
+
     /// Runs replication `replication` at `speedup`.
     ///
     /// # Errors
@@ -322,7 +345,10 @@ fn tables(
     model: &DiskModel,
 ) -> Result<(Arc<TrackTable>, Option<Arc<RotationalCopies>>), ArrayError> {
     if layout.rotational == 1 {
-        return Ok((Arc::new(TrackTable::new(model, layout.region, SECTORS)?), None));
+        return Ok((
+            Arc::new(TrackTable::new(model, layout.region, SECTORS)?),
+            None,
+        ));
     }
     let capacity = model.capacity_blocks() / u64::from(SECTORS);
     // Tracks of n slots hold ⌊n / D_r⌋ blocks: at most D_r − 1 slots of

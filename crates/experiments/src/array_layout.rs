@@ -146,7 +146,9 @@ impl FromStr for Organisation {
         let bad = || LayoutError::Syntax(s.to_string());
         let lower = s.trim().to_ascii_lowercase();
         let factors = |text: &str| -> Vec<String> {
-            text.split(['x', '×']).map(|f| f.trim().to_string()).collect()
+            text.split(['x', '×'])
+                .map(|f| f.trim().to_string())
+                .collect()
         };
         match lower.as_str() {
             "stripe" => Ok(Organisation::Stripe),
@@ -420,7 +422,10 @@ mod tests {
     fn an_sr_array_stripes_over_every_disk_and_keeps_replicas_on_one() {
         let s = 36 * 6 * 100;
         let l = Layout::new(sr(6, 6), 36, 1 << 30, s).unwrap();
-        assert_eq!((l.groups, l.mirrors, l.rotational, l.copies()), (36, 1, 6, 6));
+        assert_eq!(
+            (l.groups, l.mirrors, l.rotational, l.copies()),
+            (36, 1, 6, 6)
+        );
         // 1/D_s of the database's size on each disk.
         assert_eq!(l.region, s / 6);
         assert!(!l.eager && l.background);

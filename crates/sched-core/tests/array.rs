@@ -100,7 +100,10 @@ fn assert_own_blocks(name: &str, started: &[Start]) {
     let disks: Vec<usize> = started.iter().map(|s| s.disk).collect();
     let writes = if writes_one_copy(name) { 1 } else { 2 };
     assert_eq!(disks.len(), writes + 1, "{name}: {started:?}");
-    assert_eq!(started[writes].disk, 1, "{name}: the read went to a failed disk");
+    assert_eq!(
+        started[writes].disk, 1,
+        "{name}: the read went to a failed disk"
+    );
     for s in started {
         let at = copies.location(s.disk).unwrap();
         let op = s.dispatch.request;
@@ -809,7 +812,12 @@ mod run_time_arrays {
                 (Kind::Write, Fate::Finished) => {
                     assert_eq!(r.settled, 1, "{name}: update {} never settled", r.req.id);
                     if writes_one_copy(&name) {
-                        assert_eq!(r.written.len(), 1, "{name}: update {} written twice", r.req.id);
+                        assert_eq!(
+                            r.written.len(),
+                            1,
+                            "{name}: update {} written twice",
+                            r.req.id
+                        );
                         assert_eq!(
                             r.written.union(r.skipped),
                             r.copies.holders(),

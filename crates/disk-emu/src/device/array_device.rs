@@ -164,8 +164,7 @@ enum Internal {
 /// whose nearest copy is named, is served there, and the place is claimed as
 /// the operation starts. With [`FixedPlaces`], the default, every operation
 /// is served where it was submitted.
-pub struct ArrayDevice<P: ArrayPolicy = AnyArray<Boxed<ARRAY_CAPACITY>>, F: Places = FixedPlaces>
-{
+pub struct ArrayDevice<P: ArrayPolicy = AnyArray<Boxed<ARRAY_CAPACITY>>, F: Places = FixedPlaces> {
     policy: P,
     space: F,
     members: Vec<Member>,
@@ -740,17 +739,21 @@ struct Estimate<'a, F> {
 impl<F: Places> ServiceEstimator for Estimate<'_, F> {
     #[inline]
     fn positioning_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos {
-        match self.space.nearest_copy(self.disk, self.model, head, now, req) {
+        match self
+            .space
+            .nearest_copy(self.disk, self.model, head, now, req)
+        {
             Some(copy) => copy.positioning,
             None => self.model.positioning_time(head, req, now),
         }
     }
     #[inline]
     fn service_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos {
-        match self.space.nearest_copy(self.disk, self.model, head, now, req) {
-            Some(copy) => self
-                .model
-                .service_time(head, &at_place(req, copy.at), now),
+        match self
+            .space
+            .nearest_copy(self.disk, self.model, head, now, req)
+        {
+            Some(copy) => self.model.service_time(head, &at_place(req, copy.at), now),
             None => self.model.service_time(head, req, now),
         }
     }

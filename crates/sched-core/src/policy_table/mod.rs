@@ -47,11 +47,11 @@ use core::str::FromStr;
 use alloc::vec::Vec;
 
 pub use any_spec::{AnySpec, AnySpecError};
-pub(crate) use grammar::{Codec, Separator};
 use grammar::{
     Class, Count, Discipline, Duration, Flag, PAIRS_EXPECTED, Real, Window, any, key_value, pairs,
     same_name, split_description, top_level_pairs,
 };
+pub(crate) use grammar::{Codec, Separator};
 
 use crate::array::*;
 use crate::error::{ArraySpecError, BuildError, CancelError, EnqueueError, SpecError};
