@@ -209,6 +209,15 @@ pub fn run(args: &ArrayArgs, format: Format) -> Result<()> {
     if let Some(max) = max {
         t.note(format!("Maximum sustainable speed-up: {max:.2}x."));
     }
+    let rates: Vec<f64> = curve
+        .iter()
+        .flat_map(|p| p.reports.iter().map(|r| r.requests_per_wall_s))
+        .collect();
+    eprintln!(
+        "emulator speed: {:.0} user requests/s of wall time (event loop, mean of {} runs)",
+        rates.iter().sum::<f64>() / rates.len().max(1) as f64,
+        rates.len()
+    );
     print!("{}", t.render(format));
     eprintln!("wall time: {:.1} s", started.elapsed().as_secs_f64());
     Ok(())

@@ -452,22 +452,30 @@ impl FreeMap {
         c: Cylinder,
         seek: Nanos,
     ) -> Option<(u64, Nanos)> {
-        let p = u128::from(table.period_ps);
+        let p = table.period_ps;
         let tracks = &table.tracks
             [table.by_cylinder[c as usize] as usize..table.by_cylinder[c as usize + 1] as usize];
+        // The angle under the heads when they are ready to transfer, with
+        // and without a head switch: two divisions per cylinder, not one per
+        // track (this search runs at every dispatch of an eager write).
+        let angle_under = |switch: Nanos| angle_at(now + model.overhead() + seek + switch, p);
+        let switch_time = if c == head.cylinder {
+            model.head_switch()
+        } else {
+            0
+        };
+        let (under_here, under_switched) = (angle_under(0), angle_under(switch_time));
         let mut best: Option<(u64, Nanos)> = None;
         for t in tracks {
             let mask = self.track_mask(t);
             if mask == 0 {
                 continue;
             }
-            let switch = if c == head.cylinder && t.surface != model.surface() {
-                model.head_switch()
+            let (switch, under) = if c == head.cylinder && t.surface != model.surface() {
+                (switch_time, under_switched)
             } else {
-                0
+                (0, under_here)
             };
-            let ready = now + model.overhead() + seek + switch;
-            let under = u128::from(ready) * 1000 % p;
             let len = u32::from(t.len);
             let wrap = u32::from(t.wrap);
             // The track's slots in angular order: wrap..len, then 0..wrap.
@@ -476,10 +484,18 @@ impl FreeMap {
             } else {
                 (mask >> wrap) | ((mask << (len - wrap)) & ((1u128 << len) - 1) as u64)
             };
-            let angle = |i: u32| u128::from(table.angle_ps[(t.first + (wrap + i) % len) as usize]);
+            let angle = |i: u32| table.angle_ps[(t.first + (wrap + i) % len) as usize];
             // The first slot in angular order at or after the angle under
-            // the heads (slots are few: a short scan of the angles).
-            let from = (0..len).find(|&i| angle(i) >= under).unwrap_or(len);
+            // the heads: angles rise in angular order, so a binary search.
+            let (mut from, mut to) = (0, len);
+            while from < to {
+                let mid = (from + to) / 2;
+                if angle(mid) < under {
+                    from = mid + 1;
+                } else {
+                    to = mid;
+                }
+            }
             let ahead = if from < 64 { angular >> from } else { 0 };
             let i = if ahead != 0 {
                 from + ahead.trailing_zeros()
@@ -487,13 +503,23 @@ impl FreeMap {
                 angular.trailing_zeros()
             };
             let wait = (angle(i) + p - under) % p;
-            let positioning = seek + switch + ((wait + 500) / 1000) as Nanos;
+            let positioning = seek + switch + (wait + 500) / 1000;
             let slot = u64::from(t.first + (wrap + i) % len);
             if best.is_none_or(|(_, b)| positioning < b) {
                 best = Some((slot, positioning));
             }
         }
         best
+    }
+}
+
+/// The angle from the index mark, ps, under the heads at `at` (ns) on a
+/// disk turning once every `period_ps` ps: in 64-bit arithmetic while the
+/// time in picoseconds fits (about five hours), in 128-bit beyond.
+fn angle_at(at: Nanos, period_ps: u64) -> u64 {
+    match at.checked_mul(1000) {
+        Some(ps) => ps % period_ps,
+        None => (u128::from(at) * 1000 % u128::from(period_ps)) as u64,
     }
 }
 
