@@ -250,10 +250,21 @@ pub fn figure(opts: &Zhang02Options) -> Result<Figure> {
     ));
     let ew = experiment(configurations()[EW_2X9X2].1, opts)?;
     let five = sustainable::point(&ew, SUB_5MS_SPEEDUP, &search_options(opts))?;
+    // The paper's point scaled to our workload: the largest speed-up
+    // searched at which the mean stays under 5 ms, as a share of the
+    // array's maximum (the paper: 9x of 10x).
+    let ew_search = &found[EW_2X9X2].1;
+    let under_5ms = ew_search
+        .curve
+        .iter()
+        .filter(|p| p.response_ms.is_some_and(|i| i.mean < 5.0))
+        .map(|p| p.speedup)
+        .fold(0.0, f64::max);
     summary.note(format!(
-        "2x9x2 EW-Array at {SUB_5MS_SPEEDUP}x (the paper: sub-5 ms up to 9x): mean response {} ms.",
+        "2x9x2 EW-Array at {SUB_5MS_SPEEDUP}x (the paper: sub-5 ms up to 9x, 90 % of its maximum): mean response {} ms; under 5 ms up to {under_5ms}x of the speed-ups searched, {:.0} % of its maximum.",
         five.response_ms
-            .map_or_else(|| "overflow".to_string(), |i| format!("{:.2}", i.mean))
+            .map_or_else(|| "overflow".to_string(), |i| format!("{:.2}", i.mean)),
+        100.0 * under_5ms / ew_search.max_sustainable.max(f64::MIN_POSITIVE)
     ));
     let array_rate = per_wall.iter().sum::<f64>() / per_wall.len().max(1) as f64;
     let single = single_disk_rate()?;
