@@ -811,7 +811,7 @@ mod run_time_arrays {
             match (r.req.kind, r.fate) {
                 (Kind::Write, Fate::Finished) => {
                     assert_eq!(r.settled, 1, "{name}: update {} never settled", r.req.id);
-                    if writes_one_copy(&name) {
+                    if writes_one_copy(name) {
                         assert_eq!(
                             r.written.len(),
                             1,
