@@ -338,3 +338,28 @@ fn at_full_admission_capacity_no_admitted_task_misses() {
         }
     }
 }
+
+#[test]
+fn a_run_too_short_for_some_jobs_to_complete_leaves_their_slack_out() {
+    // One second: at one task no job has completed yet (its first release
+    // is anywhere in a 5 s period), so that run has no slack to report;
+    // the figures and the summary still come out, without it.
+    use spindle::repro::tsai04::{figure, summary, sweep};
+    let opts = Tsai04Options {
+        sets: 2,
+        seconds: 1,
+        step: 90,
+        share_ppm: 0,
+        jobs: 2,
+        ..Tsai04Options::default()
+    };
+    let s = sweep(&opts).unwrap();
+    assert!(
+        s.tables[2][0].values("min_slack_ms").is_none(),
+        "no job completes in 1 s at one task"
+    );
+    summary(&opts, &s).unwrap();
+    for n in 5..=12 {
+        figure(n, &s).unwrap();
+    }
+}

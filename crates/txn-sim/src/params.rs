@@ -153,6 +153,14 @@ impl TxnParams {
                 check_alpha(alpha)?;
             }
         }
+        if let Some(longest) = self.longest_relative_deadline_ms()
+            && longest >= LATEST_DEADLINE_MS
+        {
+            return Err(ParamError::DeadlineBeyondTime {
+                longest_ms: longest,
+                limit_ms: LATEST_DEADLINE_MS,
+            });
+        }
         let capacity = disk_emu::disk::DiskModel::from_spec(&self.disk)
             .map_err(|e| ParamError::Disk(e.to_string()))?
             .capacity_blocks();
@@ -177,11 +185,23 @@ impl TxnParams {
         Ok(())
     }
 
+    /// The longest relative deadline a transaction can draw, ms:
+    /// (T_C + T_D) · N_s,max · DL_UP (`None` without deadlines).
+    pub fn longest_relative_deadline_ms(&self) -> Option<f64> {
+        let (_, up) = self.deadlines.bounds(self.users)?;
+        Some((self.step_cpu_ms + self.disk_ms) * f64::from(self.steps_max) * up)
+    }
+
     /// `ms` as whole nanoseconds (the value has been validated).
     pub(crate) fn nanos(ms: f64) -> Nanos {
         (ms * 1e6).round() as Nanos
     }
 }
+
+/// The longest relative deadline the virtual clock can hold with room to
+/// spare, ms: half of `u64` nanoseconds (about 292 years), so that arrival
+/// plus deadline never overflows in a run of any representable length.
+pub const LATEST_DEADLINE_MS: f64 = (Nanos::MAX / 2) as f64 / 1e6;
 
 fn check_duration(field: &'static str, value: f64) -> Result<(), ParamError> {
     if (0.0..1e12).contains(&value) {
@@ -242,6 +262,16 @@ pub enum ParamError {
     /// α < 1.
     #[error("deadline alpha: expected alpha >= 1 (DL_UP = alpha * DL_LOW), got {0}")]
     DeadlineSpread(f64),
+    /// Deadlines so loose that arrival + deadline would not fit the clock.
+    #[error(
+        "deadlines: the longest relative deadline, (T_C + T_D) * steps_max * DL_UP = {longest_ms:e} ms, is beyond representable time ({limit_ms:e} ms); lower k, DL_LOW or alpha"
+    )]
+    DeadlineBeyondTime {
+        /// The longest relative deadline the parameters allow, ms.
+        longest_ms: f64,
+        /// [`LATEST_DEADLINE_MS`].
+        limit_ms: f64,
+    },
     /// No pages, or more than the disk holds.
     #[error("pages: expected 1 ..= {capacity} (the disk's blocks), got {pages}")]
     Pages {
@@ -385,6 +415,27 @@ mod tests {
             // NaN never equals itself: compare the messages.
             assert_eq!(got.to_string(), want.to_string());
         }
+    }
+
+    #[test]
+    fn deadlines_beyond_the_clock_are_refused_before_running() {
+        // 20 users, k = 1e9: DL_UP = 6e10, and 800 ms · 6e10 is past
+        // half of u64 nanoseconds.
+        let mut p = TxnParams::chen_towsley_91(20, "rt-dmq".parse().unwrap());
+        p.deadlines = Deadlines::Scaled {
+            k: 1e9,
+            alpha: 3.0,
+        };
+        let got = p.validate();
+        assert!(
+            matches!(got, Err(ParamError::DeadlineBeyondTime { longest_ms, .. }) if (longest_ms / 4.8e13 - 1.0).abs() < 1e-9),
+            "{got:?}"
+        );
+        p.deadlines = Deadlines::Scaled {
+            k: 1e8,
+            alpha: 3.0,
+        };
+        p.validate().unwrap();
     }
 
     #[test]

@@ -57,6 +57,18 @@ pub enum SimError {
     /// The device refused an input or misbehaved.
     #[error("I/O: {0}")]
     Device(#[from] DeviceError),
+    /// A deadline beyond the end of the virtual clock.
+    #[error(
+        "replication {replication}: at {now} ns a deadline {relative_ms:e} ms later is beyond representable time"
+    )]
+    ClockOverflow {
+        /// The replication.
+        replication: u64,
+        /// The arrival, ns.
+        now: Nanos,
+        /// The relative deadline drawn, ms.
+        relative_ms: f64,
+    },
     /// An invariant of the system broke at the end of a run (a bug).
     #[error("replication {replication}: {what}")]
     Invariant {
@@ -319,10 +331,25 @@ where
         let seq = self.next_seq;
         self.next_seq += 1;
         let now = self.now;
-        let deadline = self.bounds.map(|(low, up)| {
-            let eta = low + (up - low) * self.deadline_stream.uniform();
-            now + (self.per_step * n as f64 * eta).round() as Nanos
-        });
+        let deadline = match self.bounds {
+            None => None,
+            Some((low, up)) => {
+                let eta = low + (up - low) * self.deadline_stream.uniform();
+                let relative = (self.per_step * n as f64 * eta).round();
+                // Validation bounds the relative deadline to half the clock;
+                // a run that still reached past the clock's end is an error,
+                // never a wrapped (early) deadline.
+                let absolute = (relative < Nanos::MAX as f64)
+                    .then(|| now.checked_add(relative as Nanos))
+                    .flatten()
+                    .ok_or(SimError::ClockOverflow {
+                        replication: self.replication,
+                        now,
+                        relative_ms: relative / 1e6,
+                    })?;
+                Some(absolute)
+            }
+        };
         let txn = &mut self.txns[u];
         txn.seq = seq;
         txn.arrival = now;
@@ -773,6 +800,20 @@ mod tests {
         let r = run(&p, 3).unwrap();
         assert_eq!(r.loss_ratio, 0.0);
         assert_eq!(r.committed, 130);
+    }
+
+    #[test]
+    fn the_loosest_representable_deadlines_lose_nothing() {
+        // k = 1e8: deadlines of up to 4.8e12 ms, as good as none; before
+        // the deadline arithmetic was checked, larger k wrapped the clock
+        // and lost transactions at once.
+        let mut p = small(20, "rt-dmq");
+        p.deadlines = Deadlines::Scaled {
+            k: 1e8,
+            alpha: 3.0,
+        };
+        let r = run(&p, 0).unwrap();
+        assert_eq!(r.loss_ratio, 0.0);
     }
 
     #[test]
