@@ -374,8 +374,7 @@ pub fn spec(n: u8) -> Result<FigureSpec> {
                 ("queue", "waiting, all queues"),
                 ("queue_disk", "per-disk queue"),
                 ("queue_common", "common queue"),
-                ("queue_aux", "aux queue, per disk"),
-                ("queue_aux_total", "aux queues together"),
+                ("queue_aux", "lagging disk's aux queue"),
                 ("aux_over_one", "P(aux > 1)"),
             ],
         ),
@@ -414,7 +413,7 @@ pub fn spec(n: u8) -> Result<FigureSpec> {
                 ("RT-CMQ-S", "rt-cmq-s"),
                 ("RT-CMQ-W", "rt-cmq-w"),
             ],
-            &[LOSS, ("queue_aux", "aux queue, per disk")],
+            &[LOSS, ("queue_aux", "lagging disk's aux queue")],
         ),
         8 => f(
             8,
