@@ -120,8 +120,18 @@ fn figure3_real_time_disciplines_beat_the_others_on_dmq() {
     );
     // The order of the paper: SSEDO ≤ FD-SCAN < SSTF < FCFS, each step on
     // the paired difference.
-    below(&ssedo, &fd_scan, "loss_ratio", "RT-DMQ(SSEDO) vs RT-DMQ(FD-SCAN)");
-    below(&fd_scan, &sstf, "loss_ratio", "RT-DMQ(FD-SCAN) vs DMQ(SSTF)");
+    below(
+        &ssedo,
+        &fd_scan,
+        "loss_ratio",
+        "RT-DMQ(SSEDO) vs RT-DMQ(FD-SCAN)",
+    );
+    below(
+        &fd_scan,
+        &sstf,
+        "loss_ratio",
+        "RT-DMQ(FD-SCAN) vs DMQ(SSTF)",
+    );
     below(&sstf, &fcfs, "loss_ratio", "DMQ(SSTF) vs DMQ(FCFS)");
     // Paper: the RT policies up to 17 % better. Measured: 55 % at 20 users
     // (the largest over the sweep, 60 %). Not the paper's, for the reason
@@ -173,7 +183,11 @@ fn figure4_the_lagging_disks_auxiliary_queue_stays_short() {
     // against the common queue's 11.9).
     let single = mean(&users("ssedo", 20), "queue");
     let per_disk = mean(&users("rt-dmq", 20), "queue_disk");
-    within(single / per_disk, (1.6, 2.8), "SSEDO queue / RT-DMQ per-disk queue");
+    within(
+        single / per_disk,
+        (1.6, 2.8),
+        "SSEDO queue / RT-DMQ per-disk queue",
+    );
     below(
         &m,
         &users("rt-dmq-mr", 20),
@@ -186,7 +200,11 @@ fn figure4_the_lagging_disks_auxiliary_queue_stays_short() {
 fn figure6_minimum_read_is_the_best_rt_dmq_variant() {
     // Paper: RT-DMQ-MR the best variant, RT-DMQ-SQ close, RT-DMQ-RD worst.
     for n in [8, 14, 20] {
-        let (mr, sq, rd) = (users("rt-dmq-mr", n), users("rt-dmq-sq", n), users("rt-dmq-rd", n));
+        let (mr, sq, rd) = (
+            users("rt-dmq-mr", n),
+            users("rt-dmq-sq", n),
+            users("rt-dmq-rd", n),
+        );
         below(&sq, &rd, "loss_ratio", &format!("{n} users: SQ vs RD"));
         below(&mr, &rd, "loss_ratio", &format!("{n} users: MR vs RD"));
         // MR and SQ are close: MR at most 0.01 above SQ (measured: below
@@ -212,9 +230,24 @@ fn figure13_without_deadlines_dmq_beats_cmq_and_minimum_read_leads() {
             response("dmq-rd"),
             response("cmq-sstf"),
         );
-        below(&sq, &cmq, "response_ms", &format!("{n} users: DMQ-SQ vs CMQ(SSTF)"));
-        below(&mr, &sq, "response_ms", &format!("{n} users: DMQ-MR vs DMQ-SQ"));
-        below(&sq, &rd, "response_ms", &format!("{n} users: DMQ-SQ vs DMQ-RD"));
+        below(
+            &sq,
+            &cmq,
+            "response_ms",
+            &format!("{n} users: DMQ-SQ vs CMQ(SSTF)"),
+        );
+        below(
+            &mr,
+            &sq,
+            "response_ms",
+            &format!("{n} users: DMQ-MR vs DMQ-SQ"),
+        );
+        below(
+            &sq,
+            &rd,
+            "response_ms",
+            &format!("{n} users: DMQ-SQ vs DMQ-RD"),
+        );
         // Small gaps: CMQ within 10 % of DMQ-SQ.
         within(
             mean(&cmq, "response_ms") / mean(&sq, "response_ms"),
@@ -241,8 +274,16 @@ fn figure5_service_times_and_figures8_9_short_commits_on_one_disk() {
     for m in [&ssedo, &rt_dmq, &rt_cmq, &dmq] {
         below(m, &fcfs, "service_ms", "service vs FCFS");
     }
-    within(mean(&fcfs, "service_ms"), (24.0, 26.5), "FCFS service, ms (the disk's mean, 24.9)");
-    within(mean(&dmq, "service_ms"), (19.0, 22.5), "DMQ(SSTF) service, ms");
+    within(
+        mean(&fcfs, "service_ms"),
+        (24.0, 26.5),
+        "FCFS service, ms (the disk's mean, 24.9)",
+    );
+    within(
+        mean(&dmq, "service_ms"),
+        (19.0, 22.5),
+        "DMQ(SSTF) service, ms",
+    );
     // Figures 8-9: under SSEDO only short transactions commit at high load,
     // so its committed ones are the fastest and the smallest (measured
     // 7.4 steps against 10.2 under RT-DMQ; 2.5 s against 3.1 s).
@@ -267,8 +308,16 @@ fn figure12_loss_falls_with_the_read_probability_and_mirrors_keep_their_lead() {
     }
     // At p_r = 1 the mirror loses almost nothing and one disk still loses
     // (measured 0 and 0.157): the lead is widest when every step reads.
-    within(mean(&at("rt-dmq", 1.0), "loss_ratio"), (0.0, 0.01), "RT-DMQ at p_r = 1");
-    within(mean(&at("ssedo", 1.0), "loss_ratio"), (0.10, 0.22), "SSEDO at p_r = 1");
+    within(
+        mean(&at("rt-dmq", 1.0), "loss_ratio"),
+        (0.0, 0.01),
+        "RT-DMQ at p_r = 1",
+    );
+    within(
+        mean(&at("ssedo", 1.0), "loss_ratio"),
+        (0.10, 0.22),
+        "SSEDO at p_r = 1",
+    );
 }
 
 #[test]
@@ -302,13 +351,8 @@ fn figures10_11_mirrored_rt_policies_lead_at_every_deadline_setting() {
             (io, dl_low, m)
         })
         .collect();
-    let table = |io: &str, dl_low: f64| {
-        &runs
-            .iter()
-            .find(|r| (r.0, r.1) == (io, dl_low))
-            .unwrap()
-            .2
-    };
+    let table =
+        |io: &str, dl_low: f64| &runs.iter().find(|r| (r.0, r.1) == (io, dl_low)).unwrap().2;
     for dl_low in settings {
         let best_rt = if mean(table("rt-dmq", dl_low), "loss_ratio")
             <= mean(table("rt-cmq", dl_low), "loss_ratio")

@@ -16,12 +16,12 @@
 //! Figure 13's original DMQ(FCFS) of Towsley, Chen & Yu is `sq-dmq`.
 
 use anyhow::Result;
+use disk_emu::disk::{RotationSpec, SeekSpec, TransferSpec};
 use experiments::MetricTable;
 use sched_core::AnySpec;
-use disk_emu::disk::{RotationSpec, SeekSpec, TransferSpec};
 use txn_sim::{
-    BufferRule, Deadlines, DlLowRule, LockWake, LossRule, PageLayout, RestartDeadline,
-    SsedoWindow, TxnParams, metric_table, run_replications,
+    BufferRule, Deadlines, DlLowRule, LockWake, LossRule, PageLayout, RestartDeadline, SsedoWindow,
+    TxnParams, metric_table, run_replications,
 };
 
 use super::Figure;
@@ -113,7 +113,8 @@ impl ReadingArgs {
     /// An unknown reading, or a disk option its disk model does not have
     /// (naming the option).
     pub fn apply(&self, p: &mut TxnParams) -> Result<()> {
-        let unknown = |flag: &str, value: &str| anyhow::anyhow!("--{flag}: unknown reading `{value}`");
+        let unknown =
+            |flag: &str, value: &str| anyhow::anyhow!("--{flag}: unknown reading `{value}`");
         let r = &mut p.readings;
         r.dl_low = match self.dl_low_rule.as_str() {
             "max" => DlLowRule::AtLeastOne,
@@ -158,20 +159,29 @@ impl ReadingArgs {
         let disk = &mut p.disk;
         if self.seek_a_ms.is_some() || self.seek_b_ms.is_some() {
             let SeekSpec::SqrtLinear { a_ms, b_ms, .. } = &mut disk.seek else {
-                anyhow::bail!("--seek-a-ms/--seek-b-ms: disk `{}` has no a + b·√i seek curve", disk.name);
+                anyhow::bail!(
+                    "--seek-a-ms/--seek-b-ms: disk `{}` has no a + b·√i seek curve",
+                    disk.name
+                );
             };
             *a_ms = self.seek_a_ms.unwrap_or(*a_ms);
             *b_ms = self.seek_b_ms.unwrap_or(*b_ms);
         }
         if let Some(max) = self.latency_max_ms {
             let RotationSpec::Random { max_ms } = &mut disk.rotation else {
-                anyhow::bail!("--latency-max-ms: disk `{}` does not draw its latency at random", disk.name);
+                anyhow::bail!(
+                    "--latency-max-ms: disk `{}` does not draw its latency at random",
+                    disk.name
+                );
             };
             *max_ms = Some(max);
         }
         if let Some(ms) = self.transfer_ms {
             let TransferSpec::Constant { ms: t } = &mut disk.transfer else {
-                anyhow::bail!("--transfer-ms: disk `{}` has no constant transfer time", disk.name);
+                anyhow::bail!(
+                    "--transfer-ms: disk `{}` has no constant transfer time",
+                    disk.name
+                );
             };
             *t = ms;
         }
@@ -191,7 +201,11 @@ impl ReadingArgs {
             }
         };
         text("dl-low-rule", &self.dl_low_rule, &d.dl_low_rule);
-        text("restart-deadline", &self.restart_deadline, &d.restart_deadline);
+        text(
+            "restart-deadline",
+            &self.restart_deadline,
+            &d.restart_deadline,
+        );
         text("loss", &self.loss, &d.loss);
         text("buffer", &self.buffer, &d.buffer);
         text("layout", &self.layout, &d.layout);

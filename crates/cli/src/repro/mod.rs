@@ -90,7 +90,10 @@ pub enum Paper {
         #[cfg_attr(feature = "cli", arg(long, conflicts_with_all = ["figure", "plot"]))]
         sensitivity: bool,
         /// Replications per point of the sensitivity study.
-        #[cfg_attr(feature = "cli", arg(long, default_value_t = 4, requires = "sensitivity"))]
+        #[cfg_attr(
+            feature = "cli",
+            arg(long, default_value_t = 4, requires = "sensitivity")
+        )]
         study_replications: u64,
         #[cfg_attr(feature = "cli", command(flatten))]
         options: chen_towsley91::TxnReproOptions,
