@@ -211,10 +211,10 @@ impl ReadingArgs {
         text("layout", &self.layout, &d.layout);
         text("lock-wake", &self.lock_wake, &d.lock_wake);
         let mut number = |flag: &str, value: Option<f64>, default: Option<f64>| {
-            if value != default {
-                if let Some(v) = value {
-                    parts.push(format!("--{flag} {v}"));
-                }
+            if value != default
+                && let Some(v) = value
+            {
+                parts.push(format!("--{flag} {v}"));
             }
         };
         number("disk-ms", Some(self.disk_ms), Some(d.disk_ms));

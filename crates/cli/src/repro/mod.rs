@@ -96,7 +96,7 @@ pub enum Paper {
         )]
         study_replications: u64,
         #[cfg_attr(feature = "cli", command(flatten))]
-        options: chen_towsley91::TxnReproOptions,
+        options: Box<chen_towsley91::TxnReproOptions>,
     },
     /// Tsai, Chu & Huang 2004: WRR-SCAN against SCAN-EDF (admission
     /// capacity, Figures 5–12).
