@@ -51,7 +51,7 @@ enum Command {
     /// Run one disk array (stripe, RAID-10, EW-Array) under an accelerated OLTP workload or a trace.
     Array(array::ArrayArgs),
     /// Run Chen & Towsley's real-time transaction system once (every parameter settable).
-    Txn(txn::TxnArgs),
+    Txn(Box<txn::TxnArgs>),
     /// Measure the emulator or the schedulers.
     Bench {
         #[command(subcommand)]
