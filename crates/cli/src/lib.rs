@@ -5,9 +5,9 @@
 
 pub mod admit;
 pub mod analyze;
-pub mod array;
 pub mod bench;
 pub mod common;
+pub mod disk_array;
 pub mod output;
 pub mod plot;
 pub mod replay;

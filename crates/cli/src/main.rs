@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use spindle::output::Format;
 use spindle::{
-    admit, analyze, array, bench, common, replay, repro, run, trace_info, txn, validate,
+    admit, analyze, bench, common, disk_array, replay, repro, run, trace_info, txn, validate,
 };
 
 /// Disk I/O scheduling experiments on emulated disks.
@@ -49,7 +49,7 @@ enum Command {
         paper: analyze::AnalyzePaper,
     },
     /// Run one disk array (stripe, RAID-10, EW-Array) under an accelerated OLTP workload or a trace.
-    Array(array::ArrayArgs),
+    Array(disk_array::ArrayArgs),
     /// Run Chen & Towsley's real-time transaction system once (every parameter settable).
     Txn(Box<txn::TxnArgs>),
     /// Measure the emulator or the schedulers.
@@ -79,7 +79,7 @@ fn main() -> ExitCode {
         Some(Command::Repro { paper }) => repro::run(&paper, cli.format),
         Some(Command::Analyze { paper }) => analyze::run(&paper, cli.format),
         Some(Command::Txn(args)) => txn::run(&args, cli.format),
-        Some(Command::Array(args)) => array::run(&args, cli.format),
+        Some(Command::Array(args)) => disk_array::run(&args, cli.format),
         Some(Command::Bench { what }) => bench::run(&what, cli.format),
     };
     match result {

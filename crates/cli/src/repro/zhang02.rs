@@ -23,7 +23,7 @@ use experiments::{
 use sched_core::PolicySpec;
 
 use super::Figure;
-use crate::array::curve_table;
+use crate::disk_array::curve_table;
 use crate::output::{Cell, Table};
 use crate::plot::{Panel, Series, Source};
 
