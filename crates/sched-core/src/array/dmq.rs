@@ -379,7 +379,8 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
         ledger: &mut Ledger<S>,
         view: &ArrayView<'_>,
     ) -> Result<Option<Start>, PollError> {
-        for d in ledger.idle().iter() {
+        // Only a disk with operations queued has anything to start.
+        for d in ledger.idle().difference(ledger.unqueued()).iter() {
             let est: &dyn ServiceEstimator = view.estimators[d];
             let Some(dispatch) = self.queues.queues_mut()[d].next(view.heads[d], view.now, est)
             else {
