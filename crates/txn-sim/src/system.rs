@@ -257,7 +257,10 @@ where
             think: TxnParams::nanos(params.think_ms),
             per_step: (params.step_cpu_ms + params.disk_ms) * 1e6,
             bounds: params.deadlines.bounds(params.users),
-            io: IoLedger::new(device.disks()),
+            io: IoLedger::new(
+                device.disks(),
+                device.model(0).map_or(0, |m| m.capacity_blocks()),
+            ),
             device: Some(device),
             cpu: EdfCpu::new(),
             cpu_entered: None,
