@@ -71,6 +71,11 @@ pub struct IvyOptions {
     /// swept (any single-disk policy).
     #[cfg_attr(feature = "cli", arg(long, default_value = "fcfs"))]
     pub discipline: PolicySpec,
+    /// A second per-disk discipline, run under the first routing and
+    /// compared with `--discipline` in a table of its own (the paper's
+    /// FIFO against the C-LOOK HP-UX used); `none` for no comparison.
+    #[cfg_attr(feature = "cli", arg(long, default_value = "c-look", value_parser = parse_compared))]
+    pub compare_discipline: ComparedDiscipline,
     /// RNW1 family: seconds after an object's last write before its copies
     /// are made.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 60.0))]
@@ -88,6 +93,20 @@ pub struct IvyOptions {
     /// policy (the first routing), as SVG.
     #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg"))]
     pub plot: Option<PathBuf>,
+}
+
+/// `--compare-discipline`: a per-disk discipline, or none.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ComparedDiscipline(pub Option<PolicySpec>);
+
+#[cfg(feature = "cli")]
+fn parse_compared(s: &str) -> Result<ComparedDiscipline, String> {
+    if s == "none" {
+        return Ok(ComparedDiscipline(None));
+    }
+    s.parse::<PolicySpec>()
+        .map(|d| ComparedDiscipline(Some(d)))
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(feature = "cli")]
@@ -108,6 +127,7 @@ impl Default for IvyOptions {
             copies: vec![1, 2, 3, 5, 7],
             extent: vec![16],
             discipline: PolicySpec::Fcfs,
+            compare_discipline: ComparedDiscipline(Some(PolicySpec::CLook)),
             delay_s: 60.0,
             replications: 5,
             seed: 1,
@@ -168,6 +188,8 @@ fn mean(metrics: &MetricTable, metric: &str) -> Option<f64> {
 /// The sweep's results, looked up by configuration.
 struct Results {
     points: Vec<IvyPoint>,
+    /// The discipline of every table but the discipline comparison.
+    discipline: PolicySpec,
 }
 
 impl Results {
@@ -178,11 +200,24 @@ impl Results {
         selection: CopySelection,
         extent_bytes: u64,
     ) -> Option<&IvyPoint> {
+        self.under(policy, copies, selection, extent_bytes, self.discipline)
+    }
+
+    /// [`get`](Self::get) under a given per-disk discipline.
+    fn under(
+        &self,
+        policy: ReplicationPolicy,
+        copies: usize,
+        selection: CopySelection,
+        extent_bytes: u64,
+        discipline: PolicySpec,
+    ) -> Option<&IvyPoint> {
         self.points.iter().find(|p| {
             p.config.policy == policy
                 && p.config.copies == copies
                 && p.config.selection == selection
                 && p.config.extent_bytes == extent_bytes
+                && p.config.discipline == discipline
         })
     }
 }
@@ -254,14 +289,17 @@ pub fn run(options: &IvyOptions, format: Format) -> Result<()> {
     let routings = options.routings();
     let extents: Vec<u64> = options.extent.iter().map(|kb| kb * 1024).collect();
     let delay = (options.delay_s * 1e9).round() as u64;
-    let config = |policy, copies, selection, extent_bytes| IvyConfig {
+    let config_under = |policy, copies, selection, extent_bytes, discipline| IvyConfig {
         disk: disk.clone(),
         policy,
         copies,
         selection,
-        discipline: options.discipline,
+        discipline,
         extent_bytes,
         delay,
+    };
+    let config = |policy, copies, selection, extent_bytes| {
+        config_under(policy, copies, selection, extent_bytes, options.discipline)
     };
     let mut configs = Vec::new();
     for &policy in &policies {
@@ -278,12 +316,24 @@ pub fn run(options: &IvyOptions, format: Format) -> Result<()> {
         options.seed,
         options.jobs,
     )?;
-    // The other object sizes, under the first routing.
+    // The other object sizes, and the other discipline, under the first
+    // routing.
     let mut others = Vec::new();
     for &extent in &extents[1..] {
         for &policy in &policies {
             for &n in &options.copies {
                 others.push(config(policy, n, routings[0], extent));
+            }
+        }
+    }
+    let compared = options
+        .compare_discipline
+        .0
+        .filter(|&d| d != options.discipline);
+    if let Some(discipline) = compared {
+        for &policy in &policies {
+            for &n in &options.copies {
+                others.push(config_under(policy, n, routings[0], extents[0], discipline));
             }
         }
     }
@@ -301,6 +351,7 @@ pub fn run(options: &IvyOptions, format: Format) -> Result<()> {
             .chain(&sensitivity.points)
             .cloned()
             .collect(),
+        discipline: options.discipline,
     };
     let label = disk_label(options, &trace);
     let mut tables = Vec::new();
@@ -322,6 +373,16 @@ pub fn run(options: &IvyOptions, format: Format) -> Result<()> {
             &policies,
             routings[0],
             &extents,
+        ));
+    }
+    if let Some(other) = compared {
+        tables.push(discipline_table(
+            options,
+            &results,
+            &policies,
+            routings[0],
+            extents[0],
+            other,
         ));
     }
     if let Some(path) = &options.plot {
@@ -521,6 +582,54 @@ fn extent_table(
             }
         }
     }
+    t
+}
+
+/// The same replays under two per-disk disciplines: read and write
+/// turnaround side by side.
+fn discipline_table(
+    options: &IvyOptions,
+    results: &Results,
+    policies: &[ReplicationPolicy],
+    selection: CopySelection,
+    extent: u64,
+    other: PolicySpec,
+) -> Table {
+    let (a, b) = (options.discipline.to_string(), other.to_string());
+    let columns = [
+        "policy".to_string(),
+        "copies".to_string(),
+        format!("read {a}"),
+        format!("read {b}"),
+        format!("write {a}"),
+        format!("write {b}"),
+    ];
+    let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
+    let mut t = Table::new(
+        format!(
+            "Per-disk discipline ({}): read / write turnaround, ms",
+            selection.name()
+        ),
+        &columns,
+    );
+    for &policy in policies {
+        for &n in &options.copies {
+            let at = |d, metric| {
+                results
+                    .under(policy, n, selection, extent, d)
+                    .map_or(Cell::Missing, |p| cell(&p.metrics, metric, 2))
+            };
+            t.row(vec![
+                Cell::text(policy.label()),
+                Cell::Int(n as u64),
+                at(options.discipline, "read_mean_ms"),
+                at(other, "read_mean_ms"),
+                at(options.discipline, "write_mean_ms"),
+                at(other, "write_mean_ms"),
+            ]);
+        }
+    }
+    t.note("Lo's simulator served each disk's queue FIFO; HP-UX swept it (C-LOOK). Ivy's copy selection counts the queued work the discipline serves ahead of the read (Scheduler::work_ahead), so it stays correct under either");
     t
 }
 
