@@ -273,7 +273,7 @@ pub enum IvyDisk {
     /// Each traced disk's own drive, from the trace's header.
     Traced,
     /// This model for every disk.
-    Model(DiskSpec),
+    Model(Box<DiskSpec>),
 }
 
 /// How a read picks among the current copies of its object.
@@ -811,7 +811,7 @@ pub fn run_ivy(trace: &IvyTrace, config: &IvyConfig, unit: Unit) -> Result<IvyMe
                     file: trace.file.clone(),
                     device: traced.device,
                 })?,
-            IvyDisk::Model(spec) => spec.clone(),
+            IvyDisk::Model(spec) => (**spec).clone(),
         };
         let model = DiskModel::from_spec(&spec)?;
         if model.block_bytes() != block {

@@ -253,7 +253,7 @@ pub fn run(options: &IvyOptions, format: Format) -> Result<()> {
     }
     let disk = match options.disk.as_str() {
         "traced" => IvyDisk::Traced,
-        name => IvyDisk::Model(resolve_disk(name)?),
+        name => IvyDisk::Model(Box::new(resolve_disk(name)?)),
     };
     let block_size = match &disk {
         IvyDisk::Traced => 256,

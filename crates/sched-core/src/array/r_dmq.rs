@@ -113,10 +113,10 @@ impl ReadRouting for RandomRead {
         }
         let total: u128 = eligible.iter().map(|d| self.weight(d)).sum();
         if total == 0 {
-            let k = (u128::from(x) * eligible.len() as u128 >> 64) as usize;
+            let k = ((u128::from(x) * eligible.len() as u128) >> 64) as usize;
             return eligible.iter().nth(k).map_or(DiskSet::EMPTY, DiskSet::only);
         }
-        let target = u128::from(x) * total >> 64;
+        let target = (u128::from(x) * total) >> 64;
         let mut below = 0;
         for d in eligible.iter() {
             below += self.weight(d);
