@@ -12,6 +12,7 @@ pub mod plot;
 pub mod replay;
 pub mod repro;
 pub mod run;
+pub mod sweep;
 pub mod trace_info;
 pub mod txn;
 pub mod validate;

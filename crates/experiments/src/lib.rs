@@ -17,6 +17,8 @@
 //! - **Replications** ([`parallel`], [`MetricTable`], [`Interval`],
 //!   [`BatchMeans`]): independent runs on several threads with results
 //!   identical to a serial run, and their confidence intervals.
+//! - **Sharded runs** ([`sharding`]): one command's units split across
+//!   processes or machines ([`replicate`]) and merged back bit for bit.
 //! - **Experiments**: one disk ([`DiskExperiment`]), a mirrored pair
 //!   ([`MirrorExperiment`]), trace replay ([`replay`]), the rate-based
 //!   WRR-SCAN runs ([`run_rate`]).
@@ -30,6 +32,7 @@ mod placement;
 pub mod rate_based;
 mod run_error;
 pub mod seeds;
+pub mod sharding;
 pub mod simulation;
 mod trace_replay;
 pub mod workload;
@@ -49,6 +52,7 @@ pub use rate_based::{
     Tsai04Distribution, rate_label, run_rate,
 };
 pub use run_error::{RunError, check_fits, check_requests};
+pub use sharding::replicate;
 pub use simulation::{Driver, Flow, Simulation};
 pub use trace_replay::{
     DeviceReport, ReplayError, ReplayOptions, ReplayReport, Validation, replay,

@@ -3,7 +3,7 @@
 
 use sched_core::Nanos;
 use sched_core::array::ArrayPolicy;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::class_stats::ClassReport;
 use super::moments::{Moments, MomentsReport};
@@ -64,7 +64,7 @@ impl DiskUsage {
 }
 
 /// How one disk of an array spent the window.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct DiskUsageReport {
     /// Busy time / window.
     pub utilisation: f64,
@@ -84,7 +84,7 @@ pub struct DiskUsageReport {
 }
 
 /// Time-averaged queue lengths of an array of D disks.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ArrayQueueReport {
     /// Logical requests in the array (queued or in service).
     pub in_system: f64,
@@ -99,7 +99,7 @@ pub struct ArrayQueueReport {
 }
 
 /// What an array measured over its window.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ArrayReport {
     /// Each disk's usage.
     pub disks: Vec<DiskUsageReport>,
