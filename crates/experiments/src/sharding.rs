@@ -367,6 +367,7 @@ impl Runner {
         let mut book = self.book.borrow_mut();
         let mut first_done: Option<ciborium::Value> = None;
         let mut first_failure: Option<E> = None;
+        let mut done = Vec::with_capacity(owned.len());
         for (&replication, result) in owned.iter().zip(results) {
             let outcome = match result {
                 Ok(report) => {
@@ -378,6 +379,7 @@ impl Runner {
                         })
                     })?;
                     first_done.get_or_insert_with(|| value.clone());
+                    done.push(report);
                     Outcome::Done(value)
                 }
                 Err(e) => {
@@ -397,8 +399,9 @@ impl Runner {
             return Err(e);
         }
         drop(book);
-        // Stand-ins for the units other shards own.
-        let stand_in = match first_done {
+        // The units other shards own are stood in for by copies of one this
+        // shard computed (or of the point's first unit, computed unrecorded).
+        let stand_in = match first_done.take() {
             Some(value) => value,
             None if n == 0 => return Ok(Vec::new()),
             None => {
@@ -414,15 +417,17 @@ impl Runner {
                 })?
             }
         };
+        let mut own = owned.iter().copied().zip(done).peekable();
         (0..n)
-            .map(|replication| {
-                stand_in.deserialized::<T>().map_err(|e| {
+            .map(|replication| match own.next_if(|(r, _)| *r == replication) {
+                Some((_, report)) => Ok(report),
+                None => stand_in.deserialized::<T>().map_err(|e| {
                     E::from(ShardFailure::Decode {
                         index,
                         replication,
                         why: e.to_string(),
                     })
-                })
+                }),
             })
             .collect()
     }
