@@ -113,7 +113,9 @@ pub fn grid(path: &Path) -> Result<Vec<GridPoint>> {
         Some(other) => bail!(
             "{file}: command: `{other}` does not run replications; a sweep runs `run`, `repro` or `txn`"
         ),
-        None => bail!("{file}: command: empty; name the command, e.g. [\"run\", \"--disk\", \"hp97560\"]"),
+        None => bail!(
+            "{file}: command: empty; name the command, e.g. [\"run\", \"--disk\", \"hp97560\"]"
+        ),
     }
     for arg in &grid.command {
         if ["--shard", "--part", "--jobs", "--format"]
@@ -276,7 +278,8 @@ pub fn run(args: &SweepArgs, format: Format) -> Result<()> {
     if args.print.is_none() && args.shards.is_some() {
         bail!("--shards: only with --print shards|merges (here, --jobs splits the work)");
     }
-    std::fs::create_dir_all(out).with_context(|| format!("--out-dir: creating {}", out.display()))?;
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("--out-dir: creating {}", out.display()))?;
     let exe = std::env::current_exe().context("finding the spindle executable")?;
     let mut table = Table::new(
         format!("Sweep {}: {} commands", args.file.display(), points.len()),
@@ -290,7 +293,12 @@ pub fn run(args: &SweepArgs, format: Format) -> Result<()> {
         eprintln!("sweep: {} → {}", p.name, path.display());
         let status = Command::new(&exe)
             .args(&p.args)
-            .args(["--jobs", &args.jobs.to_string(), "--format", format_name(format)])
+            .args([
+                "--jobs",
+                &args.jobs.to_string(),
+                "--format",
+                format_name(format),
+            ])
             .stdout(Stdio::from(file))
             .status()
             .with_context(|| format!("running {}", p.name))?;
@@ -306,7 +314,12 @@ pub fn run(args: &SweepArgs, format: Format) -> Result<()> {
     }
     eprint!("{}", table.render(Format::Table));
     if !failed.is_empty() {
-        bail!("{} of {} commands failed: {}", failed.len(), points.len(), failed.join(", "));
+        bail!(
+            "{} of {} commands failed: {}",
+            failed.len(),
+            points.len(),
+            failed.join(", ")
+        );
     }
     Ok(())
 }
@@ -344,7 +357,9 @@ mod tests {
         );
         assert_eq!(
             points[4].args,
-            ["run", "--disk", "hp97560", "--policy", "sstf", "--load", "0.9"]
+            [
+                "run", "--disk", "hp97560", "--policy", "sstf", "--load", "0.9"
+            ]
         );
     }
 
@@ -353,7 +368,9 @@ mod tests {
         let err = |t: &str| format!("{:#}", grid_of(t).unwrap_err());
         assert!(err("command = [\"validate\"]").contains("command: `validate`"));
         assert!(err("command = []").contains("command: empty"));
-        assert!(err("command = [\"run\", \"--jobs\", \"2\"]").contains("`--jobs` is set by the sweep"));
+        assert!(
+            err("command = [\"run\", \"--jobs\", \"2\"]").contains("`--jobs` is set by the sweep")
+        );
         assert!(
             err("command = [\"run\"]\n[[axis]]\noption = \"load\"\nvalues = [1]")
                 .contains("axis 1: option `load`")

@@ -46,7 +46,10 @@ fn shards(dir: &Path, command: &[&str], count: u32) -> Vec<PathBuf> {
     for i in 0..count {
         let part = dir.join(format!("p{i}-of-{count}.part"));
         let shard = format!("{i}/{count}");
-        let mut args = with(&["--shard", &shard, "--part", part.to_str().unwrap()], command);
+        let mut args = with(
+            &["--shard", &shard, "--part", part.to_str().unwrap()],
+            command,
+        );
         args.extend(["--jobs".to_string(), "1".to_string()]);
         let out = spindle(dir, &strs(&args));
         assert!(
@@ -57,7 +60,8 @@ fn shards(dir: &Path, command: &[&str], count: u32) -> Vec<PathBuf> {
         assert!(out.stdout.is_empty(), "a shard prints no results");
         parts.push(part);
     }
-    let (odd, even): (Vec<_>, Vec<_>) = parts.into_iter().enumerate().partition(|(i, _)| i % 2 == 1);
+    let (odd, even): (Vec<_>, Vec<_>) =
+        parts.into_iter().enumerate().partition(|(i, _)| i % 2 == 1);
     odd.into_iter()
         .chain(even.into_iter().rev())
         .map(|(_, p)| p)
@@ -75,10 +79,20 @@ fn merge(dir: &Path, parts: &[PathBuf], format: &str) -> Output {
 fn merges_identically(command: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let whole_csv = ok(spindle(d, &strs(&with(command, &["--jobs", "2", "--format", "csv"]))));
-    let serial_csv = ok(spindle(d, &strs(&with(command, &["--jobs", "1", "--format", "csv"]))));
+    let whole_csv = ok(spindle(
+        d,
+        &strs(&with(command, &["--jobs", "2", "--format", "csv"])),
+    ));
+    let serial_csv = ok(spindle(
+        d,
+        &strs(&with(command, &["--jobs", "1", "--format", "csv"])),
+    ));
     assert_eq!(whole_csv, serial_csv, "--jobs changes the results");
-    assert!(whole_csv.len() > 200, "{}", String::from_utf8_lossy(&whole_csv));
+    assert!(
+        whole_csv.len() > 200,
+        "{}",
+        String::from_utf8_lossy(&whole_csv)
+    );
     let whole_json = ok(spindle(d, &strs(&with(command, &["--format", "json"]))));
     for count in [1, 3, 7] {
         let parts = shards(d, command, count);
@@ -181,7 +195,12 @@ fn tampered_parts_are_refused_naming_the_file() {
     assert!(err.contains("shard(s) 2 of 3 missing"), "{err}");
 
     // One given twice.
-    let twice = [sorted[0].clone(), sorted[1].clone(), sorted[1].clone(), sorted[2].clone()];
+    let twice = [
+        sorted[0].clone(),
+        sorted[1].clone(),
+        sorted[1].clone(),
+        sorted[2].clone(),
+    ];
     let err = refused(&merge(d, &twice, "csv"));
     assert!(err.contains("are both shard 1/3"), "{err}");
 
@@ -189,7 +208,11 @@ fn tampered_parts_are_refused_naming_the_file() {
     let other = d.join("other");
     std::fs::create_dir(&other).unwrap();
     let seeded = shards(&other, &strs(&with(&RUN_GRID, &["--seed", "7"])), 3);
-    let mixed = [sorted[0].clone(), sorted[1].clone(), other.join("p2-of-3.part")];
+    let mixed = [
+        sorted[0].clone(),
+        sorted[1].clone(),
+        other.join("p2-of-3.part"),
+    ];
     assert!(seeded.contains(&mixed[2]));
     let err = refused(&merge(d, &mixed, "csv"));
     assert!(err.contains("p2-of-3.part"), "{err}");
@@ -199,8 +222,15 @@ fn tampered_parts_are_refused_naming_the_file() {
     let bytes = std::fs::read(&sorted[2]).unwrap();
     let cut = d.join("cut.part");
     std::fs::write(&cut, &bytes[..bytes.len() - 10]).unwrap();
-    let err = refused(&merge(d, &[sorted[0].clone(), sorted[1].clone(), cut.clone()], "csv"));
-    assert!(err.contains(&name(&cut)) && err.contains("truncated"), "{err}");
+    let err = refused(&merge(
+        d,
+        &[sorted[0].clone(), sorted[1].clone(), cut.clone()],
+        "csv",
+    ));
+    assert!(
+        err.contains(&name(&cut)) && err.contains("truncated"),
+        "{err}"
+    );
 
     // One corrupted (same length, a byte of the results flipped).
     let mut flipped = bytes.clone();
@@ -208,8 +238,15 @@ fn tampered_parts_are_refused_naming_the_file() {
     flipped[last] ^= 0x20;
     let bad = d.join("flipped.part");
     std::fs::write(&bad, &flipped).unwrap();
-    let err = refused(&merge(d, &[sorted[0].clone(), sorted[1].clone(), bad.clone()], "csv"));
-    assert!(err.contains(&name(&bad)) && err.contains("checksum"), "{err}");
+    let err = refused(&merge(
+        d,
+        &[sorted[0].clone(), sorted[1].clone(), bad.clone()],
+        "csv",
+    ));
+    assert!(
+        err.contains(&name(&bad)) && err.contains("checksum"),
+        "{err}"
+    );
 
     // Not a part at all.
     let junk = d.join("junk.part");
@@ -249,19 +286,42 @@ fn sweep_prints_shard_and_merge_commands() {
     );
     let merges = String::from_utf8(ok(spindle(
         d,
-        &["sweep", "grid.toml", "--shards", "2", "--print", "merges", "--format", "csv"],
+        &[
+            "sweep",
+            "grid.toml",
+            "--shards",
+            "2",
+            "--print",
+            "merges",
+            "--format",
+            "csv",
+        ],
     )))
     .unwrap();
     assert_eq!(merges.lines().count(), 4);
     assert!(merges.starts_with("spindle merge --format csv sweep-out/parts/policy=fcfs,load=0.5.0-of-2.part sweep-out/parts/policy=fcfs,load=0.5.1-of-2.part > sweep-out/policy=fcfs,load=0.5.csv"), "{merges}");
 
     // Run here: one file per point, each what the command alone prints.
-    ok(spindle(d, &["sweep", "grid.toml", "--format", "csv", "--jobs", "1"]));
+    ok(spindle(
+        d,
+        &["sweep", "grid.toml", "--format", "csv", "--jobs", "1"],
+    ));
     let alone = ok(spindle(
         d,
         &[
-            "run", "--replications", "2", "--requests", "500", "--warmup", "50", "--policy",
-            "sstf", "--load", "0.8", "--format", "csv",
+            "run",
+            "--replications",
+            "2",
+            "--requests",
+            "500",
+            "--warmup",
+            "50",
+            "--policy",
+            "sstf",
+            "--load",
+            "0.8",
+            "--format",
+            "csv",
         ],
     ));
     assert_eq!(

@@ -8,9 +8,9 @@ use sched_core::{Nanos, PolicySpec, RequestId};
 use serde::Serialize;
 
 use crate::confidence::MetricTable;
-use crate::sharding::replicate;
 use crate::run_error::{RunError, check_fits, check_requests};
 use crate::seeds::{Purpose, Unit};
+use crate::sharding::replicate;
 use crate::simulation::{Driver, Flow, Simulation};
 use crate::workload::{ArrivalProcess, Arrivals, Generator, RequestMix};
 

@@ -17,10 +17,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::confidence::MetricTable;
 use crate::disk_experiment::DiskExperiment;
-use crate::sharding::replicate;
 use crate::placement::Placement;
 use crate::run_error::{RunError, check_fits, check_requests};
 use crate::seeds::{Purpose, Unit};
+use crate::sharding::replicate;
 use crate::simulation::{Driver, Flow, Simulation};
 use crate::workload::{ArrivalProcess, Arrivals, Generator, RequestMix};
 

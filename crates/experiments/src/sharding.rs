@@ -419,16 +419,18 @@ impl Runner {
         };
         let mut own = owned.iter().copied().zip(done).peekable();
         (0..n)
-            .map(|replication| match own.next_if(|(r, _)| *r == replication) {
-                Some((_, report)) => Ok(report),
-                None => stand_in.deserialized::<T>().map_err(|e| {
-                    E::from(ShardFailure::Decode {
-                        index,
-                        replication,
-                        why: e.to_string(),
-                    })
-                }),
-            })
+            .map(
+                |replication| match own.next_if(|(r, _)| *r == replication) {
+                    Some((_, report)) => Ok(report),
+                    None => stand_in.deserialized::<T>().map_err(|e| {
+                        E::from(ShardFailure::Decode {
+                            index,
+                            replication,
+                            why: e.to_string(),
+                        })
+                    }),
+                },
+            )
             .collect()
     }
 }
@@ -933,4 +935,134 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    enum TestError {
+        #[error("unit {0} broke")]
+        Broke(u64),
+        #[error(transparent)]
+        Sharded(#[from] ShardFailure),
+    }
+
+    /// A "command": points of 5 replications each; a unit's result is a
+    /// function of its coordinates; `fail` names a (point, replication) that
+    /// fails; the command stops at a failing point. Returns what it would
+    /// print.
+    fn command(points: u64, fail: Option<(u64, u64)>) -> Result<Vec<f64>, TestError> {
+        let mut printed = Vec::new();
+        for p in 0..points {
+            let values = replicate(&("point", p), 5, 2, |r| {
+                if fail == Some((p, r)) {
+                    return Err(TestError::Broke(r));
+                }
+                Ok(p as f64 * 10.0 + r as f64 + if r == 3 { f64::NAN } else { 0.5 })
+            })?;
+            printed.push(values.iter().filter(|v| !v.is_nan()).sum());
+        }
+        Ok(printed)
+    }
+
+    fn parts(count: u32, points: u64, fail: Option<(u64, u64)>) -> Vec<(PathBuf, Part)> {
+        (0..count)
+            .map(|i| {
+                let (runner, result) =
+                    Runner::shard(Shard::new(i, count).unwrap()).install(|| command(points, fail));
+                let stopped = result.err().map(|e| e.to_string());
+                assert!(stopped.is_none() || runner.returned_unit_failure());
+                let context = PartContext {
+                    version: "test".into(),
+                    command: vec!["test".into()],
+                    seed: Some(1),
+                };
+                let path = PathBuf::from(format!("p{i}"));
+                (path, runner.into_part(context, stopped))
+            })
+            .collect()
+    }
+
+    fn merged(parts: Vec<(PathBuf, Part)>, points: u64) -> Result<Vec<f64>, TestError> {
+        let merged = Merged::from_read(parts).unwrap();
+        let (_, result) = Runner::merge(merged).install(|| command(points, None));
+        result
+    }
+
+    #[test]
+    fn shards_own_every_unit_once_in_turn() {
+        let s = Shard::new(1, 3).unwrap();
+        let owned: Vec<u64> = (0..9).filter(|&u| s.owns(u)).collect();
+        assert_eq!(owned, [1, 4, 7]);
+        assert_eq!("2/5".parse::<Shard>(), Shard::new(2, 5));
+        assert_eq!(
+            "5/5".parse::<Shard>(),
+            Err(ShardSpecError::IndexOutOfRange { index: 5, count: 5 })
+        );
+        assert_eq!("1/0".parse::<Shard>(), Err(ShardSpecError::NoShards));
+        assert_eq!("x".parse::<Shard>(), Err(ShardSpecError::Form));
+    }
+
+    #[test]
+    fn a_merge_equals_the_unsharded_run_for_any_count() {
+        let whole = command(4, None).unwrap();
+        for count in [1, 2, 3, 7, 20, 25] {
+            let mut p = parts(count, 4, None);
+            p.reverse();
+            assert_eq!(merged(p, 4).unwrap(), whole, "{count} shards");
+        }
+    }
+
+    #[test]
+    fn a_unit_failure_is_met_where_the_unsharded_run_meets_it() {
+        let whole = command(4, Some((2, 3))).unwrap_err().to_string();
+        assert_eq!(whole, "unit 3 broke");
+        for count in [2, 3, 7] {
+            let p = parts(count, 4, Some((2, 3)));
+            // The shard owning the failing unit stopped at point 2.
+            assert!(p.iter().any(|(_, part)| part.header.stopped.is_some()));
+            let err = merged(p, 4).unwrap_err();
+            assert!(matches!(err, TestError::Sharded(ShardFailure::Unit(_))));
+            assert_eq!(err.to_string(), whole, "{count} shards");
+        }
+    }
+
+    #[test]
+    fn a_merge_refuses_points_the_parts_did_not_run() {
+        let p = parts(2, 3, None);
+        let merged = Merged::from_read(p).unwrap();
+        let (_, result) = Runner::merge(merged).install(|| {
+            replicate(&("another point", 0u64), 5, 1, |r| {
+                Ok::<_, TestError>(r as f64)
+            })
+        });
+        assert!(matches!(
+            result,
+            Err(TestError::Sharded(ShardFailure::Diverged { index: 0, .. }))
+        ));
+    }
+
+    #[test]
+    fn parts_round_trip_through_files_bit_for_bit() {
+        let dir = std::env::temp_dir().join(format!("spindle-sharding-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let files: Vec<PathBuf> = parts(3, 2, None)
+            .into_iter()
+            .enumerate()
+            .map(|(i, (_, part))| {
+                let f = dir.join(format!("{i}.part"));
+                part.write(&f).unwrap();
+                f
+            })
+            .collect();
+        let merged = Merged::from_parts(&files).unwrap();
+        let (_, result) = Runner::merge(merged)
+            .install(|| replicate(&("point", 0u64), 5, 1, |_| Ok::<f64, TestError>(0.0)));
+        let values = result.unwrap();
+        assert!(values[3].is_nan(), "NaN survives the file");
+        assert_eq!(values[0], 0.5);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
