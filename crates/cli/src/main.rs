@@ -62,7 +62,7 @@ enum Command {
         paper: analyze::AnalyzePaper,
     },
     /// Run Chen & Towsley's real-time transaction system once (every parameter settable).
-    Txn(txn::TxnArgs),
+    Txn(Box<txn::TxnArgs>),
     /// Measure the emulator or the schedulers.
     Bench {
         #[command(subcommand)]
