@@ -11,9 +11,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use experiments::sharding::{Merged, PartContext, Runner, Shard};
 use spindle::output::{Format, discarding_results};
-use spindle::{
-    admit, analyze, bench, common, replay, repro, run, sweep, trace_info, txn, validate,
-};
+use spindle::{admit, analyze, bench, common, grid, replay, repro, run, trace_info, txn, validate};
 
 /// Disk I/O scheduling experiments on emulated disks.
 #[derive(Parser, Debug)]
@@ -77,7 +75,7 @@ enum Command {
     },
     /// Run a grid of commands described in a TOML file, here or as shard
     /// commands for a cluster.
-    Sweep(sweep::SweepArgs),
+    Sweep(grid::SweepArgs),
 }
 
 impl Command {
@@ -156,7 +154,7 @@ fn dispatch(command: Option<Command>, format: Format) -> Result<()> {
         Some(Command::Txn(args)) => txn::run(&args, format),
         Some(Command::Bench { what }) => bench::run(&what, format),
         Some(Command::Merge { parts }) => merge(&parts, format),
-        Some(Command::Sweep(args)) => sweep::run(&args, format),
+        Some(Command::Sweep(args)) => grid::run(&args, format),
     }
 }
 

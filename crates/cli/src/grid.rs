@@ -94,7 +94,7 @@ pub struct GridPoint {
 /// # Errors
 /// When the file cannot be read or is not a valid grid (the message names
 /// the file and the field or line).
-pub fn grid(path: &Path) -> Result<Vec<GridPoint>> {
+pub fn read_grid(path: &Path) -> Result<Vec<GridPoint>> {
     const MAX_BYTES: u64 = 1 << 20;
     let size = std::fs::metadata(path)
         .with_context(|| format!("{}", path.display()))?
@@ -236,7 +236,7 @@ pub fn run(args: &SweepArgs, format: Format) -> Result<()> {
     if args.shards == Some(0) {
         bail!("--shards: at least 1");
     }
-    let points = grid(&args.file)?;
+    let points = read_grid(&args.file)?;
     let out = &args.out_dir;
     let ext = extension(format);
     if let (Some(print), Some(count)) = (args.print, args.shards) {
@@ -332,7 +332,7 @@ mod tests {
         let dir = tempfile::tempdir()?;
         let path = dir.path().join("grid.toml");
         std::fs::write(&path, text)?;
-        grid(&path)
+        read_grid(&path)
     }
 
     #[test]
