@@ -37,20 +37,24 @@ use disk_emu::trace::{self, TraceError, TraceFormat, TraceOptions};
 use disk_emu::{ArrayDevice, Device, DeviceError, Moments, Outcome, Stream};
 use sched_core::array::{ArrayPolicy, ArraySpec, Copies, DiskSet, Location, MAX_COPIES, Routing};
 use sched_core::{Boxed, BuildError, Kind, Nanos, PolicySpec, Request, RequestId};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::confidence::{MetricTable, StatsError};
-use crate::parallel::parallel;
 use crate::replication::{
     CopyJob, CopyTimer, Replication, ReplicationConfig, ReplicationError, ReplicationPolicy,
     ReplicationSummary,
 };
 use crate::seeds::{Purpose, Unit};
+use crate::sharding::{ShardFailure, replicate_points};
 use crate::simulation::{Driver, Flow, Simulation};
 
 /// Why an Ivy replay could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum IvyError {
+    /// A replication run in another shard of the sweep failed (its error as
+    /// met there), or the merged parts do not answer this point.
+    #[error(transparent)]
+    Sharded(#[from] ShardFailure),
     /// The trace could not be read.
     #[error(transparent)]
     Trace(#[from] TraceError),
@@ -368,7 +372,7 @@ pub struct IvyConfig {
 }
 
 /// What one replication of one configuration measured.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
 pub struct IvyMeasures {
     /// Mean seek distance of every disk operation, cylinders.
     pub seek_distance: f64,
@@ -1017,22 +1021,21 @@ pub fn ivy_sweep(
             })
         })
         .collect();
-    let runs = parallel(distinct.len() as u64 * replications, jobs, |k| {
-        let config = &distinct[(k / replications) as usize];
+    let runs = replicate_points(&distinct, replications, jobs, |config, r| {
         let clock = CpuClock::start();
-        let m = run_ivy(trace, config, Unit::new(seed, 0, k % replications))?;
+        let m = run_ivy(trace, config, Unit::new(seed, 0, r))?;
         Ok::<_, IvyError>((m, clock.elapsed()))
     })?;
-    let cpu = runs.iter().map(|(_, took)| *took).sum();
+    let cpu = runs.iter().flatten().map(|(_, took)| *took).sum();
     let mut measured = Vec::with_capacity(distinct.len());
-    for chunk in runs.chunks(replications as usize) {
+    for point in &runs {
         let mut metrics = MetricTable::new();
-        for (r, (m, _)) in chunk.iter().enumerate() {
+        for (r, (m, _)) in (0..).zip(point) {
             for (name, value) in IVY_METRICS.iter().zip(m.values()) {
-                metrics.record(r as u64, name, value)?;
+                metrics.record(r, name, value)?;
             }
         }
-        measured.push((metrics, chunk[0].0));
+        measured.push((metrics, point[0].0));
     }
     let points = configs
         .iter()

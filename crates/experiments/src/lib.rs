@@ -19,6 +19,8 @@
 //! - **Replications** ([`parallel`], [`MetricTable`], [`Interval`],
 //!   [`BatchMeans`]): independent runs on several threads with results
 //!   identical to a serial run, and their confidence intervals.
+//! - **Sharded runs** ([`sharding`]): one command's units split across
+//!   processes or machines ([`replicate`]) and merged back bit for bit.
 //! - **Experiments**: one disk ([`DiskExperiment`]), a mirrored pair
 //!   ([`MirrorExperiment`]), trace replay ([`replay`]), Ivy's replication
 //!   on a real trace ([`run_ivy`], [`ivy_sweep`]), the rate-based WRR-SCAN
@@ -35,6 +37,7 @@ pub mod rate_based;
 pub mod replication;
 mod run_error;
 pub mod seeds;
+pub mod sharding;
 pub mod simulation;
 mod trace_replay;
 pub mod workload;
@@ -59,6 +62,7 @@ pub use rate_based::{
 };
 pub use replication::{Replication, ReplicationConfig, ReplicationPolicy};
 pub use run_error::{RunError, check_fits, check_requests};
+pub use sharding::{replicate, replicate_points};
 pub use simulation::{Driver, Flow, Simulation};
 pub use trace_replay::{
     DeviceReport, ReplayError, ReplayOptions, ReplayReport, Validation, replay,

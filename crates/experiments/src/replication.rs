@@ -59,7 +59,7 @@ use std::str::FromStr;
 use disk_emu::Stream;
 use sched_core::Nanos;
 use sched_core::array::{Ack, DiskSet, MAX_COPIES};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How objects are placed and replicated over the disks (see the module
 /// documentation).
@@ -236,7 +236,7 @@ pub struct CopyTimer {
 }
 
 /// What the layer did, over a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReplicationSummary {
     /// Objects the trace named.
     pub objects: u64,

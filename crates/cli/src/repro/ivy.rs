@@ -392,9 +392,11 @@ pub fn run(options: &IvyOptions, format: Format) -> Result<()> {
             &title,
             &panels(options, &results, &policies, routings[0], extents[0]),
         )?;
-        eprintln!("wrote {}", path.display());
+        if !crate::output::results_discarded() {
+            eprintln!("wrote {}", path.display());
+        }
     }
-    print!("{}", render_all(&tables, format));
+    crate::output::emit(&render_all(&tables, format));
     let replications = options.replications.max(1);
     eprintln!(
         "{} configurations ({} distinct) of {} requests: {:.2} s of one core per replication ({:.1} s for {} replications); all tables {:.1} s of one core, {:.1} s wall with {} jobs",

@@ -120,6 +120,18 @@ pub enum Paper {
     },
 }
 
+impl Paper {
+    /// The seed of the reproduction.
+    pub fn seed(&self) -> u64 {
+        match self {
+            Paper::Towsley91 { options, .. } => options.seed,
+            Paper::ChenTowsley91 { options, .. } => options.seed,
+            Paper::Tsai04 { options, .. } => options.seed,
+            Paper::Ivy { options } => options.seed,
+        }
+    }
+}
+
 /// `base`, or with several figures `base` with a `-figN` suffix.
 pub(crate) fn plot_path(base: &std::path::Path, figure: u8, several: bool) -> PathBuf {
     if !several {
@@ -163,7 +175,7 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
         } => {
             let started = Instant::now();
             let table = chen_towsley91::sensitivity(options, *study_replications)?;
-            print!("{}", render_all(&[table], format));
+            crate::output::emit(&render_all(&[table], format));
             eprintln!("wall time: {:.1} s", started.elapsed().as_secs_f64());
         }
         Paper::ChenTowsley91 {
@@ -230,11 +242,13 @@ fn run_figures(
         if let Some(base) = plot {
             let path = plot_path(base, n, numbers.len() > 1);
             write_svg(&path, &f.title, &f.panels)?;
-            eprintln!("wrote {}", path.display());
+            if !crate::output::results_discarded() {
+                eprintln!("wrote {}", path.display());
+            }
         }
         tables.extend(f.tables);
     }
-    print!("{}", render_all(&tables, format));
+    crate::output::emit(&render_all(&tables, format));
     let wall = started.elapsed().as_secs_f64();
     eprintln!("wall time: {wall:.1} s");
     Ok(wall)

@@ -3,7 +3,7 @@
 
 use sched_core::Nanos;
 use sched_core::array::ArrayPolicy;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::class_stats::ClassReport;
 use super::moments::{Moments, MomentsReport};
@@ -67,7 +67,7 @@ impl DiskUsage {
 }
 
 /// How one disk of an array spent the window.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct DiskUsageReport {
     /// Busy time / window.
     pub utilisation: f64,
@@ -89,7 +89,7 @@ pub struct DiskUsageReport {
 }
 
 /// Time-averaged queue lengths of an array of D disks.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ArrayQueueReport {
     /// Logical requests in the array (queued or in service).
     pub in_system: f64,
@@ -104,7 +104,7 @@ pub struct ArrayQueueReport {
 }
 
 /// What an array measured over its window.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ArrayReport {
     /// Each disk's usage.
     pub disks: Vec<DiskUsageReport>,
