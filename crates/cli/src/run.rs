@@ -1,6 +1,6 @@
 //! `spindle run` and the default experiment: synthetic workloads on one disk.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use disk_emu::disk::DiskSpec;
 use experiments::{
     Addressing, Arrivals, DeadlineRange, DiskExperiment, Load, RequestMix, metric_table,
@@ -22,46 +22,46 @@ pub struct RunArgs {
     pub policies: Vec<PolicySpec>,
     /// Open Poisson load as a fraction of the disk's capacity for the request
     /// mix served one at a time; repeat to sweep.
-    #[cfg_attr(feature = "cli", arg(long = "load", conflicts_with_all = ["rates", "clients"]))]
+    #[cfg_attr(feature = "cli", arg(long = "load", conflicts_with_all = ["rates", "clients"], allow_negative_numbers = true, value_parser = crate::bounds::positive))]
     pub loads: Vec<f64>,
     /// Open Poisson arrival rate, requests per second; repeat to sweep.
-    #[cfg_attr(feature = "cli", arg(long = "rate", conflicts_with = "clients"))]
+    #[cfg_attr(feature = "cli", arg(long = "rate", conflicts_with = "clients", allow_negative_numbers = true, value_parser = crate::bounds::positive))]
     pub rates: Vec<f64>,
     /// Closed workload: this many clients, each waiting for its request then thinking.
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::population))]
     pub clients: Option<u32>,
     /// Mean think time of closed clients, ms (exponential).
     #[cfg_attr(
         feature = "cli",
-        arg(long, default_value_t = 0.0, requires = "clients")
+        arg(long, default_value_t = 0.0, requires = "clients", allow_negative_numbers = true, value_parser = crate::bounds::non_negative)
     )]
     pub think_ms: f64,
     /// Fraction of reads.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, allow_negative_numbers = true, value_parser = crate::bounds::fraction))]
     pub read_fraction: f64,
     /// Blocks per request.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub blocks: u32,
     /// Probability that a request continues where the previous one ended.
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, allow_negative_numbers = true, value_parser = crate::bounds::fraction))]
     pub sequential: Option<f64>,
     /// Relative deadlines uniform in MIN..MAX ms (for the real-time policies).
     #[cfg_attr(feature = "cli", arg(long, value_parser = parse_range))]
     pub deadline_ms: Option<(f64, f64)>,
     /// Completions measured per replication.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20_000))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20_000, value_parser = crate::bounds::requests))]
     pub requests: u64,
     /// Completions discarded at the start of each replication (default: a tenth of --requests).
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::warmup))]
     pub warmup: Option<u64>,
     /// Seed; replication r uses streams derived from (seed, r).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
     /// Independent replications (for the 95 % confidence intervals).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10, value_parser = crate::bounds::replications))]
     pub replications: u64,
     /// Threads running replications; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = default_jobs()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = default_jobs(), value_parser = crate::bounds::jobs))]
     pub jobs: usize,
     /// Run open loads at or above saturation anyway (with a warning): the
     /// queue grows without bound and the figures depend on the run length.
@@ -142,9 +142,6 @@ pub fn run(args: &RunArgs, format: Format) -> Result<()> {
     } else {
         vec![Point::Open(Load::Utilisation(0.8))]
     };
-    if args.replications < 2 {
-        bail!("--replications: at least 2 are needed for a confidence interval");
-    }
     let plan = Plan {
         disk: resolve_disk(&args.disk)?,
         mix,

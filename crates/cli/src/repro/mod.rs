@@ -19,19 +19,19 @@ use crate::plot::{Panel, write_svg};
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct ReproOptions {
     /// Independent replications per point (95 % intervals across them).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10, value_parser = crate::bounds::replications))]
     pub replications: u64,
     /// Requests measured per replication.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20_000))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20_000, value_parser = crate::bounds::requests))]
     pub requests: u64,
     /// Requests discarded at the start of each replication.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2_000))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2_000, value_parser = crate::bounds::warmup))]
     pub warmup: u64,
     /// Seed of the whole reproduction.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs))]
     pub jobs: usize,
 }
 
