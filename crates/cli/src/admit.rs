@@ -145,7 +145,7 @@ pub struct TaskSet {
 /// rate) shorter than one revolution of the disk, too many tasks.
 pub fn load(path: &Path) -> Result<TaskSet, TaskSetError> {
     let text =
-        disk_emu::text_input::read_text(path.as_ref()).map_err(|source| TaskSetError::Io {
+        disk_emu::text_input::read_text(path).map_err(|source| TaskSetError::Io {
             path: path.to_path_buf(),
             source,
         })?;

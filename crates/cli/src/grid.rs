@@ -105,7 +105,7 @@ pub fn read_grid(path: &Path) -> Result<Vec<GridPoint>> {
             path.display()
         );
     }
-    let text = disk_emu::text_input::read_text(path.as_ref())
+    let text = disk_emu::text_input::read_text(path)
         .with_context(|| format!("{}", path.display()))?;
     let grid: Grid = toml::from_str(&text).with_context(|| format!("{}", path.display()))?;
     let file = path.display();
