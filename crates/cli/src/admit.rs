@@ -144,11 +144,10 @@ pub struct TaskSet {
 /// a rate or buffer that is not positive and finite, a period (buffer /
 /// rate) shorter than one revolution of the disk, too many tasks.
 pub fn load(path: &Path) -> Result<TaskSet, TaskSetError> {
-    let text =
-        disk_emu::text_input::read_text(path).map_err(|source| TaskSetError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+    let text = disk_emu::text_input::read_text(path).map_err(|source| TaskSetError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let parse_error = |message: String| TaskSetError::Parse {
         path: path.to_path_buf(),
         message,

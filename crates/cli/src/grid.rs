@@ -105,8 +105,8 @@ pub fn read_grid(path: &Path) -> Result<Vec<GridPoint>> {
             path.display()
         );
     }
-    let text = disk_emu::text_input::read_text(path)
-        .with_context(|| format!("{}", path.display()))?;
+    let text =
+        disk_emu::text_input::read_text(path).with_context(|| format!("{}", path.display()))?;
     let grid: Grid = toml::from_str(&text).with_context(|| format!("{}", path.display()))?;
     let file = path.display();
     match grid.command.first().map(String::as_str) {

@@ -717,3 +717,86 @@ fn endless_inputs_are_refused() {
         );
     }
 }
+
+/// `run` takes array policies (on a mirrored pair) and, whenever requests
+/// carry deadlines, shows misses, drops and tardiness.
+#[test]
+fn run_shows_deadline_outcomes_for_disk_and_array_policies() {
+    let csv = |args: &[&str]| {
+        let out = spindle(args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let mirrored = csv(&[
+        "run",
+        "--policy",
+        "rt-dmq",
+        "--disks",
+        "2",
+        "--deadline-ms",
+        "50..150",
+        "--replications",
+        "3",
+        "--requests",
+        "2000",
+        "--format",
+        "csv",
+    ]);
+    let header = mirrored.lines().find(|l| l.starts_with("policy,")).unwrap();
+    for column in [
+        "read ms",
+        "util disk 2",
+        "missed %",
+        "dropped",
+        "tardiness ms",
+    ] {
+        assert!(header.contains(column), "{header}");
+    }
+    // FD-SCAN dropping expired requests at 0.9 drops a visible share; EDF
+    // drops nothing and misses more.
+    let dropping = csv(&[
+        "run",
+        "--policy",
+        "fd-scan:expired=drop",
+        "--policy",
+        "edf",
+        "--deadline-ms",
+        "20..40",
+        "--load",
+        "0.9",
+        "--replications",
+        "3",
+        "--requests",
+        "2000",
+        "--format",
+        "json",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&dropping).unwrap();
+    let rows = json["tables"][0]["rows"]
+        .as_array()
+        .or(json["rows"].as_array())
+        .expect("rows");
+    let dropped = |i: usize| rows[i]["dropped"]["mean"].as_f64().unwrap();
+    assert!(dropped(0) > 100.0, "FD-SCAN dropped {}", dropped(0));
+    assert_eq!(dropped(1), 0.0);
+    // Refusals that say what to do.
+    for (args, words) in [
+        (
+            &["run", "--policy", "rt-dmq", "--policy", "fcfs"][..],
+            "separate commands",
+        ),
+        (&["run", "--policy", "rt-dmq", "--disks", "1"], "needs 2"),
+        (&["run", "--policy", "wrr-scan"], "spindle admit"),
+    ] {
+        let out = spindle(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(words),
+            "{args:?}: {err}"
+        );
+    }
+}
