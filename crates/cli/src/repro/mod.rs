@@ -1,6 +1,7 @@
 //! Reproductions of the source papers' results: `spindle repro PAPER`.
 
 pub mod chen_towsley91;
+pub mod ivy;
 pub mod towsley91;
 pub mod towsley91_analysis;
 pub mod tsai04;
@@ -116,6 +117,12 @@ pub enum Paper {
         #[cfg_attr(feature = "cli", command(flatten))]
         options: tsai04::Tsai04Options,
     },
+    /// Lo 1990 (Ivy): dynamic N-copy replication on a week of HP-UX disk
+    /// traffic, copy selection against Linux md's (Tables 5–15, Figures 21–26).
+    Ivy {
+        #[cfg_attr(feature = "cli", command(flatten))]
+        options: ivy::IvyOptions,
+    },
 }
 
 /// `base`, or with several figures `base` with a `-figN` suffix.
@@ -209,6 +216,7 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
                 |n| tsai04::figure(n, &sweep),
             )?;
         }
+        Paper::Ivy { options } => ivy::run(options, format)?,
     }
     Ok(())
 }

@@ -21,6 +21,7 @@ struct DiskUsage {
     aborted: u64,
     service: Moments,
     seek: Moments,
+    seek_distance: Moments,
     rotation: Moments,
     transfer: Moments,
 }
@@ -33,6 +34,7 @@ impl DiskUsage {
             aborted: 0,
             service: Moments::new(),
             seek: Moments::new(),
+            seek_distance: Moments::new(),
             rotation: Moments::new(),
             transfer: Moments::new(),
         }
@@ -57,6 +59,7 @@ impl DiskUsage {
             aborted: self.aborted,
             service: self.service.report(),
             seek: self.seek.report(),
+            seek_distance: self.seek_distance.report(),
             rotation: self.rotation.report(),
             transfer: self.transfer.report(),
         }
@@ -77,6 +80,8 @@ pub struct DiskUsageReport {
     pub service: MomentsReport,
     /// Seek part, ns.
     pub seek: MomentsReport,
+    /// Cylinders the arm travelled, per completed operation.
+    pub seek_distance: MomentsReport,
     /// Rotational part, ns.
     pub rotation: MomentsReport,
     /// Transfer part, ns.
@@ -152,6 +157,7 @@ impl ArrayStats {
         d.stop(now);
         d.service.add((now - start) as f64);
         d.seek.add(b.seek as f64);
+        d.seek_distance.add(f64::from(b.seek_distance));
         d.rotation.add(b.rotation as f64);
         d.transfer.add(b.transfer as f64);
     }
