@@ -73,6 +73,11 @@ pub enum Paper {
         /// `-figN` suffix before its extension.
         #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg"))]
         plot: Option<PathBuf>,
+        /// Whose seek the IBM 3330 disk of Figures 4–6 draws: each disk its
+        /// own (per-disk), or one per request, shared by the disks serving
+        /// it (per-request: Figure 6's finding holds under it).
+        #[cfg_attr(feature = "cli", arg(long, default_value = "per-disk", value_parser = ["per-disk", "per-request"]))]
+        seek: String,
         #[cfg_attr(feature = "cli", command(flatten))]
         options: ReproOptions,
     },
@@ -155,16 +160,18 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
         Paper::Towsley91 {
             figure,
             plot,
+            seek,
             options,
         } => {
             let numbers = chosen(figure, 1..=6);
+            let seek: towsley91::SeekDraw = seek.parse()?;
             run_figures(
                 Instant::now(),
                 Vec::new(),
                 &numbers,
                 plot.as_deref(),
                 format,
-                |n| towsley91::figure(n, options),
+                |n| towsley91::figure(n, options, seek),
             )?;
         }
         Paper::ChenTowsley91 {
