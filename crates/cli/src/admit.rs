@@ -144,7 +144,7 @@ pub struct TaskSet {
 /// a rate or buffer that is not positive and finite, a period (buffer /
 /// rate) shorter than one revolution of the disk, too many tasks.
 pub fn load(path: &Path) -> Result<TaskSet, TaskSetError> {
-    let text = std::fs::read_to_string(path).map_err(|source| TaskSetError::Io {
+    let text = disk_emu::text_input::read_text(path).map_err(|source| TaskSetError::Io {
         path: path.to_path_buf(),
         source,
     })?;
@@ -349,6 +349,6 @@ pub fn run(args: &AdmitArgs, format: Format) -> Result<()> {
         admitted[0], admitted[1], admitted[2], rounds[0], rounds[1], rounds[2]
     ));
     t.note("q = rounds a period, x = blocks a round, W = x·C/V, resp = worst-case response");
-    print!("{}", t.render(format));
+    crate::output::emit(&t.render(format));
     Ok(())
 }

@@ -6,8 +6,10 @@
 pub mod admit;
 pub mod analyze;
 pub mod bench;
+pub mod bounds;
 pub mod common;
 pub mod disk_array;
+pub mod grid;
 pub mod output;
 pub mod plot;
 pub mod replay;

@@ -22,7 +22,7 @@ pub struct TxnArgs {
     #[cfg_attr(feature = "cli", arg(long, default_value = "chen-towsley-91"))]
     pub disk: String,
     /// N_u: users.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20, value_parser = crate::bounds::population))]
     pub users: u32,
     /// Fewest steps per transaction.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
@@ -129,7 +129,7 @@ pub fn run(args: &TxnArgs, format: Format) -> Result<()> {
         total(|r| r.ledger.issued),
         total(|r| r.ledger.cancelled),
     ));
-    print!("{}", t.render(format));
+    crate::output::emit(&t.render(format));
     Ok(())
 }
 
@@ -181,6 +181,6 @@ pub fn bench(
             Cell::num(r.loss_ratio, 3),
         ]);
     }
-    print!("{}", t.render(format));
+    crate::output::emit(&t.render(format));
     Ok(())
 }

@@ -67,6 +67,7 @@ pub mod disk;
 mod events;
 mod random;
 mod stats;
+pub mod text_input;
 pub mod trace;
 
 pub use device::{

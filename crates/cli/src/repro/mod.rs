@@ -1,6 +1,7 @@
 //! Reproductions of the source papers' results: `spindle repro PAPER`.
 
 pub mod chen_towsley91;
+pub mod ivy;
 pub mod towsley91;
 pub mod towsley91_analysis;
 pub mod tsai04;
@@ -19,19 +20,19 @@ use crate::plot::{Panel, write_svg};
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct ReproOptions {
     /// Independent replications per point (95 % intervals across them).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10, value_parser = crate::bounds::replications))]
     pub replications: u64,
     /// Requests measured per replication.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20_000))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20_000, value_parser = crate::bounds::requests))]
     pub requests: u64,
     /// Requests discarded at the start of each replication.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2_000))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2_000, value_parser = crate::bounds::warmup))]
     pub warmup: u64,
     /// Seed of the whole reproduction.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs))]
     pub jobs: usize,
 }
 
@@ -73,6 +74,11 @@ pub enum Paper {
         /// `-figN` suffix before its extension.
         #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg"))]
         plot: Option<PathBuf>,
+        /// Whose seek the IBM 3330 disk of Figures 4–6 draws: each disk its
+        /// own (per-disk), or one per request, shared by the disks serving
+        /// it (per-request: Figure 6's finding holds under it).
+        #[cfg_attr(feature = "cli", arg(long, default_value = "per-disk", value_parser = ["per-disk", "per-request"]))]
+        seek: String,
         #[cfg_attr(feature = "cli", command(flatten))]
         options: ReproOptions,
     },
@@ -121,6 +127,25 @@ pub enum Paper {
         #[cfg_attr(feature = "cli", command(flatten))]
         options: zhang02::Zhang02Options,
     },
+    /// Lo 1990 (Ivy): dynamic N-copy replication on a week of HP-UX disk
+    /// traffic, copy selection against Linux md's (Tables 5–15, Figures 21–26).
+    Ivy {
+        #[cfg_attr(feature = "cli", command(flatten))]
+        options: ivy::IvyOptions,
+    },
+}
+
+impl Paper {
+    /// The seed of the reproduction.
+    pub fn seed(&self) -> u64 {
+        match self {
+            Paper::Towsley91 { options, .. } => options.seed,
+            Paper::ChenTowsley91 { options, .. } => options.seed,
+            Paper::Tsai04 { options, .. } => options.seed,
+            Paper::Zhang02 { options, .. } => options.seed,
+            Paper::Ivy { options } => options.seed,
+        }
+    }
 }
 
 /// `base`, or with several figures `base` with a `-figN` suffix.
@@ -146,16 +171,18 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
         Paper::Towsley91 {
             figure,
             plot,
+            seek,
             options,
         } => {
             let numbers = chosen(figure, 1..=6);
+            let seek: towsley91::SeekDraw = seek.parse()?;
             run_figures(
                 Instant::now(),
                 Vec::new(),
                 &numbers,
                 plot.as_deref(),
                 format,
-                |n| towsley91::figure(n, options),
+                |n| towsley91::figure(n, options, seek),
             )?;
         }
         Paper::ChenTowsley91 {
@@ -166,7 +193,7 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
         } => {
             let started = Instant::now();
             let table = chen_towsley91::sensitivity(options, *study_replications)?;
-            print!("{}", render_all(&[table], format));
+            crate::output::emit(&render_all(&[table], format));
             eprintln!("wall time: {:.1} s", started.elapsed().as_secs_f64());
         }
         Paper::ChenTowsley91 {
@@ -222,6 +249,7 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
                 |_| zhang02::figure(options),
             )?;
         }
+        Paper::Ivy { options } => ivy::run(options, format)?,
     }
     Ok(())
 }
@@ -242,11 +270,13 @@ fn run_figures(
         if let Some(base) = plot {
             let path = plot_path(base, n, numbers.len() > 1);
             write_svg(&path, &f.title, &f.panels)?;
-            eprintln!("wrote {}", path.display());
+            if !crate::output::results_discarded() {
+                eprintln!("wrote {}", path.display());
+            }
         }
         tables.extend(f.tables);
     }
-    print!("{}", render_all(&tables, format));
+    crate::output::emit(&render_all(&tables, format));
     let wall = started.elapsed().as_secs_f64();
     eprintln!("wall time: {wall:.1} s");
     Ok(wall)
