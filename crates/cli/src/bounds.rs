@@ -1,4 +1,6 @@
-//! One checking layer for the numeric options: every count, duration,
+//! One checking layer for the options: every count, duration, fraction,
+//! thread number and output file a command takes is checked here, before
+//! any work starts. The numeric options: every count, duration,
 //! fraction and thread number a command takes is parsed here, before any
 //! work starts. clap puts the flag's name in front of the message
 //! ("invalid value '0' for '--jobs <JOBS>': …"); the message says what is
@@ -187,6 +189,30 @@ pub fn fraction(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// A plot's file (`--plot`): an `.svg` whose directory exists, checked
+/// before the run rather than after it.
+///
+/// # Errors
+/// Another extension, or a directory that does not exist.
+pub fn svg_path(s: &str) -> Result<std::path::PathBuf, String> {
+    let path = std::path::PathBuf::from(s);
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("svg") => {}
+        Some(e) => {
+            return Err(format!(
+                "plots are written as SVG; name the file FILE.svg (`.{e}` is not drawn)"
+            ));
+        }
+        None => return Err("name the file FILE.svg".to_string()),
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        return Err(format!("the directory {} does not exist", dir.display()));
+    }
+    Ok(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,6 +245,22 @@ mod tests {
         assert!(fraction("1.5").is_err());
         assert_eq!(non_negative("0"), Ok(0.0));
         assert!(non_negative("-1").is_err());
+    }
+
+    #[test]
+    fn plot_files_are_svgs_in_existing_directories() {
+        assert!(svg_path("fig.svg").is_ok());
+        assert!(
+            svg_path("fig.png")
+                .unwrap_err()
+                .contains("`.png` is not drawn")
+        );
+        assert!(svg_path("fig").is_err());
+        assert!(
+            svg_path("/nonexistent-dir/fig.svg")
+                .unwrap_err()
+                .contains("does not exist")
+        );
     }
 
     #[test]
