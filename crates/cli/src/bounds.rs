@@ -134,12 +134,12 @@ pub fn runs(s: &str) -> Result<usize, String> {
     in_range(s, 1, 1_000, "runs", "").map(|v| v as usize)
 }
 
-/// A population (clients, users): 1 to 100,000.
+/// A population (clients, users): 1 to 65,535.
 ///
 /// # Errors
 /// Outside that range.
 pub fn population(s: &str) -> Result<u32, String> {
-    in_range(s, 1, 100_000, "the population", "").map(|v| v as u32)
+    in_range(s, 1, 65_535, "the population", "").map(|v| v as u32)
 }
 
 fn finite(s: &str) -> Result<f64, String> {

@@ -637,6 +637,31 @@ fn numeric_options_are_bounded_and_name_their_flag() {
             "fraction in [0, 1]",
         ),
         (&["run", "--clients", "0"], "--clients", "must be in 1..="),
+        (
+            &["run", "--clients", "100000"],
+            "--clients",
+            "must be in 1..=65535",
+        ),
+        (
+            &["run", "--load", "1.2"],
+            "--allow-overload",
+            "lower --load",
+        ),
+        (
+            &["txn", "--no-deadlines", "--dl-low", "3"],
+            "--no-deadlines",
+            "cannot be used with",
+        ),
+        (
+            &["repro", "towsley91", "--plot", "x.png"],
+            "--plot",
+            "`.png` is not drawn",
+        ),
+        (
+            &["bench", "emu", "--load", "1e-300", "--requests", "10"],
+            "--load",
+            "past what the clock counts",
+        ),
     ];
     for (args, flag, words) in cases {
         let out = spindle(args);
