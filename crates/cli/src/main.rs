@@ -61,7 +61,8 @@ enum Command {
     },
     /// Run Chen & Towsley's real-time transaction system once (every parameter settable).
     Txn(Box<txn::TxnArgs>),
-    /// Measure the emulator or the schedulers.
+    /// Measure the emulator or the transaction simulator (the schedulers' decision costs:
+    /// `cargo bench --bench decision -- --ratios`).
     Bench {
         #[command(subcommand)]
         what: bench::BenchWhat,
