@@ -177,6 +177,19 @@ pub fn non_negative(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// A replay's speed-up factor: 10⁻³ to 10⁶ (beyond, a week's trace would
+/// outlast the clock, or collapse into one instant).
+///
+/// # Errors
+/// Outside that range, NaN or infinite.
+pub fn speed(s: &str) -> Result<f64, String> {
+    let v = finite(s)?;
+    if !(1e-3..=1e6).contains(&v) {
+        return Err(format!("must be in 0.001 ..= 1000000, got {v}"));
+    }
+    Ok(v)
+}
+
 /// A fraction in [0, 1] (a probability).
 ///
 /// # Errors

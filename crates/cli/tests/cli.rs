@@ -825,3 +825,23 @@ fn run_shows_deadline_outcomes_for_disk_and_array_policies() {
         );
     }
 }
+
+/// A replay with nothing to replay, or a speed-up it cannot apply, is
+/// refused rather than printing an empty table.
+#[test]
+fn replays_of_nothing_are_refused() {
+    let trace = data("ascii.trace");
+    let out = spindle(&["replay", &trace, "--device", "99"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("no requests to replay for --device 99"),
+        "{err}"
+    );
+    let validation = data("hp_c2247a.trace");
+    let out = spindle(&["replay", &validation, "--speed", "2"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("closed-loop validation trace"),
+        "{err}"
+    );
+}

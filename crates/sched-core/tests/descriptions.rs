@@ -355,6 +355,9 @@ fn nonsense_parameters_are_refused() {
         assert!(bad.parse::<PolicySpec>().is_err(), "{bad} was accepted");
     }
     assert!("ssedv:unit=1ns".parse::<PolicySpec>().is_ok());
-    let e = "ssedo:m=3,m=4".parse::<PolicySpec>().unwrap_err().to_string();
+    let e = "ssedo:m=3,m=4"
+        .parse::<PolicySpec>()
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("each parameter given once"), "{e}");
 }
