@@ -49,7 +49,7 @@ use alloc::vec::Vec;
 pub use any_spec::{AnySpec, AnySpecError};
 use grammar::{
     Class, Count, Discipline, Duration, Flag, PAIRS_EXPECTED, Real, Window, any, key_value, pairs,
-    same_name, split_description, top_level_pairs,
+    repeated_key, same_name, split_description, top_level_pairs,
 };
 pub(crate) use grammar::{Codec, Separator};
 
