@@ -115,11 +115,16 @@ impl Command {
     }
 
     /// Whether the command runs replications that shards can split.
+    /// (`repro zhang02` does not: its search chooses each next speed-up
+    /// from the last one's result, so its points depend on its results.)
     fn shardable(command: Option<&Command>) -> bool {
-        matches!(
-            command,
-            None | Some(Command::Run(_) | Command::Repro { .. } | Command::Txn(_))
-        )
+        match command {
+            Some(Command::Repro {
+                paper: repro::Paper::Zhang02 { .. },
+            }) => false,
+            None | Some(Command::Run(_) | Command::Repro { .. } | Command::Txn(_)) => true,
+            Some(_) => false,
+        }
     }
 
     /// The seed the command runs with, for a part's header.
@@ -253,7 +258,7 @@ fn run_shard(cli: Cli, shard: Shard) -> Result<()> {
     if !Command::shardable(command.as_ref()) {
         let name = command.as_ref().map_or("", Command::name);
         bail!(
-            "--shard: `spindle {name}` has no replications to split; shard `run`, `repro` or `txn` (and the default experiment)"
+            "--shard: `spindle {name}` has no replications to split (or, as `repro zhang02`, chooses its points from its results); shard `run`, `txn`, `repro` other than zhang02, and the default experiment"
         );
     }
     let path = cli.part.unwrap_or_else(|| {
