@@ -12,5 +12,6 @@ pub mod plot;
 pub mod replay;
 pub mod repro;
 pub mod run;
+pub mod serve;
 pub mod txn;
 pub mod validate;

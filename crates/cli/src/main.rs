@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use spindle::output::Format;
-use spindle::{admit, analyze, bench, common, replay, repro, run, txn, validate};
+use spindle::{admit, analyze, bench, common, replay, repro, run, serve, txn, validate};
 
 /// Disk I/O scheduling experiments on emulated disks.
 #[derive(Parser, Debug)]
@@ -46,6 +46,10 @@ enum Command {
     },
     /// Run Chen & Towsley's real-time transaction system once (every parameter settable).
     Txn(txn::TxnArgs),
+    /// Serve an emulated disk or mirror over NBD, timed by its model, with faults.
+    Serve(serve::ServeArgs),
+    /// Send one command to the control socket of a `spindle serve`.
+    Control(serve::ControlArgs),
     /// Measure the emulator or the schedulers.
     Bench {
         #[command(subcommand)]
@@ -72,6 +76,8 @@ fn main() -> ExitCode {
         Some(Command::Repro { paper }) => repro::run(&paper, cli.format),
         Some(Command::Analyze { paper }) => analyze::run(&paper, cli.format),
         Some(Command::Txn(args)) => txn::run(&args, cli.format),
+        Some(Command::Serve(args)) => serve::run(&args, cli.format),
+        Some(Command::Control(args)) => serve::control(&args),
         Some(Command::Bench { what }) => bench::run(&what, cli.format),
     };
     match result {

@@ -546,7 +546,7 @@ mod tests {
         add_range(&mut r, 10..20);
         add_range(&mut r, 30..40);
         add_range(&mut r, 18..31);
-        assert_eq!(r, [10..40]);
+        assert_eq!(r, vec![Range { start: 10, end: 40 }]);
         remove_range(&mut r, 15..25);
         assert_eq!(r, [10..15, 25..40]);
         assert_eq!(first_bad(&r, 0..11), Some(10));
