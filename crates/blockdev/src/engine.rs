@@ -386,6 +386,13 @@ impl<D: Emulated> Engine<D> {
         }
         self.stats
             .depth(self.device.in_system() + self.backlog.len());
+        // What is already due (everything, on the zero-latency disk)
+        // completes now, on this thread, rather than after a wake-up of the
+        // clock thread.
+        let now = self.clock.now();
+        if self.device.next_event_time().is_some_and(|t| t <= now) {
+            self.advance_to(now);
+        }
     }
 
     /// Submits pending request `id` to the device at its clock; `false` if
@@ -691,6 +698,12 @@ impl<D: Emulated> Engine<D> {
 
     /// Copies to each disk being rebuilt the blocks its resync has reached.
     fn resync_copy(&mut self) {
+        let all_current = self.marks.iter().all(|&m| m == self.size)
+            && (0..self.device.disks())
+                .all(|d| matches!(self.device.disk_state(d), Ok(DiskState::Online)));
+        if all_current {
+            return;
+        }
         let states = self.disk_states();
         for d in 0..states.len() {
             let target = match states[d] {

@@ -186,8 +186,16 @@ impl<D: Emulated> Running<D> {
             live,
         });
         let io = |what: String| move |source| ServeError::Io { what, source };
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(threads.max(1))
+        // One thread: the thread waiting on the sockets runs the
+        // connections itself, with no hand-over between threads.
+        let mut builder = if threads <= 1 {
+            tokio::runtime::Builder::new_current_thread()
+        } else {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(threads);
+            b
+        };
+        let runtime = builder
             .enable_all()
             .build()
             .map_err(io("starting the runtime".into()))?;

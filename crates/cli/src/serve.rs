@@ -64,8 +64,9 @@ pub struct ServeArgs {
     /// Seed of the models' random parts and the policies' random choices.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
-    /// Worker threads.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2))]
+    /// Worker threads; with 1 (the fastest: the engine is one lock anyway)
+    /// the thread that waits on the sockets serves the connections itself.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub threads: usize,
     /// No per-second statistics on stderr.
     #[cfg_attr(feature = "cli", arg(long))]
