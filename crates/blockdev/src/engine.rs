@@ -157,6 +157,10 @@ struct Undo {
     disk: usize,
     offset: u64,
     old: Vec<u8>,
+    /// The write-back holding it (by when its media write began): once
+    /// that write-back is over, a later one of the same blocks holds newer
+    /// data.
+    write_back: Nanos,
 }
 
 /// The real-time device (see the [module](self) documentation).
@@ -546,14 +550,15 @@ impl<D: Emulated> Engine<D> {
                 .device
                 .model(d)
                 .and_then(|m| m.unflushed(now))
-                .is_some_and(|u| overlaps(&u.blocks, &blocks));
-            if cached {
+                .filter(|u| overlaps(&u.blocks, &blocks));
+            if let Some(u) = cached {
                 let mut old = vec![0u8; len as usize];
                 self.stores[d].read(offset, &mut old)?;
                 self.undo.push(Undo {
                     disk: d,
                     offset,
                     old,
+                    write_back: u.started,
                 });
             }
             match data {
@@ -633,7 +638,7 @@ impl<D: Emulated> Engine<D> {
             device
                 .model(u.disk)
                 .and_then(|m| m.unflushed(now))
-                .is_some_and(|f| overlaps(&f.blocks, &blocks))
+                .is_some_and(|f| f.started == u.write_back && overlaps(&f.blocks, &blocks))
         });
     }
 

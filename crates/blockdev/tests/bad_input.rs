@@ -8,8 +8,8 @@ mod common;
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use blockdev::nbd::proto::*;
 use common::{Client, options, pattern, socket_dir};
@@ -110,9 +110,23 @@ fn bad_input_gets_the_specified_replies_while_another_client_works() {
         (CMD_READ, 0, u64::MAX - 10, 512, vec![], Errno::Inval as u32),
         (CMD_READ, 0, 0, 0, vec![], Errno::Inval as u32),
         (CMD_WRITE, 0, 0, 0, vec![], Errno::Inval as u32),
-        (CMD_READ, 0, 0, (32 << 20) + 1, vec![], Errno::Overflow as u32),
+        (
+            CMD_READ,
+            0,
+            0,
+            (32 << 20) + 1,
+            vec![],
+            Errno::Overflow as u32,
+        ),
         // An oversize write's payload is read and dropped.
-        (CMD_WRITE, 0, 0, (32 << 20) + 512, vec![1; (32 << 20) + 512], Errno::Overflow as u32),
+        (
+            CMD_WRITE,
+            0,
+            0,
+            (32 << 20) + 512,
+            vec![1; (32 << 20) + 512],
+            Errno::Overflow as u32,
+        ),
         (77, 0, 0, 512, vec![], Errno::Inval as u32),
         (CMD_READ, 1 << 9, 0, 512, vec![], Errno::Inval as u32),
         (CMD_FLUSH, 0, 4096, 0, vec![], Errno::Inval as u32),
@@ -120,7 +134,11 @@ fn bad_input_gets_the_specified_replies_while_another_client_works() {
     for (kind, flags, offset, len, payload, errno) in cases {
         let h = c.send(kind, flags, offset, len, &payload);
         let a = c.receive(&mut []);
-        assert_eq!((a.handle, a.error), (h, errno), "kind {kind} flags {flags} at {offset}+{len}");
+        assert_eq!(
+            (a.handle, a.error),
+            (h, errno),
+            "kind {kind} flags {flags} at {offset}+{len}"
+        );
     }
     // Still in step: a good request after the bad ones.
     let mut buf = vec![0u8; 4096];

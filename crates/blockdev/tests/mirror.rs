@@ -62,7 +62,10 @@ fn wait_for(socket: &Path, state: &str) {
         if now == state {
             return;
         }
-        assert!(Instant::now() < deadline, "still {now}, waiting for {state}");
+        assert!(
+            Instant::now() < deadline,
+            "still {now}, waiting for {state}"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -102,7 +105,10 @@ fn a_mirror_loses_no_acknowledged_write_through_failure_resync_and_restart() {
     c.disconnect();
     server.stop().unwrap();
     let saved = std::fs::read_to_string(dir.path().join("mirror.img.state")).unwrap();
-    assert!(saved.contains("rebuilding") && saved.contains("\"clean\": true"), "{saved}");
+    assert!(
+        saved.contains("rebuilding") && saved.contains("\"clean\": true"),
+        "{saved}"
+    );
 
     let server = start(&socket, &file, 1e6);
     assert!(control(&socket, "state").starts_with("ok disk0=rebuilding:"));

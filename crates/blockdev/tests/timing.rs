@@ -107,8 +107,7 @@ fn queue_depth_one_over_nbd_takes_the_emulators_time() {
     }
     client.disconnect();
     let summary = server.stop().unwrap();
-    let served_mean =
-        wall.iter().map(|d| d.as_nanos() as f64).sum::<f64>() * SCALE / READS as f64;
+    let served_mean = wall.iter().map(|d| d.as_nanos() as f64).sum::<f64>() * SCALE / READS as f64;
 
     let ratio = served_mean / emulated_mean;
     let late = summary.total.p99_lateness_ms.unwrap();

@@ -183,7 +183,9 @@ pub fn have(tool: &str, test: &str) -> bool {
         .status()
         .is_ok();
     if !found {
-        println!("{test}: skipped: `{tool}` is not installed (apt-get install qemu-utils libnbd-bin fio nbdkit)");
+        println!(
+            "{test}: skipped: `{tool}` is not installed (apt-get install qemu-utils libnbd-bin fio nbdkit)"
+        );
     }
     found
 }

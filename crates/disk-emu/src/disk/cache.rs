@@ -400,6 +400,9 @@ struct Config {
 pub struct Unflushed {
     /// The blocks.
     pub blocks: std::ops::Range<u64>,
+    /// When the media write of them began: the same for as long as later
+    /// writes join this write-back, another for the next one.
+    pub started: Nanos,
     /// When the media write of the last of them ends.
     pub durable_at: Nanos,
 }
@@ -583,6 +586,7 @@ impl Cache {
     pub(super) fn unflushed(&self, at: Nanos) -> Option<Unflushed> {
         self.state.flush.filter(|f| f.done > at).map(|f| Unflushed {
             blocks: f.first..f.first + f.blocks,
+            started: f.start,
             durable_at: f.done,
         })
     }
