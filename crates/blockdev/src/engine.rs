@@ -244,9 +244,9 @@ impl<D: Emulated> Engine<D> {
 
     /// Brings back a mirror's saved state: failed disks stay failed, a
     /// resync goes on from its saved mark. After an unclean stop the disks
-    /// may differ where writes were in flight: every in-service disk but
-    /// the first is resynchronised from the start, as Linux md does without
-    /// a write-intent bitmap.
+    /// may differ where writes were in flight: every disk but the first in
+    /// service is resynchronised from the start, as Linux md does without a
+    /// write-intent bitmap.
     fn restore(&mut self) -> Result<(), EngineError> {
         let Some(file) = &self.state_file else {
             return Ok(());
@@ -262,7 +262,12 @@ impl<D: Emulated> Engine<D> {
                         self.device.fail_disk(d)?;
                         self.marks[d] = 0;
                     }
-                    SavedDisk::Rebuilding { rebuilt_to } => self.rebuild(d, rebuilt_to)?,
+                    // After an unclean stop even the rebuilt part may
+                    // have missed a write in flight.
+                    SavedDisk::Rebuilding { rebuilt_to } if saved.clean => {
+                        self.rebuild(d, rebuilt_to)?;
+                    }
+                    SavedDisk::Rebuilding { .. } => self.rebuild(d, 0)?,
                 }
             }
             self.drain_without_replies();

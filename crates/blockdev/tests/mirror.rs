@@ -119,3 +119,35 @@ fn a_mirror_loses_no_acknowledged_write_through_failure_resync_and_restart() {
     c.disconnect();
     server.stop().unwrap();
 }
+
+#[test]
+fn after_an_unclean_stop_the_second_disk_is_resynchronised() {
+    let (dir, socket) = socket_dir();
+    let file = dir.path().join("mirror.img");
+    let server = start(&socket, &file, 1e6);
+    let mut c = Client::connect(&socket);
+    for offset in (0..SIZE).step_by(CHUNK) {
+        let pass = if offset < SIZE / 2 { 2 } else { 1 };
+        assert_eq!(c.write(offset, &pattern(offset, CHUNK, pass), 0), 0);
+    }
+    c.disconnect();
+    server.stop().unwrap();
+    // As if the server had been killed: the state says it is still running.
+    let state = dir.path().join("mirror.img.state");
+    let saved = std::fs::read_to_string(&state).unwrap();
+    std::fs::write(&state, saved.replace("\"clean\": true", "\"clean\": false")).unwrap();
+    // And disk 1 missed the last write in flight.
+    let disk1 = dir.path().join("mirror.img.disk1");
+    let mut bytes = std::fs::read(&disk1).unwrap();
+    bytes[..CHUNK].fill(0xee);
+    std::fs::write(&disk1, bytes).unwrap();
+
+    let server = start(&socket, &file, 1e6);
+    assert!(control(&socket, "state").starts_with("ok disk0=online disk1=rebuilding:"));
+    wait_for(&socket, "ok disk0=online disk1=online");
+    assert_eq!(control(&socket, "fail 0"), "ok");
+    let mut c = Client::connect(&socket);
+    verify(&mut c, "disk 1 after an unclean stop");
+    c.disconnect();
+    server.stop().unwrap();
+}
