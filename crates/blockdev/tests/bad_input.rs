@@ -30,7 +30,10 @@ fn raw(socket: &std::path::Path, flags: u32) -> UnixStream {
 /// Whether the server closed `s` (reads end) after sending nothing more.
 fn closed(s: &mut UnixStream) -> bool {
     let mut rest = Vec::new();
-    matches!(s.read_to_end(&mut rest), Ok(_)) && rest.is_empty()
+    match s.read_to_end(&mut rest) {
+        Ok(_) => rest.is_empty(),
+        Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+    }
 }
 
 fn option_reply(s: &mut UnixStream) -> u32 {

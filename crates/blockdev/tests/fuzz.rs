@@ -78,8 +78,12 @@ fn mutation() -> impl Strategy<Value = Mutation> {
     prop_oneof![
         (any::<usize>(), 1..=255u8).prop_map(|(i, b)| Mutation::Flip(i, b)),
         any::<usize>().prop_map(Mutation::Cut),
-        (any::<usize>(), prop::collection::vec(any::<u8>(), 1..64)).prop_map(|(i, v)| Mutation::Insert(i, v)),
-        (any::<usize>(), prop_oneof![Just(0u32), Just(u32::MAX), Just(1 << 25), any::<u32>()])
+        (any::<usize>(), prop::collection::vec(any::<u8>(), 1..64))
+            .prop_map(|(i, v)| Mutation::Insert(i, v)),
+        (
+            any::<usize>(),
+            prop_oneof![Just(0u32), Just(u32::MAX), Just(1 << 25), any::<u32>()]
+        )
             .prop_map(|(i, w)| Mutation::Word(i, w)),
     ]
 }

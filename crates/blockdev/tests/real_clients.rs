@@ -87,7 +87,9 @@ fn nbdcopy_copies_64_mb_in_and_out_unchanged() {
     let size = 64u64 << 20;
     let server = hp97560(size, &socket);
     let mut rng = Stream::numbered(64);
-    let data: Vec<u8> = (0..size / 8).flat_map(|_| rng.next_u64().to_le_bytes()).collect();
+    let data: Vec<u8> = (0..size / 8)
+        .flat_map(|_| rng.next_u64().to_le_bytes())
+        .collect();
     let input = dir.path().join("in.raw");
     let output = dir.path().join("out.raw");
     std::fs::write(&input, &data).unwrap();
@@ -128,7 +130,13 @@ fn fio_verifies_random_writes_with_crc32c() {
     let server = hp97560(64 << 20, &socket);
     run(&mut fio(
         &socket,
-        &["--rw=randwrite", "--bs=4k", "--size=16M", "--iodepth=8", "--do_verify=1"],
+        &[
+            "--rw=randwrite",
+            "--bs=4k",
+            "--size=16M",
+            "--iodepth=8",
+            "--do_verify=1",
+        ],
     ));
     let summary = server.stop().unwrap();
     assert_eq!(summary.total.errors, 0);
@@ -159,12 +167,22 @@ fn fio_verify_on_a_mirror_through_failure_resync_and_restart() {
         };
         blockdev::start(&o).unwrap()
     };
-    let job = ["--rw=randwrite", "--bs=16k", "--size=8M", "--iodepth=4", "--randseed=7"];
+    let job = [
+        "--rw=randwrite",
+        "--bs=16k",
+        "--size=8M",
+        "--iodepth=4",
+        "--randseed=7",
+    ];
     let verify = |what: &str| {
         let mut args = job.to_vec();
         args.push("--verify_only");
         let out = fio(&socket, &args).output().unwrap();
-        assert!(out.status.success(), "{what}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{what}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     };
 
     let server = start();

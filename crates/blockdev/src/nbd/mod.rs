@@ -15,6 +15,7 @@
 //! stream stays in step); a media error or a failed disk: `EIO`. A header
 //! without the request magic closes the connection.
 
+#[cfg(feature = "server")]
 pub mod connection;
 pub mod handshake;
 pub mod proto;
