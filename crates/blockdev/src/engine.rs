@@ -29,11 +29,11 @@ use sched_core::array::{Copies, DiskSet, DiskState, Location};
 use sched_core::{EnqueueError, Kind, Nanos, Request, RequestId};
 use tokio::sync::mpsc::UnboundedSender;
 
+use crate::backing::{Store, StoreError};
 use crate::clock::Clock;
+use crate::io_stats::Stats;
 use crate::nbd::{Command, Errno};
 use crate::persist::{MirrorState, SavedDisk, StateFile};
-use crate::stats::Stats;
-use crate::store::{Store, StoreError};
 
 /// The devices the engine serves from: a single disk or an array, with the
 /// array operations a mirror needs across restarts.

@@ -8,18 +8,18 @@ use disk_emu::{ArrayDevice, ArrayOptions, DeviceError, DiskDevice, ResyncRate, S
 use sched_core::PolicySpec;
 use sched_core::array::ArraySpec;
 
+use crate::backing::Store;
 use crate::nbd::proto::{
     FLAG_CAN_MULTI_CONN, FLAG_HAS_FLAGS, FLAG_ROTATIONAL, FLAG_SEND_FLUSH, FLAG_SEND_FUA,
     FLAG_SEND_TRIM, FLAG_SEND_WRITE_ZEROES,
 };
 use crate::nbd::{Export, Limits};
 use crate::persist::StateFile;
-use crate::store::Store;
 
 use crate::clock::Clock;
 use crate::engine::{Emulated, Engine, EngineError};
+use crate::io_stats::Summary;
 use crate::server::{Listen, Running, ServeError, ServerConfig};
-use crate::stats::Summary;
 
 /// The largest read or write payload: 32 MiB, what clients expect to be
 /// able to send.

@@ -15,7 +15,7 @@
 //! - [`server`]: the shared engine, the clock thread, the listeners.
 //! - [`control`]: the control socket's line protocol.
 //! - [`persist`]: a mirror's state across restarts.
-//! - [`store`], [`clock`], [`stats`].
+//! - [`backing`], [`clock`], [`io_stats`].
 //!
 //! Why a crate of its own rather than a feature of disk-emu: it brings in
 //! tokio and real I/O, which the emulator, a deterministic library, must
@@ -23,11 +23,15 @@
 //! sched-core).
 
 #[cfg(feature = "server")]
+pub mod backing;
+#[cfg(feature = "server")]
 pub mod clock;
 #[cfg(feature = "server")]
 pub mod control;
 #[cfg(feature = "server")]
 pub mod engine;
+#[cfg(feature = "server")]
+pub mod io_stats;
 #[cfg(feature = "server")]
 mod launch;
 pub mod nbd;
@@ -35,20 +39,16 @@ pub mod nbd;
 pub mod persist;
 #[cfg(feature = "server")]
 pub mod server;
-#[cfg(feature = "server")]
-pub mod stats;
-#[cfg(feature = "server")]
-pub mod store;
 
 #[cfg(feature = "server")]
 pub use clock::Clock;
 #[cfg(feature = "server")]
 pub use engine::{Emulated, Engine, EngineError};
 #[cfg(feature = "server")]
+pub use io_stats::{Report, Summary};
+#[cfg(feature = "server")]
 pub use launch::{
     Layout, MAX_PAYLOAD, Options, Server, StartError, start, start_with, zero_latency,
 };
 #[cfg(feature = "server")]
 pub use server::{Listen, Running, ServeError, ServerConfig};
-#[cfg(feature = "server")]
-pub use stats::{Report, Summary};

@@ -21,8 +21,8 @@ use tokio::sync::Notify;
 
 use crate::control;
 use crate::engine::{Emulated, Engine, Replier};
+use crate::io_stats::Summary;
 use crate::nbd::{Command, Export, Limits, connection};
-use crate::stats::Summary;
 
 /// The clock thread sleeps until this long before an event, then spins:
 /// a sleeping thread wakes some tens of microseconds late, more on a busy

@@ -28,7 +28,7 @@ fn raw(socket: &std::path::Path, flags: u32) -> UnixStream {
 }
 
 /// Whether the server closed `s` (reads end) after sending nothing more.
-fn closed(s: &mut UnixStream) -> bool {
+fn closed(s: &mut impl Read) -> bool {
     let mut rest = Vec::new();
     match s.read_to_end(&mut rest) {
         Ok(_) => rest.is_empty(),

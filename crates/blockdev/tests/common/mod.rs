@@ -46,9 +46,14 @@ pub fn control(socket: &Path, command: &str) -> String {
     String::from_utf8(reply).unwrap()
 }
 
+/// A socket of either kind.
+pub trait Socket: Read + Write + Send {}
+impl Socket for UnixStream {}
+impl Socket for std::net::TcpStream {}
+
 /// A client in the transmission phase.
 pub struct Client {
-    pub stream: UnixStream,
+    pub stream: Box<dyn Socket>,
     pub size: u64,
     pub flags: u16,
     next: u64,
@@ -62,12 +67,25 @@ pub struct Answer {
 }
 
 impl Client {
-    /// Connects and goes to transmission with `NBD_OPT_GO`.
+    /// Connects to a Unix socket and goes to transmission with `NBD_OPT_GO`.
     pub fn connect(socket: &Path) -> Client {
-        let mut stream = UnixStream::connect(socket).unwrap();
+        let stream = UnixStream::connect(socket).unwrap();
         stream
             .set_read_timeout(Some(Duration::from_secs(30)))
             .unwrap();
+        Client::go(Box::new(stream))
+    }
+
+    /// Connects over TCP and goes to transmission.
+    pub fn connect_tcp(addr: std::net::SocketAddr) -> Client {
+        let stream = std::net::TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        Client::go(Box::new(stream))
+    }
+
+    fn go(mut stream: Box<dyn Socket>) -> Client {
         let mut greeting = [0u8; 18];
         stream.read_exact(&mut greeting).unwrap();
         assert_eq!(greeting[..8], NBDMAGIC.to_be_bytes());
