@@ -13,6 +13,7 @@ use disk_emu::disk::presets;
 use common::{Client, control, options, pattern, socket_dir};
 
 const SIZE: u64 = 64 << 20;
+const READS: u64 = 100;
 
 #[test]
 fn media_errors_fail_reads_until_rewritten_and_a_mirror_reads_the_other_copy() {
@@ -74,17 +75,19 @@ fn a_slowed_disk_serves_about_k_times_as_slowly_over_tcp() {
     };
     let mut c = Client::connect_tcp(addr);
     let mut back = vec![0u8; 4096];
-    let mut mean = |c: &mut Client, seed: u64| {
+    // The same random addresses both times.
+    let mut mean = |c: &mut Client| {
+        let mut rng = disk_emu::Stream::numbered(5);
         let t = Instant::now();
-        for i in 0..60u64 {
-            let block = (i * 7919 + seed * 104_729) % (SIZE / 4096);
+        for _ in 0..READS {
+            let block = rng.below(SIZE / 4096);
             assert_eq!(c.read(block * 4096, &mut back), 0);
         }
-        t.elapsed().as_secs_f64() / 60.0
+        t.elapsed().as_secs_f64() / READS as f64
     };
-    let normal = mean(&mut c, 1);
+    let normal = mean(&mut c);
     assert_eq!(control(&socket, "slow 0 4 1000"), "ok");
-    let slow = mean(&mut c, 2);
+    let slow = mean(&mut c);
     let ratio = slow / normal;
     println!(
         "slowed by 4: mean read {:.3} ms against {:.3} ms (ratio {ratio:.2})",
