@@ -206,8 +206,14 @@ pub fn execute<D: Emulated>(shared: &Shared<D>, request: &Request) -> String {
 /// Serves control clients until the server stops.
 pub async fn listen<D: Emulated>(listener: UnixListener, shared: Arc<Shared<D>>) {
     loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of descriptors, most likely: let some close.
+                eprintln!("spindle serve: control socket: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
         };
         let shared = Arc::clone(&shared);
         tokio::spawn(async move {

@@ -11,6 +11,11 @@
 //! copying, chunk by chunk, as the device's resync mark rises, and a read
 //! is only ever sent (by the array policy) to a disk whose copy is current.
 //!
+//! A single disk that fails answers every request with `EIO` until it is
+//! replaced; the replacement keeps the store's bytes, there being no copy
+//! to rebuild it from (what is emulated is the drive's service failing,
+//! not its platters).
+//!
 //! Durability follows the model's write-back cache: `FLUSH`, and a write
 //! with `FUA`, are answered once every disk's cache has put the data on the
 //! media (the model's time) and the backing files are synced. A power cut

@@ -353,7 +353,11 @@ async fn run<D: Emulated>(
             () = shared.shutdown.notified() => break,
             accepted = accept(&listener) => match accepted {
                 Ok(conn) => spawn_connection(conn, Arc::clone(&shared)),
-                Err(e) => eprintln!("spindle serve: accept: {e}"),
+                Err(e) => {
+                    // Out of descriptors, most likely: let some close.
+                    eprintln!("spindle serve: accept: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
             },
         }
     }
