@@ -4,8 +4,10 @@
 //!
 //! **The clock thread** owns no state: it locks the engine, brings it to the
 //! present (completing what is due), notes when it next has work, and
-//! sleeps until just before then (`park_timeout`; a tokio timer would
-//! round to the millisecond), spinning the last 200 µs. A connection that gives the engine
+//! sleeps until then (`park_timeout`; a tokio timer would round to the
+//! millisecond). It runs as a real-time thread (`SCHED_FIFO`) where the
+//! server has the privilege, so that other processes' time slices do not
+//! delay completions; otherwise it spins the last 200 µs before each event. A connection that gives the engine
 //! earlier work wakes it. The time it sleeps towards is published under the
 //! engine's lock, so no wake-up is lost.
 
@@ -24,10 +26,27 @@ use crate::engine::{Emulated, Engine, Replier};
 use crate::io_stats::Summary;
 use crate::nbd::{Command, Export, Limits, connection};
 
-/// The clock thread sleeps until this long before an event, then spins:
-/// a sleeping thread wakes some tens of microseconds late, more on a busy
-/// machine.
+/// A clock thread of ordinary priority sleeps until this long before an
+/// event, then spins: it wakes some tens of microseconds late (the timer
+/// slack), more on a busy machine.
 const SPIN: Duration = Duration::from_micros(200);
+
+/// Makes the calling thread a real-time one (`SCHED_FIFO`, the lowest
+/// priority): it then runs as soon as its timer fires, ahead of every
+/// ordinary process, and its timers have no slack. Needs the privilege
+/// (root, or `CAP_SYS_NICE`); returns how long to spin before an event:
+/// nothing if it got it, [`SPIN`] if not.
+fn real_time() -> Duration {
+    use thread_priority::{
+        RealtimeThreadSchedulePolicy, ThreadPriority, ThreadSchedulePolicy,
+        set_thread_priority_and_policy, thread_native_id,
+    };
+    let fifo = ThreadSchedulePolicy::Realtime(RealtimeThreadSchedulePolicy::Fifo);
+    match set_thread_priority_and_policy(thread_native_id(), ThreadPriority::Min, fifo) {
+        Ok(()) => Duration::ZERO,
+        Err(_) => SPIN,
+    }
+}
 
 /// Where the server listens.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,6 +105,7 @@ impl<D: Emulated> Shared<D> {
     }
 
     fn clock_loop(&self) {
+        let spin = real_time();
         while !self.stopping.load(Ordering::Acquire) {
             let (wake, clock) = {
                 let mut e = self.lock();
@@ -99,10 +119,10 @@ impl<D: Emulated> Shared<D> {
                 Some(v) => {
                     let deadline = clock.wall(v);
                     let left = deadline.saturating_duration_since(Instant::now());
-                    if left > SPIN {
+                    if left > spin {
                         // Back to the top once woken, early or not: the
                         // next event may have changed.
-                        std::thread::park_timeout(left - SPIN);
+                        std::thread::park_timeout(left - spin);
                     } else {
                         while Instant::now() < deadline {
                             std::hint::spin_loop();
