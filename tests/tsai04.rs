@@ -6,12 +6,12 @@
 use std::path::PathBuf;
 
 use disk_emu::disk::{DiskModel, presets};
-use experiments::{Contender, RateTaskSpec, RateWorkload, run_rate};
+use experiments::{RateTaskSpec, RateWorkload, run_rate};
 use proptest::prelude::*;
 use sched_core::policy::{
     AdmitError, AperiodicReserve, Bound, RateTask, ScanEdf, TaskError, WrrMode, WrrParams, WrrScan,
 };
-use sched_core::{Head, Heap, Inline, Kind, NullEstimator, Request, RequestId, Scheduler};
+use sched_core::{AnySpec, Head, Heap, Inline, Kind, NullEstimator, Request, RequestId, Scheduler};
 use spindle::admit::{TaskSetError, load};
 use spindle::repro::tsai04::{
     CAPACITY_OFFER, DEFAULT_SHARE_PPM, Tsai04Options, admitted, contenders, run_point,
@@ -92,7 +92,7 @@ fn at_heavy_load_scan_edf_seeks_further_and_ca_uses_the_disk_best() {
                 utilisation[2] > utilisation[other],
                 "CA {} vs {} {}",
                 utilisation[2],
-                cs[other].label(),
+                experiments::rate_label(&cs[other]),
                 utilisation[other]
             );
         }
@@ -145,7 +145,7 @@ fn an_infeasible_task_is_refused_never_admitted_then_missed() {
     let report = run_rate(
         &model,
         &workload,
-        &Contender::Wrr(params),
+        &AnySpec::RateBased(params),
         30_000 * MS,
         3,
         0,
@@ -269,7 +269,7 @@ proptest! {
             block_sectors: 8,
         };
         let params = WrrParams::tsai04(mode, AperiodicReserve::Share { ppm });
-        let report = run_rate(&model, &workload, &Contender::Wrr(params), 40_000 * MS, seed, 0).unwrap();
+        let report = run_rate(&model, &workload, &AnySpec::RateBased(params), 40_000 * MS, seed, 0).unwrap();
         prop_assert_eq!(report.deadline_misses, 0, "{:?}", report.tasks.iter().filter(|t| t.misses > 0).collect::<Vec<_>>());
         prop_assert!(
             report.aperiodic_short_rounds * 50 <= report.aperiodic_rounds_with_work,
@@ -319,7 +319,15 @@ fn at_full_admission_capacity_no_admitted_task_misses() {
             let w = experiments::Tsai04Distribution::default()
                 .task_set(CAPACITY_OFFER, 21, set)
                 .unwrap();
-            let r = run_rate(&model, &w, &Contender::Wrr(params), 60_000 * MS, 21, set).unwrap();
+            let r = run_rate(
+                &model,
+                &w,
+                &AnySpec::RateBased(params),
+                60_000 * MS,
+                21,
+                set,
+            )
+            .unwrap();
             println!(
                 "{mode}: {} admitted, {} jobs, least slack {:.1} ms",
                 r.admitted, r.jobs, r.min_slack_ms

@@ -13,5 +13,6 @@ pub mod replay;
 pub mod repro;
 pub mod run;
 pub mod serve;
+pub mod trace_info;
 pub mod txn;
 pub mod validate;

@@ -7,7 +7,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use spindle::output::Format;
-use spindle::{admit, analyze, bench, common, replay, repro, run, serve, txn, validate};
+use spindle::{
+    admit, analyze, bench, common, replay, repro, run, serve, trace_info, txn, validate,
+};
 
 /// Disk I/O scheduling experiments on emulated disks.
 #[derive(Parser, Debug)]
@@ -24,8 +26,10 @@ struct Cli {
 enum Command {
     /// Run one workload against one disk under one or more policies.
     Run(run::RunArgs),
-    /// Replay a block trace (DiskSim ASCII or validation, MSR CSV, SPC).
+    /// Replay a block trace (DiskSim ASCII or validation, MSR CSV, SPC, HP SRT).
     Replay(replay::ReplayArgs),
+    /// Describe a block trace: SRT header, requests by kind and device, time span, sizes.
+    TraceInfo(trace_info::TraceInfoArgs),
     /// Compare a drive model with a DiskSim validation trace (demerit, per-class means, CDF plot).
     Validate(validate::ValidateArgs),
     /// WRR-SCAN admission of a task set (TOML/JSON) under each version.
@@ -63,6 +67,7 @@ fn main() -> ExitCode {
         None => run::default_experiment(cli.format),
         Some(Command::Run(args)) => run::run(&args, cli.format),
         Some(Command::Replay(args)) => replay::run(&args, cli.format),
+        Some(Command::TraceInfo(args)) => trace_info::run(&args, cli.format),
         Some(Command::Validate(args)) => validate::run(&args, cli.format),
         Some(Command::Admit(args)) => admit::run(&args, cli.format),
         Some(Command::Presets) => {

@@ -22,7 +22,7 @@ pub struct ReplayArgs {
     /// Scheduling policy of every device.
     #[cfg_attr(feature = "cli", arg(long, default_value = "fcfs"))]
     pub policy: PolicySpec,
-    /// Trace format (default: detected): disksim-ascii, disksim-validate, msr, spc.
+    /// Trace format (default: detected): disksim-ascii, disksim-validate, msr, spc, srt.
     #[cfg_attr(feature = "cli", arg(long))]
     pub trace_format: Option<TraceFormat>,
     /// Replay only these devices (repeat).

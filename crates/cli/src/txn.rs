@@ -3,7 +3,8 @@
 //! replications with 95 % intervals.
 
 use anyhow::{Context, Result};
-use txn_sim::{Deadlines, IoSpec, METRICS, TxnParams, metric_table, run_replications};
+use sched_core::AnySpec;
+use txn_sim::{Deadlines, METRICS, TxnParams, metric_table, run_replications};
 
 use crate::common::{estimate, resolve_disk};
 use crate::output::{Cell, Format, Table};
@@ -71,7 +72,7 @@ impl TxnArgs {
     /// # Errors
     /// An unknown policy or disk, or an invalid parameter (named).
     pub fn params(&self) -> Result<TxnParams> {
-        let io: IoSpec = self.io.parse().context("--io")?;
+        let io: AnySpec = self.io.parse().context("--io")?;
         let mut p = TxnParams::chen_towsley_91(self.users, io);
         p.disk = resolve_disk(&self.disk).context("--disk")?;
         p.think_ms = self.think_ms;

@@ -45,8 +45,8 @@ pub use mirror_experiment::{
 pub use parallel::parallel;
 pub use placement::Placement;
 pub use rate_based::{
-    APERIODIC_BACKLOG, Contender, MAX_RATE_TASKS, RateReport, RateTaskSpec, RateWorkload,
-    TaskOutcome, Tsai04Distribution, run_rate,
+    APERIODIC_BACKLOG, MAX_RATE_TASKS, RateReport, RateTaskSpec, RateWorkload, TaskOutcome,
+    Tsai04Distribution, rate_label, run_rate,
 };
 pub use run_error::{RunError, check_fits, check_requests};
 pub use simulation::{Driver, Flow, Simulation};

@@ -6,9 +6,10 @@
 //! with deadline one period later. Aperiodic tasks read one block each, with
 //! exponential gaps. [`run_rate`] drives a [`DiskDevice`] under WRR-SCAN (a
 //! version admits the tasks it can and the rest are refused, never run) or
-//! under SCAN-EDF (no admission: every task runs, aperiodic requests carry no
-//! deadline and so are served only when no job is pending), and measures
-//! what the paper plots.
+//! under any single-disk policy, SCAN-EDF in the paper (no admission: every
+//! task runs; under SCAN-EDF aperiodic requests, which carry no deadline,
+//! are served only when no job is pending), and measures what the paper
+//! plots.
 //!
 //! **Data placement.** WRR-SCAN-R reads every block of a job from its own
 //! uniformly random place on the disk (one request a block). The other
@@ -36,8 +37,8 @@ use std::collections::hash_map::Entry;
 use disk_emu::disk::DiskModel;
 use disk_emu::{Device, DiskDevice, Outcome, QUEUE_CAPACITY, Rank, Stream};
 use sched_core::array::{Copies, Location};
-use sched_core::policy::{RateTask, WrrMode, WrrParams, WrrScan};
-use sched_core::{Boxed, Kind, Nanos, Request, RequestId, Scheduler, policy::ScanEdf};
+use sched_core::policy::{RateTask, WrrMode, WrrScan};
+use sched_core::{AnySpec, Boxed, Kind, Nanos, Request, RequestId, Scheduler};
 use serde::Serialize;
 
 use crate::run_error::RunError;
@@ -227,22 +228,13 @@ fn non_negative(x: f64) -> bool {
     x.is_finite() && x >= 0.0
 }
 
-/// The policy a rate-based run is served by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Contender {
-    /// WRR-SCAN with these admission constants (the mode is the version).
-    Wrr(WrrParams),
-    /// SCAN-EDF with exact deadline ties, on contiguous data.
-    ScanEdf,
-}
-
-impl Contender {
-    /// The paper's label: `WRR-SCAN-R`, ..., `SCAN-EDF`.
-    pub fn label(&self) -> String {
-        match self {
-            Contender::Wrr(p) => p.mode.to_string(),
-            Contender::ScanEdf => "SCAN-EDF".into(),
-        }
+/// The label of a rate-based run's policy as the paper writes it:
+/// `WRR-SCAN-R`, `-C`, `-CA`, or a single-disk policy's name in capitals
+/// (`SCAN-EDF`).
+pub fn rate_label(policy: &AnySpec) -> String {
+    match policy {
+        AnySpec::RateBased(p) => p.mode.to_string(),
+        other => other.name().to_ascii_uppercase(),
     }
 }
 
@@ -335,22 +327,26 @@ struct Plan {
     file_blocks: u64,
 }
 
-/// Runs `workload` on `model` under `contender` for `duration`.
+/// Runs `workload` on `model` under `policy` for `duration`: WRR-SCAN (a
+/// rate-based policy) admits the tasks it can and the rest never run; any
+/// single-disk policy (SCAN-EDF in the paper) runs every task, each job read
+/// in one request from its task's contiguous file.
 ///
 /// # Errors
-/// [`RunError`] when the device refuses a request (a queue overflow under an
-/// overload) or the model cannot hold the data.
+/// [`RunError::Invalid`] for an array policy; [`RunError`] when the device
+/// refuses a request (a queue overflow under an overload) or the model
+/// cannot hold the data.
 pub fn run_rate(
     model: &DiskModel,
     workload: &RateWorkload,
-    contender: &Contender,
+    policy: &AnySpec,
     duration: Nanos,
     seed: u64,
     replication: u64,
 ) -> Result<RateReport, RunError> {
     let service = Unit::new(seed, 0, replication).stream(Purpose::Service { disk: 0 });
-    match contender {
-        Contender::Wrr(params) => {
+    match policy {
+        AnySpec::RateBased(params) => {
             let mut wrr: WrrScan<Boxed<QUEUE_CAPACITY>, Boxed<MAX_RATE_TASKS>> =
                 WrrScan::new(Boxed::new(), Boxed::new(), model.cylinders(), *params)?;
             let admitted: Vec<bool> = workload
@@ -389,12 +385,12 @@ pub fn run_rate(
                     rounds: round.map(|r| (r.length, r.aperiodic_blocks)),
                 },
             )?;
-            report.policy = contender.label();
+            report.policy = rate_label(policy);
             Ok(report)
         }
-        Contender::ScanEdf => {
-            let edf = ScanEdf::new(Boxed::<QUEUE_CAPACITY>::new(), model.cylinders(), 1)?;
-            let device = DiskDevice::with_policy(model.clone(), edf, service);
+        AnySpec::Disk(spec) => {
+            let queue = spec.build(Boxed::<QUEUE_CAPACITY>::new(), model.cylinders())?;
+            let device = DiskDevice::with_policy(model.clone(), queue, service);
             let admitted = vec![true; workload.tasks.len()];
             let mut report = drive(
                 device,
@@ -412,9 +408,13 @@ pub fn run_rate(
                     rounds: None,
                 },
             )?;
-            report.policy = contender.label();
+            report.policy = rate_label(policy);
             Ok(report)
         }
+        AnySpec::Array(_) => Err(RunError::Invalid {
+            field: "policy",
+            expected: "a rate-based or a single-disk policy (a rate-based run drives one disk)",
+        }),
     }
 }
 
@@ -912,7 +912,7 @@ fn short_rounds(
 mod tests {
     use super::*;
     use disk_emu::disk::presets;
-    use sched_core::policy::AperiodicReserve;
+    use sched_core::policy::{AperiodicReserve, WrrParams};
 
     #[test]
     fn the_paper_distribution_reads_variance_literally() {
@@ -960,7 +960,7 @@ mod tests {
     fn runs_are_deterministic_and_count_every_job() {
         let model = DiskModel::from_spec(&presets::hp97560()).unwrap();
         let w = Tsai04Distribution::default().task_set(20, 5, 1).unwrap();
-        let c = Contender::Wrr(WrrParams::tsai04(
+        let c = AnySpec::RateBased(WrrParams::tsai04(
             WrrMode::Contiguous,
             AperiodicReserve::Share { ppm: 5_000 },
         ));
@@ -981,7 +981,15 @@ mod tests {
         assert_eq!(a.deadline_misses, 0);
         let parts = a.idle + a.seek + a.rotation + a.transfer + a.overhead;
         assert!((parts - 1.0).abs() < 0.01, "{parts}");
-        let e = run_rate(&model, &w, &Contender::ScanEdf, 20_000_000_000, 5, 1).unwrap();
+        let e = run_rate(
+            &model,
+            &w,
+            &"scan-edf".parse().unwrap(),
+            20_000_000_000,
+            5,
+            1,
+        )
+        .unwrap();
         assert_eq!(e.policy, "SCAN-EDF");
         assert!(e.aperiodic_completed > 0);
     }

@@ -3,8 +3,9 @@
 //! Every device number in the trace gets its own emulated disk (same model,
 //! same policy); requests are streamed from the file, so memory stays
 //! constant whatever its length (a validation trace keeps its two access
-//! times per request, 16 bytes, for the exact demerit). Timed traces (DiskSim ASCII, MSR, SPC) are
-//! replayed open-loop at their own arrival times, optionally accelerated.
+//! times per request, 16 bytes, for the exact demerit). Timed traces (DiskSim
+//! ASCII, MSR, SPC, HP SRT) are replayed open-loop at their own arrival
+//! times, optionally accelerated.
 //! DiskSim validation traces carry no arrival times: they are replayed
 //! closed-loop with one request outstanding, each issued the recorded idle
 //! time after the previous one completed, and the simulated access times are
@@ -19,7 +20,9 @@ use std::io::BufReader;
 use std::path::Path;
 
 use disk_emu::disk::{DiskError, DiskModel, DiskSpec, validation};
-use disk_emu::trace::{self, TraceError, TraceFormat, TraceOptions, TraceReader, TraceRecord};
+use disk_emu::trace::{
+    self, Position, TraceError, TraceFormat, TraceOptions, TraceReader, TraceRecord,
+};
 use disk_emu::{Device, DeviceError, DiskDevice, DiskReport, Outcome};
 use sched_core::array::{Copies, Location};
 use sched_core::{Nanos, PolicySpec, Request, RequestId};
@@ -53,24 +56,26 @@ pub enum ReplayError {
     #[error(transparent)]
     Trace(#[from] TraceError),
     /// A request does not fit the emulated disk.
-    #[error("{file}:{line}: {source}")]
+    #[error("{file}, {at}: {source}")]
     Extent {
         /// The trace file.
         file: String,
-        /// The line of the request.
-        line: u64,
-        /// What does not fit.
-        source: DiskError,
+        /// Where the request is in the file: its line, or (SRT) its record
+        /// number and byte offset.
+        at: Position,
+        /// What does not fit (boxed, as the error travels up every call of
+        /// the event loop).
+        source: Box<DiskError>,
     },
     /// The emulation failed (bad disk or policy, or queue overflow).
-    #[error("{file}:{line}: {source}")]
+    #[error("{file}, {at}: {source}")]
     Run {
         /// The trace file.
         file: String,
-        /// The line of the request being handled.
-        line: u64,
-        /// The failure.
-        source: RunError,
+        /// Where the request being handled is in the file.
+        at: Position,
+        /// The failure (boxed, like `Extent`'s, to keep the error small).
+        source: Box<RunError>,
     },
     /// The disk or policy cannot be built.
     #[error(transparent)]
@@ -189,8 +194,8 @@ impl Driver<DiskDevice> for ReplayRun<'_> {
         };
         let fail = |file: &str, source| ReplayError::Run {
             file: file.to_string(),
-            line: record.line,
-            source,
+            at: record.position(),
+            source: Box::new(source),
         };
         let unit = self
             .device(sim, record.device)
@@ -212,8 +217,8 @@ impl Driver<DiskDevice> for ReplayRun<'_> {
             .map_err(|e| match RunError::device(e, now) {
                 RunError::Disk(source) => ReplayError::Extent {
                     file: self.file.clone(),
-                    line: record.line,
-                    source,
+                    at: record.position(),
+                    source: Box::new(source),
                 },
                 e => fail(&self.file, e),
             })?;
@@ -297,8 +302,9 @@ impl Driver<DiskDevice> for ReplayRun<'_> {
 /// Replays the trace at `path`.
 ///
 /// # Errors
-/// [`ReplayError`] naming the file and line of the first request that cannot
-/// be read or emulated; nothing is skipped.
+/// [`ReplayError`] naming the file and the line (SRT: the record and its
+/// byte offset) of the first request that cannot be read or emulated;
+/// nothing is skipped.
 pub fn replay(
     path: impl AsRef<Path>,
     options: &ReplayOptions,
@@ -381,7 +387,68 @@ mod tests {
         let mut o = options();
         o.disk = presets::chen_towsley_91();
         match replay(data("hp_c2247a.trace"), &o) {
-            Err(ReplayError::Extent { line: 1, .. }) => {}
+            Err(ReplayError::Extent {
+                at: Position::Line(1),
+                ..
+            }) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The bundled SRT trace replays open-loop at its own times on one
+    /// emulated disk per traced disk, every request completing.
+    #[test]
+    fn srt_trace_replays_open_loop_per_disk() {
+        let r = replay(data("ajw.1week.srt"), &options()).unwrap();
+        assert_eq!(r.format, "srt");
+        assert_eq!(r.requests, 44_519);
+        let per_disk: Vec<(u32, u64)> = r
+            .devices
+            .iter()
+            .map(|d| (d.device, d.report.completions))
+            .collect();
+        assert_eq!(per_disk, [(0, 42_252), (1, 2_267)]);
+        // The last arrival is 603,064.588892 s into the trace; the span adds
+        // the last request's service.
+        assert!(
+            r.span_ms > 603_064_588.892 && r.span_ms < 603_065_588.892,
+            "{}",
+            r.span_ms
+        );
+        // Twice as fast: the last arrival at half the time.
+        let mut o = options();
+        o.speed = 2.0;
+        let r = replay(data("ajw.1week.srt"), &o).unwrap();
+        assert_eq!(r.requests, 44_519);
+        assert!(
+            r.span_ms > 301_532_294.446 && r.span_ms < 301_533_294.446,
+            "{}",
+            r.span_ms
+        );
+        assert!(r.validation.is_none());
+    }
+
+    /// Disk 0's first request (the file's third record, sector 12,256 of
+    /// 256 bytes = block 6,128) does not fit a 6,000-block disk.
+    #[test]
+    fn an_srt_block_beyond_the_disk_names_the_record() {
+        let mut o = options();
+        o.disk = presets::chen_towsley_91();
+        match replay(data("ajw.1week.srt"), &o) {
+            Err(
+                e @ ReplayError::Extent {
+                    at:
+                        Position::Record {
+                            number: 3,
+                            offset: 2_316,
+                        },
+                    ..
+                },
+            ) => assert!(
+                e.to_string()
+                    .contains("ajw.1week.srt, record 3 at byte 2316: "),
+                "{e}"
+            ),
             other => panic!("{other:?}"),
         }
     }

@@ -1,5 +1,6 @@
-//! Typed errors, one type per operation: building a policy, enqueueing (or
-//! submitting to an array), cancelling, completing, and polling an array.
+//! Typed errors, one type per operation: reading a policy description,
+//! building a policy, enqueueing (or submitting to an array), cancelling,
+//! completing, and polling an array.
 //!
 //! Nothing is lost when one is returned: requests are `Copy`, so the caller
 //! still holds whatever was refused. Every enum is `#[non_exhaustive]`, so new
@@ -7,7 +8,105 @@
 
 use core::fmt;
 
+use crate::PolicySpec;
+use crate::array::ArraySpec;
 use crate::request::{Cylinder, RequestId};
+
+/// Why a policy description did not parse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpecError {
+    /// The name is not one of [`PolicySpec::NAMES`].
+    UnknownPolicy,
+    /// The policy takes no parameter of that name.
+    UnknownParameter {
+        /// The policy's canonical name.
+        policy: &'static str,
+    },
+    /// A parameter is not `key=value` or its value does not parse.
+    BadValue {
+        /// The parameter.
+        parameter: &'static str,
+        /// What its value must look like.
+        expected: &'static str,
+    },
+    /// The values parse but the policy rejects them.
+    Invalid(BuildError),
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpecError::UnknownPolicy => {
+                f.write_str("unknown policy (known: ")?;
+                for (i, name) in PolicySpec::NAMES.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    f.write_str(name)?;
+                }
+                f.write_str(")")
+            }
+            SpecError::UnknownParameter { policy } => {
+                write!(f, "{policy} takes no such parameter")
+            }
+            SpecError::BadValue {
+                parameter,
+                expected,
+            } => write!(f, "parameter {parameter}: expected {expected}"),
+            SpecError::Invalid(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl core::error::Error for SpecError {}
+
+/// Why an array policy description did not parse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArraySpecError {
+    /// The name is not an array policy.
+    UnknownPolicy,
+    /// The policy takes no parameter of that name.
+    UnknownParameter,
+    /// A parameter's value does not parse.
+    BadValue {
+        /// The parameter.
+        parameter: &'static str,
+        /// What it must look like.
+        expected: &'static str,
+    },
+    /// A nested queue discipline did not parse.
+    Queue(SpecError),
+    /// The values parse but a constructor rejects them.
+    Invalid(BuildError),
+}
+
+impl fmt::Display for ArraySpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArraySpecError::UnknownPolicy => {
+                f.write_str("unknown array policy (known: ")?;
+                for (i, (name, _)) in ArraySpec::NAMED.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    f.write_str(name)?;
+                }
+                f.write_str(")")
+            }
+            ArraySpecError::UnknownParameter => {
+                f.write_str("no such parameter for this array policy")
+            }
+            ArraySpecError::BadValue {
+                parameter,
+                expected,
+            } => write!(f, "parameter {parameter}: expected {expected}"),
+            ArraySpecError::Queue(e) => write!(f, "queue discipline: {e}"),
+            ArraySpecError::Invalid(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl core::error::Error for ArraySpecError {}
 
 /// Why a policy could not be built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

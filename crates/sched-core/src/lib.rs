@@ -53,8 +53,10 @@
 //! Single-disk policies implement [`Scheduler`] (see [`policy`]); the
 //! [`ServiceEstimator`] trait lets policies that need times (SPTF, FD-SCAN)
 //! ask the driver's disk model. [`AnyScheduler`] and [`PolicySpec`] choose a
-//! policy at run time without allocation; [`registry`] lists every policy,
-//! single-disk and array, with its parameters and paper.
+//! policy at run time without allocation, [`AnySpec`] reads a description of
+//! a policy of any kind, and [`registry`] lists every policy, single-disk and
+//! array, with its parameters and paper. All of them are made from one table
+//! with a row per policy, so adding a policy is its own file and one row.
 //!
 //! ## Extending
 //!
@@ -77,23 +79,22 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
-mod any;
 pub mod array;
 mod error;
 pub mod policy;
+#[macro_use]
+mod policy_table;
+mod queue;
 pub mod registry;
 mod request;
 mod scheduler;
-mod spec;
 mod storage;
-mod store;
 
-pub use any::AnyScheduler;
-pub use error::{BuildError, CancelError, CompleteError, EnqueueError, PollError};
+pub use error::{BuildError, CancelError, CompleteError, EnqueueError, PollError, SpecError};
 pub use policy::ExpiredRule;
+pub use policy_table::{AnyScheduler, AnySpec, AnySpecError, PolicySpec};
 pub use request::{Cylinder, Direction, Dispatch, Head, Kind, Nanos, Request, RequestId, Travel};
 pub use scheduler::{Drain, NullEstimator, Scheduler, ServiceEstimator, drain};
-pub use spec::{PolicySpec, SpecError};
 #[cfg(feature = "alloc")]
 pub use storage::{Boxed, BoxedArray, Heap};
 pub use storage::{CapacityError, Inline, Storage};

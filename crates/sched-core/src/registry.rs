@@ -1,7 +1,10 @@
 //! One registry of every policy: name, kind, parameters with their defaults,
-//! a one-line summary and the paper that defines it. Front ends list it; the
-//! grammar in [`crate::PolicySpec`] and [`crate::array::ArraySpec`] parses
-//! the same names (a test keeps them in step).
+//! a one-line summary and the paper that defines it. Front ends list it. It
+//! is made from the same table rows as the grammar of [`crate::PolicySpec`],
+//! [`crate::array::ArraySpec`] and [`crate::AnySpec`], so every name listed
+//! parses and every name that parses is listed; so is this table of them:
+//!
+#![doc = registry_table!()]
 
 /// Whether a policy schedules one disk or an array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -43,357 +46,141 @@ pub struct PolicyInfo {
     pub parameters: &'static [Parameter],
 }
 
-const fn p(name: &'static str, default: &'static str, meaning: &'static str) -> Parameter {
-    Parameter {
-        name,
-        default,
-        meaning,
-    }
-}
-
-const fn entry(
-    kind: PolicyKind,
-    name: &'static str,
-    summary: &'static str,
-    paper: &'static str,
-    parameters: &'static [Parameter],
-) -> PolicyInfo {
-    PolicyInfo {
-        name,
-        kind,
-        summary,
-        paper,
-        parameters,
-    }
-}
-
-const fn disk(
-    name: &'static str,
-    summary: &'static str,
-    paper: &'static str,
-    parameters: &'static [Parameter],
-) -> PolicyInfo {
-    entry(PolicyKind::Disk, name, summary, paper, parameters)
-}
-
-const fn array(
-    name: &'static str,
-    summary: &'static str,
-    paper: &'static str,
-    parameters: &'static [Parameter],
-) -> PolicyInfo {
-    entry(PolicyKind::Array, name, summary, paper, parameters)
-}
-
-const TOWSLEY: &str = "Towsley, Chen & Yu 1991";
-const CHEN: &str = "Chen & Towsley 1991";
-const QUEUE: Parameter = p(
-    "queue",
-    "fcfs",
-    "per-disk queue discipline, any disk policy",
-);
-const QUEUE_SSTF: Parameter = p(
-    "queue",
-    "sstf",
-    "per-disk queue discipline, any disk policy",
-);
-const QUEUE_SSEDO: Parameter = p(
-    "queue",
-    "ssedo(m=3,beta=2)",
-    "per-disk queue discipline, any disk policy",
-);
-const MODIFIED: Parameter = p(
-    "modified",
-    "false",
-    "a read finding an idle disk takes the nearest one",
-);
-const MODIFIED_ON: Parameter = p(
-    "modified",
-    "true",
-    "a read finding an idle disk takes the nearest one",
-);
-const ALPHA: Parameter = p("alpha", "0.5", "probability a read goes to disk 0");
-const WINDOW: Parameter = p("window", "all", "candidates nearest the arm, or all");
-
-/// Every policy, single-disk ones first, in the order of the crate's tables.
-pub const POLICIES: &[PolicyInfo] = &[
-    disk(
-        "fcfs",
-        "first come, first served",
-        "the classic baseline",
-        &[],
-    ),
-    disk(
-        "sstf",
-        "shortest seek (cylinder distance) first",
-        "Denning 1967",
-        &[],
-    ),
-    disk(
-        "scan",
-        "elevator sweeping to the disk edge",
-        "Denning 1967",
-        &[],
-    ),
-    disk(
-        "look",
-        "elevator reversing at the last request",
-        "Merten 1970",
-        &[],
-    ),
-    disk(
-        "c-scan",
-        "upward sweeps, return seek to cylinder 0",
-        "Seaman et al. 1966",
-        &[],
-    ),
-    disk(
-        "c-look",
-        "upward sweeps, jump to the lowest request",
-        "Merten 1970",
-        &[],
-    ),
-    disk(
-        "vscan",
-        "SSTF with a reversal penalty of r x cylinders",
-        "Geist & Daniel 1987",
-        &[p(
-            "r",
-            "0.2",
-            "reversal penalty, a fraction of the cylinders",
-        )],
-    ),
-    disk("edf", "earliest deadline first", "Liu & Layland 1973", &[]),
-    disk(
-        "ssedo",
-        "least beta^(i-1) x distance among the m earliest deadlines",
-        CHEN,
-        &[
-            p("m", "3", "window: requests with the earliest deadlines"),
-            p("beta", "2", "weight base, at least 1"),
-        ],
-    ),
-    disk(
-        "ssedv",
-        "least alpha x distance + (1 - alpha) x slack/unit",
-        CHEN,
-        &[
-            p("alpha", "0.5", "weight of the seek distance, in [0, 1]"),
-            p("unit", "1ms", "slack that counts as one cylinder"),
-        ],
-    ),
-    disk(
-        "scan-edf",
-        "EDF; equal deadlines served in elevator order",
-        "Reddy & Wyllie 1993",
-        &[p(
-            "granularity",
-            "1ns",
-            "deadlines within one multiple of this tie",
-        )],
-    ),
-    disk(
-        "fd-scan",
-        "sweep toward the earliest feasible deadline",
-        "Abbott & Garcia-Molina 1990",
-        &[p(
-            "expired",
-            "keep",
-            "keep or drop requests whose deadline passed",
-        )],
-    ),
-    entry(
-        PolicyKind::RateBased,
-        "wrr-scan",
-        "rate-based tasks in weighted rounds of SCAN sweeps, with admission control",
-        "Tsai, Chu & Huang 2004",
-        &[
-            p(
-                "mode",
-                "ca",
-                "r (random data), c (contiguous) or ca (aligned releases)",
-            ),
-            p(
-                "share",
-                "0.005",
-                "aperiodic reservation, a fraction of each round",
-            ),
-        ],
-    ),
-    disk(
-        "sptf",
-        "shortest positioning (seek + rotation) time first",
-        "Seltzer et al. 1990; Worthington et al. 1994",
-        &[WINDOW],
-    ),
-    disk(
-        "aged-sptf",
-        "SPTF minus weight x waiting time",
-        "Worthington et al. 1994 (DiskSim)",
-        &[
-            p("weight", "0.01", "positioning ns forgiven per ns waited"),
-            WINDOW,
-        ],
-    ),
-    array(
-        "s-pssq",
-        "one FCFS queue; one request in service; reads on the primary",
-        TOWSLEY,
-        &[],
-    ),
-    array(
-        "c-pssq",
-        "as S-PSSQ, but a read starts as soon as the primary is idle",
-        TOWSLEY,
-        &[],
-    ),
-    array(
-        "cr-esq",
-        "one FCFS queue; a read takes the nearest idle disk unless a write runs",
-        TOWSLEY,
-        &[],
-    ),
-    array(
-        "cru-esq",
-        "one FCFS queue; a read takes the nearest idle disk",
-        TOWSLEY,
-        &[],
-    ),
-    array(
-        "mr-esq",
-        "one FCFS queue; a read starts on every disk when all are idle",
-        TOWSLEY,
-        &[],
-    ),
-    array(
-        "r-dmq",
-        "a queue per disk; reads join one at random",
-        TOWSLEY,
-        &[ALPHA, QUEUE, MODIFIED],
-    ),
-    array(
-        "sq-dmq",
-        "a queue per disk; reads join the shortest",
-        TOWSLEY,
-        &[QUEUE, MODIFIED],
-    ),
-    array(
-        "mr-dmq",
-        "a queue per disk; reads join every queue, first copy wins",
-        TOWSLEY,
-        &[QUEUE, MODIFIED],
-    ),
-    array(
-        "mr-dmqa",
-        "as MR-DMQ, the other copies withdrawn at start or completion",
-        TOWSLEY,
-        &[p("abort", "complete", "start or complete"), QUEUE, MODIFIED],
-    ),
-    array(
-        "md-raid1",
-        "a queue per disk; Linux md RAID-1 read balancing",
-        "Linux drivers/md/raid1.c",
-        &[QUEUE, MODIFIED],
-    ),
-    array(
-        "ivy-dmq",
-        "a queue per disk; reads go where they would finish soonest",
-        "Lo 1990 (Ivy)",
-        &[QUEUE, MODIFIED],
-    ),
-    array(
-        "cmq",
-        "a common queue; lagging writes in per-disk auxiliary queues",
-        TOWSLEY,
-        &[
-            p("common", "fcfs", "common queue discipline"),
-            p("aux", "fcfs", "auxiliary queue discipline"),
-        ],
-    ),
-    array("dmq", "DMQ-SQ", CHEN, &[QUEUE_SSTF, MODIFIED_ON]),
-    array(
-        "dmq-rd",
-        "modified R-DMQ over SSTF",
-        CHEN,
-        &[ALPHA, QUEUE_SSTF, MODIFIED_ON],
-    ),
-    array(
-        "dmq-sq",
-        "modified SQ-DMQ over SSTF",
-        CHEN,
-        &[QUEUE_SSTF, MODIFIED_ON],
-    ),
-    array(
-        "dmq-mr",
-        "modified MR-DMQA (abort at start) over SSTF",
-        CHEN,
-        &[QUEUE_SSTF, MODIFIED_ON],
-    ),
-    array("rt-dmq", "RT-DMQ-SQ", CHEN, &[QUEUE_SSEDO, MODIFIED_ON]),
-    array(
-        "rt-dmq-rd",
-        "modified R-DMQ over SSEDO",
-        CHEN,
-        &[ALPHA, QUEUE_SSEDO, MODIFIED_ON],
-    ),
-    array(
-        "rt-dmq-sq",
-        "modified SQ-DMQ over SSEDO",
-        CHEN,
-        &[QUEUE_SSEDO, MODIFIED_ON],
-    ),
-    array(
-        "rt-dmq-mr",
-        "modified MR-DMQA (abort at start) over SSEDO",
-        CHEN,
-        &[QUEUE_SSEDO, MODIFIED_ON],
-    ),
-    array(
-        "fd-dmq",
-        "modified SQ-DMQ over FD-SCAN",
-        CHEN,
-        &[
-            p(
-                "queue",
-                "fd-scan(expired=keep)",
-                "per-disk queue discipline",
-            ),
-            MODIFIED_ON,
-        ],
-    ),
-    array(
-        "cmq-sstf",
-        "the modified CMQ: SSTF on every queue",
-        CHEN,
-        &[
-            p("common", "sstf", "common queue discipline"),
-            p("aux", "sstf", "auxiliary queue discipline"),
-        ],
-    ),
-    array("rt-cmq", "RT-CMQ-S", CHEN, &[]),
-    array(
-        "rt-cmq-f",
-        "CMQ: SSEDO common queue, FCFS auxiliary queues",
-        CHEN,
-        &[],
-    ),
-    array(
-        "rt-cmq-s",
-        "CMQ: SSEDO common queue, SSTF auxiliary queues",
-        CHEN,
-        &[],
-    ),
-    array(
-        "rt-cmq-w",
-        "CMQ: SSEDO common and auxiliary queues",
-        CHEN,
-        &[],
-    ),
-];
+/// Every policy, single-disk ones first, in the order of the crate's
+/// tables; the named compositions of array policies last.
+pub const POLICIES: &[PolicyInfo] = &crate::policy_table::POLICIES;
 
 /// The registry entry of `name` (the canonical spelling).
 pub fn find(name: &str) -> Option<&'static PolicyInfo> {
     POLICIES.iter().find(|p| p.name == name)
+}
+
+/// The most parameters a policy the compositions build on has.
+const MOST_PARAMETERS: usize = 4;
+
+/// The parameters of a named composition (`dmq` is
+/// `sq-dmq:queue=sstf,modified=true`): its base policy's, in their order and
+/// with their meanings, with the defaults its description sets. Worked out
+/// when the crate compiles, from the table's text alone.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ComposedParameters {
+    parameters: [Parameter; MOST_PARAMETERS],
+    count: usize,
+}
+
+impl ComposedParameters {
+    /// The parameters of the composition described by `definition`
+    /// (`base:key=value,...`, values possibly in parentheses), whose base is
+    /// among `bases`. A definition the table gets wrong stops the build.
+    pub(crate) const fn of(bases: &[PolicyInfo], definition: &'static str) -> Self {
+        let text = definition.as_bytes();
+        let colon = position(text, 0, b':');
+        let base = slice(definition, 0, colon);
+        let mut i = 0;
+        let info = loop {
+            assert!(i < bases.len(), "a composition of an unknown policy");
+            if same(bases[i].name, base) {
+                break bases[i];
+            }
+            i += 1;
+        };
+        assert!(
+            info.parameters.len() <= MOST_PARAMETERS,
+            "a base policy with more parameters than MOST_PARAMETERS"
+        );
+        let blank = Parameter {
+            name: "",
+            default: "",
+            meaning: "",
+        };
+        let mut out = ComposedParameters {
+            parameters: [blank; MOST_PARAMETERS],
+            count: info.parameters.len(),
+        };
+        let mut k = 0;
+        while k < out.count {
+            out.parameters[k] = info.parameters[k];
+            k += 1;
+        }
+        let mut at = colon + 1;
+        while at < text.len() {
+            let equals = position(text, at, b'=');
+            // The value runs to the next comma outside parentheses.
+            let mut end = equals;
+            let mut depth = 0;
+            while end < text.len() && !(text[end] == b',' && depth == 0) {
+                match text[end] {
+                    b'(' => depth += 1,
+                    b')' => depth -= 1,
+                    _ => {}
+                }
+                end += 1;
+            }
+            let key = slice(definition, at, equals);
+            let mut k = 0;
+            loop {
+                assert!(k < out.count, "a composition setting an unknown parameter");
+                if same(out.parameters[k].name, key) {
+                    out.parameters[k].default = slice(definition, equals + 1, end);
+                    break;
+                }
+                k += 1;
+            }
+            at = end + 1;
+        }
+        out
+    }
+
+    /// The parameters of composition `name` among `composed`.
+    pub(crate) const fn find(
+        composed: &'static [(&'static str, ComposedParameters)],
+        name: &str,
+    ) -> &'static [Parameter] {
+        let mut i = 0;
+        loop {
+            assert!(i < composed.len(), "an unknown composition");
+            if same(composed[i].0, name) {
+                let c = &composed[i].1;
+                return c.parameters.split_at(c.count).0;
+            }
+            i += 1;
+        }
+    }
+}
+
+/// The first index at or after `from` where `text` holds `byte` (its length if none).
+const fn position(text: &[u8], from: usize, byte: u8) -> usize {
+    let mut i = from;
+    while i < text.len() && text[i] != byte {
+        i += 1;
+    }
+    i
+}
+
+/// `s[from..to]`, in a constant.
+const fn slice(s: &'static str, from: usize, to: usize) -> &'static str {
+    let (_, rest) = s.as_bytes().split_at(from);
+    let (part, _) = rest.split_at(to - from);
+    match core::str::from_utf8(part) {
+        Ok(part) => part,
+        Err(_) => panic!("a description cut inside a character"),
+    }
+}
+
+/// `a == b`, in a constant.
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 #[cfg(test)]

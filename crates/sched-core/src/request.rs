@@ -54,7 +54,10 @@ pub struct Request {
     /// Absolute time by which the request should complete, if it has one.
     /// A deadline of `Nanos::MAX` is the same as none.
     pub deadline: Option<Nanos>,
-    /// Class or stream the request belongs to (rate-based work, statistics).
+    /// The class or stream the request belongs to: a rate-based task for
+    /// WRR-SCAN, and the key of per-class statistics. Drivers that need to
+    /// know which client or transaction issued a request keep that in their
+    /// own tables, not here.
     pub class: u16,
 }
 

@@ -125,7 +125,7 @@ fn a_shifted_mirror_is_served_at_each_disk_own_block() {
 #[test]
 fn specs_parse_print_and_reparse() {
     use sched_core::array::ArraySpec;
-    for (name, spec) in ArraySpec::NAMED {
+    for (name, spec) in ArraySpec::named() {
         let text = spec.to_string();
         assert_eq!(
             text.parse::<ArraySpec>(),
@@ -150,8 +150,7 @@ fn specs_parse_print_and_reparse() {
     assert!("raid5".parse::<ArraySpec>().is_err());
     assert_eq!(
         "ivy-dmq".parse::<ArraySpec>().map(|s| s.to_string()),
-        Ok(ArraySpec::NAMED
-            .iter()
+        Ok(ArraySpec::named()
             .find(|(n, _)| *n == "ivy-dmq")
             .unwrap()
             .1
@@ -905,7 +904,7 @@ mod run_time_arrays {
         #[test]
         fn every_request_is_accounted_for_exactly_once(script in arrivals(), seed in 1u64..1000) {
             let steps = mirror_script(&script);
-            for (name, spec) in ArraySpec::NAMED {
+            for (name, spec) in ArraySpec::named() {
                 let out = drive(name, build(&spec, CAP, 2, seed), Ack::All, &steps, seed, true);
                 let mut seen = vec![0u8; script.len()];
                 for id in out.finished.iter().chain(&out.cancelled).chain(&out.refused) {
@@ -935,7 +934,7 @@ mod run_time_arrays {
         #[test]
         fn same_inputs_same_outcome(script in arrivals(), seed in 1u64..1000) {
             let steps = mirror_script(&script);
-            for (name, spec) in ArraySpec::NAMED {
+            for (name, spec) in ArraySpec::named() {
                 let a = drive(name, build(&spec, CAP, 2, seed), Ack::All, &steps, seed, true);
                 let b = drive(name, build(&spec, CAP, 2, seed), Ack::All, &steps, seed, true);
                 prop_assert_eq!(a, b);
@@ -1284,7 +1283,7 @@ mod run_time_arrays {
     /// never start there or wait for it.
     #[test]
     fn a_waiting_write_skips_a_disk_that_failed_meanwhile() {
-        for (name, spec) in ArraySpec::NAMED {
+        for (name, spec) in ArraySpec::named() {
             let mut policy = build(&spec, 8, 2, 1);
             let heads = [Head::at(0); 2];
             let est: [&dyn ServiceEstimator; 2] = [&NullEstimator; 2];
@@ -1358,7 +1357,7 @@ mod run_time_arrays {
 
     #[test]
     fn a_shifted_mirror_is_served_at_each_disk_own_block_by_every_named_policy() {
-        for (name, spec) in ArraySpec::NAMED {
+        for (name, spec) in ArraySpec::named() {
             let mut policy = build(&spec, 8, 2, 1);
             assert_own_blocks(name, &serve_shifted_mirror(&mut policy));
         }
@@ -1366,7 +1365,7 @@ mod run_time_arrays {
 
     #[test]
     fn a_full_array_refuses_and_loses_nothing() {
-        for (name, spec) in ArraySpec::NAMED {
+        for (name, spec) in ArraySpec::named() {
             let mut policy = build(&spec, 4, 2, 1);
             let heads = [Head::at(0); 2];
             let est: [&dyn ServiceEstimator; 2] = [&NullEstimator; 2];

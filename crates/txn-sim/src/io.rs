@@ -97,16 +97,20 @@ pub fn mirror(
 /// are (every disk of the device holds every page, at the page's block).
 pub struct IoLedger {
     placement: Placement,
+    /// Blocks each disk holds.
+    capacity: u64,
     outstanding: HashMap<u64, IoTag>,
     counts: IoCounts,
     next_id: u64,
 }
 
 impl IoLedger {
-    /// An empty ledger for a device of `disks` disks holding every page.
-    pub fn new(disks: usize) -> Self {
+    /// An empty ledger for a device of `disks` disks of `capacity` blocks,
+    /// each holding every page.
+    pub fn new(disks: usize, capacity: u64) -> Self {
         IoLedger {
             placement: Placement::Identical { copies: disks },
+            capacity,
             outstanding: HashMap::new(),
             counts: IoCounts::default(),
             next_id: 1,
@@ -119,7 +123,7 @@ impl IoLedger {
         req: Request,
         now: Nanos,
     ) -> Result<(), IoError> {
-        let copies = self.placement.copies(req.block, req.blocks, u64::MAX);
+        let copies = self.placement.copies(req.block, req.blocks, self.capacity);
         sim.with_device(0, |d| d.submit(req, &copies, now))?;
         Ok(())
     }

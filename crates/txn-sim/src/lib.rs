@@ -9,7 +9,8 @@
 //! This is the second driver of the devices the design promises: the same
 //! `sched-core` policy objects the emulator runs, fed by transactions.
 //!
-//! - [`params`]: the configuration ([`TxnParams`], [`IoSpec`],
+//! - [`params`]: the configuration ([`TxnParams`], its I/O subsystem a
+//!   [`sched_core::AnySpec`],
 //!   [`Deadlines`]) and its validation ([`ParamError`]).
 //! - [`locks`]: the lock table and the wait-for graph.
 //! - [`cpu`]: the preemptive EDF CPU.
@@ -42,6 +43,6 @@ pub mod system;
 
 pub use io::{IoCounts, IoReport};
 pub use metrics::{METRICS, metric_table, metrics};
-pub use params::{Deadlines, IoSpec, IoSpecError, ParamError, TxnParams};
+pub use params::{Deadlines, ParamError, TxnParams};
 pub use replications::{run, run_replications};
 pub use system::{RunReport, SimError, System, TxnEvent};

@@ -2,74 +2,8 @@
 //! Tables I–II) and their validation: every bad value is a typed error
 //! naming its field, returned before anything runs.
 
-use core::fmt;
-use core::str::FromStr;
-
 use disk_emu::disk::{DiskSpec, presets};
-use sched_core::array::ArraySpec;
-use sched_core::{Nanos, PolicySpec};
-
-/// The I/O subsystem: one disk under a single-disk policy, or a mirrored
-/// pair under an array policy.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum IoSpec {
-    /// One disk (`fcfs`, `ssedo:m=3,beta=2`, any single-disk policy).
-    Single(PolicySpec),
-    /// Two disks holding identical copies (`rt-dmq`, `cmq-sstf`, any array policy).
-    Mirror(ArraySpec),
-}
-
-impl IoSpec {
-    /// Disks in the subsystem.
-    pub fn disks(&self) -> usize {
-        match self {
-            IoSpec::Single(_) => 1,
-            IoSpec::Mirror(_) => 2,
-        }
-    }
-}
-
-impl fmt::Display for IoSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            IoSpec::Single(p) => write!(f, "{p}"),
-            IoSpec::Mirror(a) => write!(f, "{a}"),
-        }
-    }
-}
-
-/// Why an I/O subsystem description did not parse.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("`{text}` is neither a single-disk policy ({disk}) nor an array policy ({array})")]
-pub struct IoSpecError {
-    /// The description.
-    pub text: String,
-    /// Why it is not a single-disk policy.
-    pub disk: String,
-    /// Why it is not an array policy.
-    pub array: String,
-}
-
-impl FromStr for IoSpec {
-    type Err = IoSpecError;
-
-    /// A single-disk policy name first (the two name sets are disjoint),
-    /// then an array policy.
-    fn from_str(s: &str) -> Result<Self, IoSpecError> {
-        let disk = match s.parse::<PolicySpec>() {
-            Ok(p) => return Ok(IoSpec::Single(p)),
-            Err(e) => e.to_string(),
-        };
-        match s.parse::<ArraySpec>() {
-            Ok(a) => Ok(IoSpec::Mirror(a)),
-            Err(e) => Err(IoSpecError {
-                text: s.to_string(),
-                disk,
-                array: e.to_string(),
-            }),
-        }
-    }
-}
+use sched_core::{AnySpec, Nanos};
 
 /// How transaction deadlines are set: `arrival + T_min · η`, η uniform on
 /// [DL_LOW, DL_UP], DL_UP = α · DL_LOW.
@@ -141,7 +75,7 @@ pub struct TxnParams {
     /// Every disk of the subsystem (the `chen-towsley-91` preset).
     pub disk: DiskSpec,
     /// The I/O subsystem and its policy.
-    pub io: IoSpec,
+    pub io: AnySpec,
     /// Transactions finished per replication, warm-up included (1050).
     pub transactions: u64,
     /// Transactions finished first and discarded (50).
@@ -153,7 +87,7 @@ pub struct TxnParams {
 impl TxnParams {
     /// The paper's configuration (§4.1, Tables I–II) with `users` users and
     /// the I/O subsystem `io`.
-    pub fn chen_towsley_91(users: u32, io: IoSpec) -> Self {
+    pub fn chen_towsley_91(users: u32, io: AnySpec) -> Self {
         TxnParams {
             users,
             think_ms: 1000.0,
@@ -229,8 +163,9 @@ impl TxnParams {
             });
         }
         match self.io {
-            IoSpec::Single(p) => p.validate(),
-            IoSpec::Mirror(a) => a.validate(),
+            AnySpec::Disk(p) => p.validate(),
+            AnySpec::Array(a) => a.validate(),
+            AnySpec::RateBased(_) => return Err(ParamError::RateBasedIo(self.io.to_string())),
         }
         .map_err(|e| ParamError::Policy(e.to_string()))?;
         if self.transactions == 0 || self.warmup >= self.transactions {
@@ -321,6 +256,12 @@ pub enum ParamError {
     /// The array policy's parameters are invalid.
     #[error("policy: {0}")]
     Policy(String),
+    /// A rate-based policy, which admits periodic tasks rather than serving
+    /// the transactions' page I/O.
+    #[error(
+        "io: {0} is rate-based (it admits periodic tasks); the transactions' I/O needs a single-disk or an array policy"
+    )]
+    RateBasedIo(String),
     /// No transactions, or a warm-up that discards them all.
     #[error(
         "transactions: expected transactions > warmup, got transactions = {transactions}, warmup = {warmup}"
@@ -335,6 +276,8 @@ pub enum ParamError {
 
 #[cfg(test)]
 mod tests {
+    use sched_core::PolicySpec;
+
     use super::*;
 
     fn base() -> TxnParams {
@@ -344,16 +287,16 @@ mod tests {
     #[test]
     fn the_paper_configuration_is_valid_and_parses_both_kinds() {
         base().validate().unwrap();
-        assert!(matches!("ssedo".parse::<IoSpec>(), Ok(IoSpec::Single(_))));
+        assert!(matches!("ssedo".parse::<AnySpec>(), Ok(AnySpec::Disk(_))));
         assert!(matches!(
-            "rt-cmq-w".parse::<IoSpec>(),
-            Ok(IoSpec::Mirror(_))
+            "rt-cmq-w".parse::<AnySpec>(),
+            Ok(AnySpec::Array(_))
         ));
         assert!(matches!(
-            "dmq-sq:queue=fd-scan(expired=keep)".parse::<IoSpec>(),
-            Ok(IoSpec::Mirror(_))
+            "dmq-sq:queue=fd-scan(expired=keep)".parse::<AnySpec>(),
+            Ok(AnySpec::Array(_))
         ));
-        assert!("no-such-policy".parse::<IoSpec>().is_err());
+        assert!("no-such-policy".parse::<AnySpec>().is_err());
     }
 
     #[test]
@@ -417,7 +360,7 @@ mod tests {
             ),
             (
                 Box::new(|p| {
-                    p.io = IoSpec::Single(PolicySpec::Ssedo { m: 3, beta: 0.5 });
+                    p.io = AnySpec::Disk(PolicySpec::Ssedo { m: 3, beta: 0.5 });
                 }),
                 ParamError::Policy(
                     PolicySpec::Ssedo { m: 3, beta: 0.5 }

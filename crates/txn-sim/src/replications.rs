@@ -3,8 +3,10 @@
 //! with results identical to a serial run: replication r always draws from
 //! its own random streams, and results are kept in replication order.
 
+use sched_core::AnySpec;
+
 use crate::io::{mirror, single_disk};
-use crate::params::{IoSpec, TxnParams};
+use crate::params::{ParamError, TxnParams};
 use crate::system::{RunReport, SimError, System};
 
 /// Runs replication `replication` of `params`.
@@ -14,15 +16,16 @@ use crate::system::{RunReport, SimError, System};
 pub fn run(params: &TxnParams, replication: u64) -> Result<RunReport, SimError> {
     params.validate()?;
     match &params.io {
-        IoSpec::Single(policy) => System::new(
+        AnySpec::Disk(policy) => System::new(
             params,
             replication,
             single_disk(params, policy, replication)?,
         )?
         .run(),
-        IoSpec::Mirror(policy) => {
+        AnySpec::Array(policy) => {
             System::new(params, replication, mirror(params, policy, replication)?)?.run()
         }
+        AnySpec::RateBased(_) => Err(ParamError::RateBasedIo(params.io.to_string()).into()),
     }
 }
 

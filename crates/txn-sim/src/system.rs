@@ -257,7 +257,10 @@ where
             think: TxnParams::nanos(params.think_ms),
             per_step: (params.step_cpu_ms + params.disk_ms) * 1e6,
             bounds: params.deadlines.bounds(params.users),
-            io: IoLedger::new(device.disks()),
+            io: IoLedger::new(
+                device.disks(),
+                device.model(0).map_or(0, |m| m.capacity_blocks()),
+            ),
             device: Some(device),
             cpu: EdfCpu::new(),
             cpu_entered: None,
@@ -727,7 +730,9 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::params::{Deadlines, IoSpec};
+    use sched_core::AnySpec;
+
+    use crate::params::Deadlines;
     use crate::replications::{run, run_replications};
 
     fn small(users: u32, io: &str) -> TxnParams {
@@ -829,7 +834,7 @@ mod tests {
             spec in 0usize..SPECS.len(),
             seed in 0u64..1000,
         ) {
-            let io: IoSpec = SPECS[spec].parse().unwrap();
+            let io: AnySpec = SPECS[spec].parse().unwrap();
             let mut p = TxnParams::chen_towsley_91(users, io);
             p.steps_min = steps_min;
             p.steps_max = steps_min + extra;

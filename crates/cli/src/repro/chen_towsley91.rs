@@ -17,7 +17,8 @@
 
 use anyhow::Result;
 use experiments::MetricTable;
-use txn_sim::{Deadlines, IoSpec, TxnParams, metric_table, run_replications};
+use sched_core::AnySpec;
+use txn_sim::{Deadlines, TxnParams, metric_table, run_replications};
 
 use super::Figure;
 use crate::common::estimate;
@@ -284,7 +285,7 @@ pub fn params(
     deadlines: bool,
     opts: &TxnReproOptions,
 ) -> Result<TxnParams> {
-    let io: IoSpec = io.parse()?;
+    let io: AnySpec = io.parse()?;
     let users = match axis {
         Axis::Users => x as u32,
         Axis::DeadlineLow | Axis::ReadProbability => 20,

@@ -18,10 +18,10 @@
 
 use anyhow::Result;
 use disk_emu::disk::{DiskModel, presets};
-use experiments::{Contender, MetricTable, RateReport, Tsai04Distribution, run_rate};
+use experiments::{MetricTable, RateReport, Tsai04Distribution, rate_label, run_rate};
 use rayon::prelude::*;
 use sched_core::policy::{AperiodicReserve, RateTask, WrrMode, WrrParams, WrrScan};
-use sched_core::{Heap, Nanos};
+use sched_core::{AnySpec, Heap, Nanos, PolicySpec};
 
 use super::Figure;
 use crate::common::estimate;
@@ -75,9 +75,9 @@ pub const MAX_TASKS: usize = 91;
 pub const CAPACITY_OFFER: usize = 200;
 
 /// The three versions with the paper's constants and `share_ppm`, then SCAN-EDF.
-pub fn contenders(share_ppm: u32) -> [Contender; 4] {
+pub fn contenders(share_ppm: u32) -> [AnySpec; 4] {
     let p = |mode| {
-        Contender::Wrr(WrrParams::tsai04(
+        AnySpec::RateBased(WrrParams::tsai04(
             mode,
             AperiodicReserve::Share { ppm: share_ppm },
         ))
@@ -86,7 +86,8 @@ pub fn contenders(share_ppm: u32) -> [Contender; 4] {
         p(WrrMode::Random),
         p(WrrMode::Contiguous),
         p(WrrMode::Aligned),
-        Contender::ScanEdf,
+        // SCAN-EDF with exact deadline ties, the paper's baseline.
+        AnySpec::Disk(PolicySpec::ScanEdf { granularity: 1 }),
     ]
 }
 
@@ -142,7 +143,7 @@ pub fn capacity(opts: &Tsai04Options) -> Result<MetricTable> {
 /// # Errors
 /// When the emulator refuses the workload.
 pub fn run_point(
-    contender: &Contender,
+    contender: &AnySpec,
     x: usize,
     set: u64,
     opts: &Tsai04Options,
@@ -205,7 +206,7 @@ pub fn sweep(opts: &Tsai04Options) -> Result<Sweep> {
     }
     Ok(Sweep {
         xs,
-        labels: cs.iter().map(Contender::label).collect(),
+        labels: cs.iter().map(rate_label).collect(),
         tables,
     })
 }

@@ -68,6 +68,7 @@ pub(super) fn parse_ascii(
         measured: None,
         response: None,
         line: ctx.line,
+        srt: None,
     })
 }
 
@@ -120,5 +121,6 @@ pub(super) fn parse_validate(
         }),
         response: None,
         line: ctx.line,
+        srt: None,
     })
 }

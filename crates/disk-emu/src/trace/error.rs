@@ -1,8 +1,10 @@
 //! The one error type of the trace readers.
 //!
-//! Every error about the content of a file names the file and the 1-based line,
-//! and, where one field is at fault, the field by the name the format's
-//! documentation gives it, so that a user can go straight to the bad byte.
+//! Every error about the content of a file names the file and the 1-based line
+//! (for SRT records, which are binary, the byte offset and the record's
+//! number), and, where one field is at fault, the field by the name the
+//! format's documentation gives it, so that a user can go straight to the bad
+//! byte.
 
 use std::sync::Arc;
 
@@ -141,6 +143,74 @@ pub enum TraceError {
     UnknownFormat {
         /// The file.
         file: Arc<str>,
+    },
+    /// An SRT trace's text header is malformed, or lacks what the reader
+    /// needs. `field` is the dotted path of the field at fault
+    /// (`disks.0.sections.8.size`), or `magic` or `header` for the header as
+    /// a whole.
+    #[error("{file}:{line}: SRT header, field \"{field}\": {problem}")]
+    BadSrtHeader {
+        /// The file.
+        file: Arc<str>,
+        /// The header line.
+        line: u64,
+        /// The field.
+        field: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// An SRT record is malformed or disagrees with the header. `field` is one
+    /// of the record's field names (see the [`srt`](super::srt) module). The reader stops
+    /// after a bad `length` or `id`, which leaves the next record's start
+    /// unknown, and goes on with the next record otherwise.
+    #[error("{file}: record {record} at byte {offset}, field \"{field}\": {problem}")]
+    BadSrtRecord {
+        /// The file.
+        file: Arc<str>,
+        /// The record's byte offset in the file.
+        offset: u64,
+        /// The record's number, counting from 1.
+        record: u64,
+        /// The field.
+        field: &'static str,
+        /// What is wrong.
+        problem: String,
+    },
+    /// An SRT record is timed before the one before it. The reader goes on.
+    #[error(
+        "{file}: record {record} at byte {offset}, field \"sec\": time {time} ns is earlier than \
+         {previous} ns of record {previous_record} at byte {previous_offset}; SRT records are in \
+         time order"
+    )]
+    SrtTimeBackwards {
+        /// The file.
+        file: Arc<str>,
+        /// The record's byte offset in the file.
+        offset: u64,
+        /// The record's number, counting from 1.
+        record: u64,
+        /// Its time, in nanoseconds since the trace start.
+        time: Nanos,
+        /// The latest earlier time.
+        previous: Nanos,
+        /// The number of the record that holds `previous`.
+        previous_record: u64,
+        /// That record's byte offset.
+        previous_offset: u64,
+    },
+    /// An SRT file ends inside a record. The reader stops.
+    #[error(
+        "{file}: record {record} at byte {offset}: the file ends {found} bytes into the record"
+    )]
+    TruncatedSrtRecord {
+        /// The file.
+        file: Arc<str>,
+        /// The record's byte offset in the file.
+        offset: u64,
+        /// The record's number, counting from 1.
+        record: u64,
+        /// How many of its bytes the file holds.
+        found: u64,
     },
     /// A [`TraceOptions`](super::TraceOptions) value cannot be used.
     #[error("trace option \"{option}\": {problem}")]

@@ -72,5 +72,6 @@ pub(super) fn parse(
         measured: None,
         response: Some(response),
         line: ctx.line,
+        srt: None,
     })
 }

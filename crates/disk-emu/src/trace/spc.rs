@@ -61,5 +61,6 @@ pub(super) fn parse(
         measured: None,
         response: None,
         line: ctx.line,
+        srt: None,
     })
 }

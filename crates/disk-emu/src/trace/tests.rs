@@ -83,6 +83,7 @@ fn validate_record(
         }),
         response: None,
         line,
+        srt: None,
     }
 }
 
@@ -109,6 +110,7 @@ fn ascii_trace_yields_every_request() {
             measured: None,
             response: None,
             line: 1,
+            srt: None,
         }
     );
     // Last line: "1532949.045363	11	323157	1	1".
@@ -124,6 +126,7 @@ fn ascii_trace_yields_every_request() {
             measured: None,
             response: None,
             line: 100_000,
+            srt: None,
         }
     );
     // Line 4: "25.911729	18	28601	12	0", a write.
@@ -150,6 +153,7 @@ fn ascii_trace_summary_matches_the_file() {
             reads: 79_634,
             writes: 20_366,
             filtered: 0,
+            suspect: 0,
             lowest_block: Some(0),
             end_block: Some(2_376_020),
             earliest_arrival: Some(13_191_135),
@@ -293,6 +297,7 @@ fn msr_fixture_is_relative_to_the_first_request() {
             measured: None,
             response: Some(1_202_100),
             line: 2,
+            srt: None,
         }
     );
     // 13,320,526 ticks of 100 ns after the first request.
@@ -358,6 +363,7 @@ fn spc_fixture_keeps_trace_time_and_ignores_optional_fields() {
             measured: None,
             response: None,
             line: 1,
+            srt: None,
         }
     );
     assert_eq!(
@@ -950,6 +956,7 @@ proptest! {
                 measured: None,
                 response: None,
                 line: i as u64 + 1,
+                srt: None,
             });
         }
         prop_assert_eq!(records(&text, TraceFormat::DiskSimAscii, TraceOptions::default()), expected);
@@ -1011,6 +1018,7 @@ proptest! {
                 measured: None,
                 response: None,
                 line: i as u64 + 1,
+                srt: None,
             });
         }
         prop_assert_eq!(records(&text, TraceFormat::Spc, TraceOptions::default()), expected);

@@ -21,23 +21,22 @@
 //! auxiliary queue of the eligible disk whose arm is nearest its copy, where
 //! it is served ahead of new work like a lagging write.
 
-use super::book::{Book, Loss};
+use super::bookkeeping::{Array, Queues};
 use super::copies::{Copies, DiskSet};
-use super::delegate_to_book;
-use super::{
-    Ack, ArrayPolicy, ArrayView, Completion, DiskQueues, DiskState, Start, check_queue_capacity,
-    nearest,
-};
-use crate::error::{BuildError, CancelError, CompleteError, EnqueueError, PollError};
-use crate::request::{Dispatch, Nanos, Request, RequestId};
+use super::ledger::Ledger;
+use super::{ArrayView, DiskQueues, Start, check_queue_capacity, nearest};
+use crate::error::{BuildError, CancelError, EnqueueError, PollError};
+use crate::queue::Slot;
+use crate::request::{Dispatch, Nanos, Request};
 use crate::scheduler::Scheduler;
 use crate::storage::Storage;
-use crate::store::Slot;
 
 /// Common multiple queue: common discipline `C`, auxiliary queues `A`, the
-/// register on storage `S`.
-pub struct Cmq<C, A, S: Storage> {
-    book: Book<S>,
+/// ledger on storage `S`.
+pub type Cmq<C, A, S> = Array<CmqQueues<C, A>, S>;
+
+/// The queues of a [`Cmq`]: the common queue and one auxiliary queue per disk.
+pub struct CmqQueues<C, A> {
     common: C,
     aux: A,
 }
@@ -53,175 +52,152 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Cmq<C, A, S> {
     pub fn new(storage: S, common: C, aux: A) -> Result<Self, BuildError> {
         check_queue_capacity(core::slice::from_ref(&common), storage.capacity())?;
         check_queue_capacity(aux.queues(), storage.capacity())?;
-        Ok(Cmq {
-            book: Book::new(&storage, aux.queues().len())?,
-            common,
-            aux,
-        })
-    }
-
-    /// When writes count as done (default [`Ack::All`]).
-    ///
-    /// # Errors
-    /// [`BuildError::InvalidParameter`] for a quorum of 0.
-    pub fn with_ack(mut self, ack: Ack) -> Result<Self, BuildError> {
-        self.book.set_ack(ack)?;
-        Ok(self)
+        let disks = aux.queues().len();
+        Array::with_queues(&storage, disks, CmqQueues { common, aux })
     }
 
     /// Disks whose auxiliary queue holds writes (at most one at a time for a
     /// healthy mirror).
     pub fn lagging(&self) -> DiskSet {
-        let aux = self.aux.queues();
+        let aux = self.inner_queues().aux.queues();
         DiskSet::matching(aux.len(), |d| !aux[d].is_empty())
     }
+}
 
+impl<C: Scheduler, A: DiskQueues> CmqQueues<C, A> {
     /// Hands the operation of `s` for disk `d` to `d`'s auxiliary queue.
-    fn send_to_aux(&mut self, s: Slot, d: usize, now: Nanos) {
-        let op = self.book.op(s, d);
+    fn send_to_aux<S: Storage>(&mut self, ledger: &mut Ledger<S>, s: Slot, d: usize, now: Nanos) {
+        let op = ledger.op(s, d);
         // As deep as the array, and one operation per request: it cannot fail.
         if self.aux.queues_mut()[d].enqueue(op, now).is_ok() {
-            self.book.enqueued(s, d);
-        }
-    }
-
-    /// Puts a read that lost its operation back in the common queue.
-    fn requeue(&mut self, s: Slot, now: Nanos) {
-        if self.common.enqueue(self.book.request(s), now).is_err() {
-            self.book.fail(s);
+            ledger.enqueued(s, d);
         }
     }
 }
 
-impl<C: Scheduler, A: DiskQueues, S: Storage> ArrayPolicy for Cmq<C, A, S> {
-    delegate_to_book!();
-
+impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
     fn submit(
         &mut self,
+        ledger: &mut Ledger<S>,
         req: Request,
         copies: &Copies,
         view: &ArrayView<'_>,
     ) -> Result<(), EnqueueError> {
-        let s = self.book.admit_to_common_queue(&req, copies, view)?;
+        let s = ledger.admit_to_common_queue(&req, copies, view)?;
         if let Err(e) = self.common.enqueue(req, view.now) {
-            self.book.withdraw(s);
+            ledger.withdraw(s);
             return Err(e);
         }
         Ok(())
     }
 
-    fn complete(&mut self, disk: usize, _now: Nanos) -> Result<Completion, CompleteError> {
-        let (s, done) = self.book.complete_op(disk, false)?;
-        self.book.retire_if_idle(s);
-        Ok(done)
-    }
-
-    fn cancel(&mut self, id: RequestId) -> Result<Request, CancelError> {
-        let s = self.book.find_open(id)?;
-        if self.common.contains(id) {
-            let _ = self.common.cancel(id);
-        } else {
-            self.book.check_cancel(s)?;
-            for d in self.book.queued(s).iter() {
-                let _ = self.aux.queues_mut()[d].cancel(id);
-                self.book.dequeued(s, d);
-            }
-        }
-        Ok(self.book.withdraw_open(s))
-    }
-
-    fn set_disk_state(
+    fn poll_start(
         &mut self,
-        disk: usize,
-        state: DiskState,
+        ledger: &mut Ledger<S>,
         view: &ArrayView<'_>,
-    ) -> Result<(), CompleteError> {
-        if !self.book.change_state(disk, state)? {
-            return Ok(());
-        }
-        if let Some(s) = self.book.fail_disk(disk)
-            && self.book.lose(s, disk) == Loss::Reroute
-        {
-            self.requeue(s, view.now);
-        }
-        while let Some(op) = self.aux.queues_mut()[disk].pop_any() {
-            let Some(s) = self.book.find(op.id) else {
-                continue; // never ours: nothing to account for
-            };
-            self.book.dequeued(s, disk);
-            if self.book.lose(s, disk) == Loss::Reroute {
-                self.requeue(s, view.now);
-            }
-        }
-        if self.book.live().is_empty() {
-            // No disk is left to take requests from the common queue.
-            while let Some(r) = self.common.pop_any() {
-                if let Some(s) = self.book.find(r.id).filter(|&s| self.book.is_open(s)) {
-                    self.book.fail(s);
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn poll_start(&mut self, view: &ArrayView<'_>) -> Result<Option<Start>, PollError> {
+    ) -> Result<Option<Start>, PollError> {
         let now = view.now;
-        for d in 0..self.book.disks() {
-            if self.book.is_busy(d) || self.book.state(d) == DiskState::Failed {
-                continue;
-            }
+        for d in ledger.idle().iter() {
             // Lagging writes first: their update is already under way.
             if let Some(dispatch) =
                 self.aux.queues_mut()[d].next(view.heads[d], now, view.estimators[d])
             {
                 let id = dispatch.request.id;
-                let s = self
-                    .book
+                let s = ledger
                     .find(id)
-                    .filter(|&s| self.book.queued(s).contains(d))
+                    .filter(|&s| ledger.queued(s).contains(d))
                     .ok_or(PollError::UnknownOperation { disk: d, id })?;
-                self.book.start(s, d, now);
+                ledger.start(s, d, now);
                 return Ok(Some(Start { disk: d, dispatch }));
             }
             while let Some(taken) = self.common.next(view.heads[d], now, view.estimators[d]) {
                 let id = taken.request.id;
-                let s = self
-                    .book
+                let s = ledger
                     .find(id)
-                    .filter(|&s| self.book.is_open(s) && self.book.queued(s).is_empty())
+                    .filter(|&s| ledger.is_open(s) && ledger.queued(s).is_empty())
                     .ok_or(PollError::UnknownOperation { disk: d, id })?;
-                self.book.skip_failed_targets(s);
-                if !self.book.is_open(s) {
+                ledger.skip_failed_targets(s);
+                if !ledger.is_open(s) {
                     continue; // every target failed: reported by poll_event
                 }
-                let servers = self.book.servers(s);
+                let servers = ledger.servers(s);
                 if !servers.contains(d) {
                     // Not servable here: to the nearest disk that can serve it.
-                    match nearest(servers, &self.book.copies(s), view.heads) {
-                        Some(e) if !self.book.is_write(s) => self.send_to_aux(s, e, now),
+                    match nearest(servers, &ledger.copies(s), view.heads) {
+                        Some(e) if !ledger.is_write(s) => self.send_to_aux(ledger, s, e, now),
                         Some(_) => {
                             for e in servers.iter() {
-                                self.send_to_aux(s, e, now);
+                                self.send_to_aux(ledger, s, e, now);
                             }
                         }
-                        None => self.book.fail(s),
+                        None => ledger.fail(s),
                     }
                     continue;
                 }
-                if self.book.is_write(s) {
+                if ledger.is_write(s) {
                     for e in servers.without(d).iter() {
-                        self.send_to_aux(s, e, now);
+                        self.send_to_aux(ledger, s, e, now);
                     }
                 }
-                self.book.start(s, d, now);
+                ledger.start(s, d, now);
                 let dispatch = Dispatch {
-                    request: self.book.op(s, d),
+                    request: ledger.op(s, d),
                     travel: taken.travel,
                 };
                 return Ok(Some(Start { disk: d, dispatch }));
             }
         }
         Ok(None)
+    }
+
+    fn read_completion_aborts(&self) -> bool {
+        false
+    }
+
+    fn read_finished(&mut self, _register: &mut Ledger<S>, _s: Slot) {
+        // A read has one operation: nothing of it is left queued.
+    }
+
+    fn cancel(&mut self, ledger: &mut Ledger<S>, s: Slot) -> Result<(), CancelError> {
+        let id = ledger.request(s).id;
+        if self.common.contains(id) {
+            let _ = self.common.cancel(id);
+            return Ok(());
+        }
+        ledger.check_cancel(s)?;
+        for d in ledger.queued(s).iter() {
+            let _ = self.aux.queues_mut()[d].cancel(id);
+            ledger.dequeued(s, d);
+        }
+        Ok(())
+    }
+
+    fn take_queued(&mut self, ledger: &mut Ledger<S>, disk: usize) -> Option<Slot> {
+        while let Some(op) = self.aux.queues_mut()[disk].pop_any() {
+            // An operation that was never ours has nothing to account for.
+            if let Some(s) = ledger.find(op.id) {
+                return Some(s);
+            }
+        }
+        None
+    }
+
+    /// Puts a read that lost its operation back in the common queue.
+    fn reroute(&mut self, ledger: &mut Ledger<S>, s: Slot, view: &ArrayView<'_>) {
+        if self.common.enqueue(ledger.request(s), view.now).is_err() {
+            ledger.fail(s);
+        }
+    }
+
+    fn disk_failed(&mut self, ledger: &mut Ledger<S>, _disk: usize) {
+        if ledger.live().is_empty() {
+            // No disk is left to take requests from the common queue.
+            while let Some(r) = self.common.pop_any() {
+                if let Some(s) = ledger.find(r.id).filter(|&s| ledger.is_open(s)) {
+                    ledger.fail(s);
+                }
+            }
+        }
     }
 
     fn next_eligible_at(&self, now: Nanos) -> Option<Nanos> {

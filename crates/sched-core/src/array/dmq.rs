@@ -13,18 +13,18 @@
 //! Array policies never collect expired requests from their queues: use FD-SCAN
 //! with [`ExpiredRule::Keep`](crate::ExpiredRule::Keep) here.
 
-use super::book::{Book, DiskLoad, Loss, at_copy};
+use super::bookkeeping::{Array, Queues};
 use super::copies::{Copies, DiskSet, MAX_DISKS};
-use super::delegate_to_book;
-use super::{
-    Ack, ArrayPolicy, ArrayView, Completion, DiskQueues, DiskState, Start, check_queue_capacity,
-    nearest,
-};
-use crate::error::{BuildError, CancelError, CompleteError, EnqueueError, PollError};
-use crate::request::{Kind, Nanos, Request, RequestId};
+use super::ledger::{DiskLoad, Ledger, at_copy};
+use super::{ArrayView, DiskQueues, Start, check_queue_capacity, nearest};
+use core::fmt;
+
+use crate::error::{BuildError, CancelError, EnqueueError, PollError, SpecError};
+use crate::policy_table::Codec;
+use crate::queue::Slot;
+use crate::request::{Kind, Nanos, Request};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::Slot;
 
 /// When the other copies of a read that joined several queues are withdrawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -37,6 +37,26 @@ pub enum Abort {
     /// When the first copy completes, the others leave their queues, and any
     /// already in service is aborted.
     AtCompletion,
+}
+
+/// In a description: `abort=start` or `abort=complete` (also `completion`).
+impl Codec for Abort {
+    type Value = Abort;
+
+    fn parse(text: &str) -> Result<Abort, Option<SpecError>> {
+        match text {
+            "start" => Ok(Abort::AtStart),
+            "complete" | "completion" => Ok(Abort::AtCompletion),
+            _ => Err(None),
+        }
+    }
+
+    fn write(value: &Abort, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match value {
+            Abort::AtStart => "start",
+            _ => "complete",
+        })
+    }
 }
 
 /// What a read routing sees when a read arrives. Slices have one entry per disk.
@@ -61,6 +81,7 @@ pub struct RouteView<'a> {
 
 impl RouteView<'_> {
     /// The cylinder distance from disk `d`'s arm to its copy.
+    #[inline]
     pub fn distance(&self, d: usize) -> u32 {
         let c = self.copies.location(d).map_or(0, |l| l.cylinder);
         self.array.heads[d].cylinder.abs_diff(c)
@@ -96,7 +117,7 @@ pub struct WriteView<'a> {
 }
 
 /// Chooses which disks holding a copy get a new write now. Holders left out
-/// are reported in the write's [`Completion::skipped`] for the driver to
+/// are reported in the write's [`Completion::skipped`](super::Completion::skipped) for the driver to
 /// propagate later (eager writing) or to drop from its map (scatter).
 pub trait WriteRouting {
     /// A non-empty set of disks among `view.eligible`.
@@ -114,9 +135,12 @@ impl WriteRouting for AllCopies {
 }
 
 /// Distributed multiple queues: per-disk queues `Q`, read routing `R`, the
-/// register on storage `S`, write routing `W`.
-pub struct Dmq<Q, R, S: Storage, W = AllCopies> {
-    book: Book<S>,
+/// ledger on storage `S`, write routing `W`.
+pub type Dmq<Q, R, S, W = AllCopies> = Array<DmqQueues<Q, R, W>, S>;
+
+/// The queues of a [`Dmq`]: one queue discipline per disk, and the routings
+/// that fill them.
+pub struct DmqQueues<Q, R, W> {
     queues: Q,
     routing: R,
     writes: W,
@@ -150,65 +174,63 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Dmq<Q, R, S, W>
         writes: W,
     ) -> Result<Self, BuildError> {
         check_queue_capacity(queues.queues(), storage.capacity())?;
-        Ok(Dmq {
-            book: Book::new(&storage, queues.queues().len())?,
-            queues,
-            routing,
-            writes,
-            prefer_idle: false,
-            next_sequential: [u64::MAX; MAX_DISKS],
-        })
+        let disks = queues.queues().len();
+        Array::with_queues(
+            &storage,
+            disks,
+            DmqQueues {
+                queues,
+                routing,
+                writes,
+                prefer_idle: false,
+                next_sequential: [u64::MAX; MAX_DISKS],
+            },
+        )
     }
 
     /// Chen & Towsley's modified routing: a read that finds an idle disk with
     /// an up-to-date copy goes to the one whose arm is nearest its copy,
     /// whatever the routing.
     pub fn prefer_idle(mut self) -> Self {
-        self.prefer_idle = true;
+        self.inner_queues_mut().prefer_idle = true;
         self
-    }
-
-    /// When writes count as done (default [`Ack::All`]).
-    ///
-    /// # Errors
-    /// [`BuildError::InvalidParameter`] for a quorum of 0.
-    pub fn with_ack(mut self, ack: Ack) -> Result<Self, BuildError> {
-        self.book.set_ack(ack)?;
-        Ok(self)
     }
 
     /// The per-disk queues.
     pub fn queues(&self) -> &[Q::Queue] {
-        self.queues.queues()
+        self.inner_queues().queues.queues()
     }
+}
 
+impl<Q: DiskQueues, R: ReadRouting, W: WriteRouting> DmqQueues<Q, R, W> {
     /// Live disks serving nothing with nothing queued.
-    fn idle(&self) -> DiskSet {
-        self.book.idle().intersection(self.book.unqueued())
+    fn idle<S: Storage>(ledger: &Ledger<S>) -> DiskSet {
+        ledger.idle().intersection(ledger.unqueued())
     }
 
     /// The disks a read joins, among `eligible`.
-    fn route_read(
+    fn route_read<S: Storage>(
         &mut self,
+        ledger: &Ledger<S>,
         req: &Request,
         copies: &Copies,
         eligible: DiskSet,
         view: &ArrayView<'_>,
     ) -> DiskSet {
-        let idle = self.idle();
+        let idle = Self::idle(ledger);
         if self.prefer_idle
             && let Some(d) = nearest(idle.intersection(eligible), copies, view.heads)
         {
             return DiskSet::only(d);
         }
-        let disks = self.book.disks();
+        let disks = ledger.disks();
         let route = RouteView {
             request: req,
             copies,
             eligible,
             idle,
             array: view,
-            load: self.book.load(view.now),
+            load: ledger.load(view.now),
             next_sequential: &self.next_sequential[..disks],
         };
         self.routing.route(&route).intersection(eligible)
@@ -216,8 +238,9 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Dmq<Q, R, S, W>
 
     /// Puts the operation of `s` in the queue of each disk of `disks`; on a
     /// refusal, takes back what was queued.
-    fn enqueue_ops(
+    fn enqueue_ops<S: Storage>(
         &mut self,
+        ledger: &mut Ledger<S>,
         s: Slot,
         req: &Request,
         copies: &Copies,
@@ -230,53 +253,37 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Dmq<Q, R, S, W>
                 None => *req,
             };
             if let Err(e) = self.queues.queues_mut()[d].enqueue(op, now) {
-                self.unqueue(s);
+                self.unqueue(ledger, s);
                 return Err(e);
             }
-            self.book.enqueued(s, d);
+            ledger.enqueued(s, d);
         }
         Ok(())
     }
 
     /// Withdraws the copies of `s` still queued.
-    fn unqueue(&mut self, s: Slot) {
-        let id = self.book.request(s).id;
-        for d in self.book.queued(s).iter() {
-            // The book and the queue agree on what is queued; a queue that
-            // lost it anyway has nothing to give back.
+    fn unqueue<S: Storage>(&mut self, ledger: &mut Ledger<S>, s: Slot) {
+        let id = ledger.request(s).id;
+        for d in ledger.queued(s).iter() {
+            // The ledger and the queue agree on what is queued; a queue
+            // that lost it anyway has nothing to give back.
             let _ = self.queues.queues_mut()[d].cancel(id);
-            self.book.dequeued(s, d);
-        }
-    }
-
-    /// Routes a read that lost its operations to a failed disk, or fails it.
-    fn reroute(&mut self, s: Slot, view: &ArrayView<'_>) {
-        let req = self.book.request(s);
-        let copies = self.book.copies(s);
-        let eligible = self.book.fresh(&req, &copies);
-        let mut disks = self.route_read(&req, &copies, eligible, view);
-        if disks.is_empty() {
-            // The routing's choice failed with its disk: any fresh copy will do.
-            disks = eligible.first().map_or(DiskSet::EMPTY, DiskSet::only);
-        }
-        if disks.is_empty() || self.enqueue_ops(s, &req, &copies, disks, view.now).is_err() {
-            self.book.fail(s);
+            ledger.dequeued(s, d);
         }
     }
 }
 
-impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> ArrayPolicy for Dmq<Q, R, S, W> {
-    delegate_to_book!();
-
+impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for DmqQueues<Q, R, W> {
     fn submit(
         &mut self,
+        ledger: &mut Ledger<S>,
         req: Request,
         copies: &Copies,
         view: &ArrayView<'_>,
     ) -> Result<(), EnqueueError> {
-        self.book.check_copies(req.id, copies)?;
+        ledger.check_copies(req.id, copies)?;
         let (disks, targets) = if req.kind == Kind::Write {
-            let eligible = copies.holders().intersection(self.book.live());
+            let eligible = copies.holders().intersection(ledger.live());
             if eligible.is_empty() {
                 return Err(EnqueueError::NoEligibleDisk(req.id));
             }
@@ -284,101 +291,106 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> ArrayPolicy for
                 request: &req,
                 copies,
                 eligible,
-                idle: self.idle(),
+                idle: Self::idle(ledger),
                 array: view,
-                load: self.book.load(view.now),
+                load: ledger.load(view.now),
             };
             let targets = self.writes.route(&route).intersection(eligible);
             (targets, targets)
         } else {
-            let eligible = self.book.fresh(&req, copies);
+            let eligible = ledger.fresh(&req, copies);
             if eligible.is_empty() {
                 return Err(EnqueueError::NoEligibleDisk(req.id));
             }
             (
-                self.route_read(&req, copies, eligible, view),
+                self.route_read(ledger, &req, copies, eligible, view),
                 DiskSet::EMPTY,
             )
         };
         if disks.is_empty() {
             return Err(EnqueueError::NoRoute(req.id));
         }
-        let s = self.book.admit(&req, copies, targets, view)?;
-        if let Err(e) = self.enqueue_ops(s, &req, copies, disks, view.now) {
-            self.book.withdraw(s);
+        let s = ledger.admit(&req, copies, targets, view)?;
+        if let Err(e) = self.enqueue_ops(ledger, s, &req, copies, disks, view.now) {
+            ledger.withdraw(s);
             return Err(e);
         }
         Ok(())
     }
 
-    fn complete(&mut self, disk: usize, _now: Nanos) -> Result<Completion, CompleteError> {
-        let at_completion = self.routing.abort() == Abort::AtCompletion;
-        let (s, done) = self.book.complete_op(disk, at_completion)?;
-        if at_completion && done.finished.is_some_and(|r| r.kind == Kind::Read) {
-            self.unqueue(s);
-        }
-        self.book.retire_if_idle(s);
-        Ok(done)
-    }
-
-    fn cancel(&mut self, id: RequestId) -> Result<Request, CancelError> {
-        let s = self.book.find_open(id)?;
-        self.book.check_cancel(s)?;
-        self.unqueue(s);
-        Ok(self.book.withdraw_open(s))
-    }
-
-    fn set_disk_state(
+    fn poll_start(
         &mut self,
-        disk: usize,
-        state: DiskState,
+        ledger: &mut Ledger<S>,
         view: &ArrayView<'_>,
-    ) -> Result<(), CompleteError> {
-        if !self.book.change_state(disk, state)? {
-            return Ok(());
-        }
-        if let Some(s) = self.book.fail_disk(disk)
-            && self.book.lose(s, disk) == Loss::Reroute
-        {
-            self.reroute(s, view);
-        }
-        while let Some(op) = self.queues.queues_mut()[disk].pop_any() {
-            let Some(s) = self.book.find(op.id) else {
-                continue; // never ours: nothing to account for
-            };
-            self.book.dequeued(s, disk);
-            if self.book.lose(s, disk) == Loss::Reroute {
-                self.reroute(s, view);
-            }
-        }
-        self.next_sequential[disk] = u64::MAX;
-        Ok(())
-    }
-
-    fn poll_start(&mut self, view: &ArrayView<'_>) -> Result<Option<Start>, PollError> {
-        for d in 0..self.book.disks() {
-            if self.book.is_busy(d) || self.book.state(d) == DiskState::Failed {
-                continue;
-            }
+    ) -> Result<Option<Start>, PollError> {
+        for d in ledger.idle().iter() {
             let est: &dyn ServiceEstimator = view.estimators[d];
             let Some(dispatch) = self.queues.queues_mut()[d].next(view.heads[d], view.now, est)
             else {
                 continue;
             };
             let op = dispatch.request;
-            let s = self
-                .book
+            let s = ledger
                 .find(op.id)
-                .filter(|&s| self.book.queued(s).contains(d))
+                .filter(|&s| ledger.queued(s).contains(d))
                 .ok_or(PollError::UnknownOperation { disk: d, id: op.id })?;
-            self.book.start(s, d, view.now);
+            ledger.start(s, d, view.now);
             self.next_sequential[d] = op.block + op.blocks as u64;
             if op.kind == Kind::Read && self.routing.abort() == Abort::AtStart {
-                self.unqueue(s);
+                self.unqueue(ledger, s);
             }
             return Ok(Some(Start { disk: d, dispatch }));
         }
         Ok(None)
+    }
+
+    fn read_completion_aborts(&self) -> bool {
+        self.routing.abort() == Abort::AtCompletion
+    }
+
+    fn read_finished(&mut self, ledger: &mut Ledger<S>, s: Slot) {
+        if self.routing.abort() == Abort::AtCompletion {
+            self.unqueue(ledger, s);
+        }
+    }
+
+    fn cancel(&mut self, ledger: &mut Ledger<S>, s: Slot) -> Result<(), CancelError> {
+        ledger.check_cancel(s)?;
+        self.unqueue(ledger, s);
+        Ok(())
+    }
+
+    fn take_queued(&mut self, ledger: &mut Ledger<S>, disk: usize) -> Option<Slot> {
+        while let Some(op) = self.queues.queues_mut()[disk].pop_any() {
+            // An operation that was never ours has nothing to account for.
+            if let Some(s) = ledger.find(op.id) {
+                return Some(s);
+            }
+        }
+        None
+    }
+
+    /// Routes a read that lost its operations to a failed disk, or fails it.
+    fn reroute(&mut self, ledger: &mut Ledger<S>, s: Slot, view: &ArrayView<'_>) {
+        let req = ledger.request(s);
+        let copies = ledger.copies(s);
+        let eligible = ledger.fresh(&req, &copies);
+        let mut disks = self.route_read(ledger, &req, &copies, eligible, view);
+        if disks.is_empty() {
+            // The routing's choice failed with its disk: any fresh copy will do.
+            disks = eligible.first().map_or(DiskSet::EMPTY, DiskSet::only);
+        }
+        if disks.is_empty()
+            || self
+                .enqueue_ops(ledger, s, &req, &copies, disks, view.now)
+                .is_err()
+        {
+            ledger.fail(s);
+        }
+    }
+
+    fn disk_failed(&mut self, _register: &mut Ledger<S>, disk: usize) {
+        self.next_sequential[disk] = u64::MAX;
     }
 
     fn next_eligible_at(&self, now: Nanos) -> Option<Nanos> {

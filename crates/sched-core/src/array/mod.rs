@@ -61,11 +61,17 @@
 //! and CMQ take any [`Scheduler`] as their queue
 //! discipline, so the real-time variants are compositions: RT-DMQ is DMQ over
 //! [`Ssedo`](crate::policy::Ssedo), RT-CMQ-S is CMQ with SSEDO on the common
-//! queue and SSTF on the auxiliary queues.
+//! queue and SSTF on the auxiliary queues. Each start rule and read routing,
+//! CMQ and each named composition is a row of the policy table (see
+//! [`registry`](crate::registry)).
+//!
+//! The families share their bookkeeping: [`Array`] keeps the ledger of
+//! logical requests and handles completions, cancels and disk failures the
+//! same way for all of them; a family supplies only where work waits and
+//! which operation starts next, and a new policy of a family only its start
+//! rule ([`StartRule`]) or read routing ([`ReadRouting`]).
 
-#[cfg(feature = "alloc")]
-mod any;
-mod book;
+mod bookkeeping;
 mod c_pssq;
 mod cmq;
 mod copies;
@@ -73,6 +79,7 @@ mod cr_esq;
 mod cru_esq;
 mod dmq;
 mod least_backlog;
+mod ledger;
 mod md;
 mod mr_dmq;
 mod mr_dmqa;
@@ -82,26 +89,28 @@ mod s_pssq;
 mod single_queue;
 mod sq_dmq;
 
-#[cfg(feature = "alloc")]
-pub use any::{AnyArray, AnyDmq};
-pub use book::DiskLoad;
-pub use c_pssq::{CPssq, CPssqRule};
-pub use cmq::Cmq;
-pub use copies::{Copies, DiskSet, Location, MAX_COPIES, MAX_DISKS};
-pub use cr_esq::{CrEsq, CrEsqRule};
-pub use cru_esq::{CruEsq, CruEsqRule};
-pub use dmq::{Abort, AllCopies, Dmq, ReadRouting, RouteView, WriteRouting, WriteView};
-pub use least_backlog::LeastBacklog;
-pub use md::Md;
-pub use mr_dmq::BothCopies;
-pub use mr_dmqa::BothCopiesAbort;
-pub use mr_esq::{MrEsq, MrEsqRule};
-pub use r_dmq::RandomRead;
-pub use s_pssq::{SPssq, SPssqRule};
-pub use single_queue::{SingleQueue, SqView, StartRule};
-pub use sq_dmq::ShortestQueue;
+pub use bookkeeping::*;
+pub use c_pssq::*;
+pub use cmq::*;
+pub use copies::*;
+pub use cr_esq::*;
+pub use cru_esq::*;
+pub use dmq::*;
+pub use least_backlog::*;
+pub use ledger::*;
+pub use md::*;
+pub use mr_dmq::*;
+pub use mr_dmqa::*;
+pub use mr_esq::*;
+pub use r_dmq::*;
+pub use s_pssq::*;
+pub use single_queue::*;
+pub use sq_dmq::*;
 
-pub use crate::spec::{ArraySpec, ArraySpecError, Routing};
+pub use crate::error::ArraySpecError;
+#[cfg(feature = "alloc")]
+pub use crate::policy_table::AnyArray;
+pub use crate::policy_table::{AnyRouting, AnyStartRule, ArraySpec, Routing};
 
 use crate::error::{BuildError, CancelError, CompleteError, EnqueueError, PollError};
 use crate::request::{Dispatch, Head, Nanos, Request, RequestId};
@@ -357,28 +366,6 @@ impl<Q: Scheduler> DiskQueues for alloc::boxed::Box<[Q]> {
     }
 }
 
-/// The [`ArrayPolicy`] methods every policy answers from its `book` register.
-macro_rules! delegate_to_book {
-    () => {
-        fn poll_event(&mut self) -> Option<$crate::array::Completion> {
-            self.book.poll_event()
-        }
-        fn disks(&self) -> usize {
-            self.book.disks()
-        }
-        fn disk_state(&self, disk: usize) -> $crate::array::DiskState {
-            self.book.state(disk)
-        }
-        fn in_system(&self) -> usize {
-            self.book.open()
-        }
-        fn is_busy(&self, disk: usize) -> bool {
-            self.book.is_busy(disk)
-        }
-    };
-}
-pub(crate) use delegate_to_book;
-
 /// Checks a disk count against [`MAX_DISKS`].
 pub(crate) const fn check_disks(d: usize) -> Result<(), BuildError> {
     if d == 0 || d > MAX_DISKS {
@@ -405,6 +392,7 @@ pub(crate) fn check_queue_capacity<Q: Scheduler>(
 }
 
 /// The disk in `candidates` whose arm is nearest its copy; ties go to the lower index.
+#[inline]
 pub(crate) fn nearest(candidates: DiskSet, copies: &Copies, heads: &[Head]) -> Option<usize> {
     candidates.iter().min_by_key(|&d| {
         let c = copies.location(d).map_or(0, |l| l.cylinder);

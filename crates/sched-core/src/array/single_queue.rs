@@ -8,14 +8,14 @@
 //! as `eligible`), and a write is sent to every live holder once all live
 //! disks are idle.
 
-use super::book::{Book, Loss};
+use super::bookkeeping::{Array, Queues};
 use super::copies::{Copies, DiskSet, MAX_DISKS};
-use super::delegate_to_book;
-use super::{Ack, ArrayPolicy, ArrayView, Completion, DiskState, Start};
-use crate::error::{BuildError, CancelError, CompleteError, EnqueueError, PollError};
-use crate::request::{Dispatch, Head, Nanos, Request, RequestId};
+use super::ledger::Ledger;
+use super::{ArrayView, Start};
+use crate::error::{BuildError, CancelError, EnqueueError, PollError};
+use crate::queue::{Fifo, NIL, Slot};
+use crate::request::{Dispatch, Head, Nanos, Request};
 use crate::storage::Storage;
-use crate::store::{Fifo, NIL, Slot};
 
 /// What a start rule sees of the array when a request is at the head of the queue.
 #[derive(Clone, Copy, Debug)]
@@ -37,11 +37,13 @@ pub struct SqView<'a> {
 
 impl SqView<'_> {
     /// Whether every live disk is idle.
+    #[inline]
     pub fn all_idle(&self) -> bool {
         self.idle == self.live
     }
 
     /// The primary copy: the lowest eligible disk.
+    #[inline]
     pub fn primary(&self) -> Option<usize> {
         self.eligible.first()
     }
@@ -61,8 +63,11 @@ pub trait StartRule {
 }
 
 /// One FCFS queue of logical requests whose head starts as rule `R` allows.
-pub struct SingleQueue<R, S: Storage> {
-    book: Book<S>,
+pub type SingleQueue<R, S> = Array<SqQueues<R, S>, S>;
+
+/// The queue of a [`SingleQueue`]: the logical requests waiting in arrival
+/// order, and the operations committed to idle disks.
+pub struct SqQueues<R, S: Storage> {
     waiting: Fifo<S>,
     waiting_len: usize,
     /// Operations committed to an idle disk and not yet handed to the driver.
@@ -77,104 +82,59 @@ impl<R: StartRule + Default, S: Storage> SingleQueue<R, S> {
     /// # Errors
     /// [`BuildError::InvalidParameter`] for no disk or more than [`MAX_DISKS`].
     pub fn new(storage: S, disks: usize) -> Result<Self, BuildError> {
-        Ok(SingleQueue {
-            book: Book::new(&storage, disks)?,
-            waiting: Fifo::new(&storage),
-            waiting_len: 0,
-            ready: [NIL; MAX_DISKS],
-            rule: R::default(),
-        })
+        Self::with_rule(storage, disks, R::default())
     }
 }
 
 impl<R: StartRule, S: Storage> SingleQueue<R, S> {
-    /// When writes count as done (default [`Ack::All`]).
+    /// As [`SingleQueue::new`], with the start rule given.
     ///
     /// # Errors
-    /// [`BuildError::InvalidParameter`] for a quorum of 0.
-    pub fn with_ack(mut self, ack: Ack) -> Result<Self, BuildError> {
-        self.book.set_ack(ack)?;
-        Ok(self)
-    }
-
-    fn emit_ready(&mut self, now: Nanos) -> Option<Start> {
-        let d = (0..self.book.disks()).find(|&d| self.ready[d] != NIL)?;
-        let s = self.ready[d];
-        self.ready[d] = NIL;
-        self.book.start(s, d, now);
-        Some(Start {
-            disk: d,
-            dispatch: Dispatch::direct(self.book.op(s, d)),
-        })
-    }
-
-    /// Puts a request back in the queue in its arrival place.
-    fn requeue(&mut self, s: Slot) {
-        self.waiting.insert_by_arrival(self.book.slab(), s);
-        self.waiting_len += 1;
+    /// As [`SingleQueue::new`].
+    pub fn with_rule(storage: S, disks: usize, rule: R) -> Result<Self, BuildError> {
+        let queues = SqQueues {
+            waiting: Fifo::new(&storage),
+            waiting_len: 0,
+            ready: [NIL; MAX_DISKS],
+            rule,
+        };
+        Array::with_queues(&storage, disks, queues)
     }
 }
 
-impl<R: StartRule, S: Storage> ArrayPolicy for SingleQueue<R, S> {
-    delegate_to_book!();
+impl<R: StartRule, S: Storage> SqQueues<R, S> {
+    fn emit_ready(&mut self, ledger: &mut Ledger<S>, now: Nanos) -> Option<Start> {
+        let d = (0..ledger.disks()).find(|&d| self.ready[d] != NIL)?;
+        let s = self.ready[d];
+        self.ready[d] = NIL;
+        ledger.start(s, d, now);
+        Some(Start {
+            disk: d,
+            dispatch: Dispatch::direct(ledger.op(s, d)),
+        })
+    }
+}
 
+impl<R: StartRule, S: Storage> Queues<S> for SqQueues<R, S> {
     fn submit(
         &mut self,
+        ledger: &mut Ledger<S>,
         req: Request,
         copies: &Copies,
         view: &ArrayView<'_>,
     ) -> Result<(), EnqueueError> {
-        let s = self.book.admit_to_common_queue(&req, copies, view)?;
+        let s = ledger.admit_to_common_queue(&req, copies, view)?;
         self.waiting.push_back(s);
         self.waiting_len += 1;
         Ok(())
     }
 
-    /// A read completes with its first copy (MR-ESQ aborts the others); an
-    /// update as the array's [`Ack`] rule says.
-    fn complete(&mut self, disk: usize, _now: Nanos) -> Result<Completion, CompleteError> {
-        let (s, done) = self.book.complete_op(disk, true)?;
-        self.book.retire_if_idle(s);
-        Ok(done)
-    }
-
-    fn cancel(&mut self, id: RequestId) -> Result<Request, CancelError> {
-        let s = self.book.find_open(id)?;
-        let started = !self.book.serving(s).is_empty();
-        if started && self.book.is_write(s) {
-            return Err(CancelError::InService(id));
-        }
-        if !started {
-            self.waiting.remove(s);
-            self.waiting_len -= 1;
-        }
-        Ok(self.book.withdraw_open(s))
-    }
-
-    fn set_disk_state(
+    fn poll_start(
         &mut self,
-        disk: usize,
-        state: DiskState,
-        _view: &ArrayView<'_>,
-    ) -> Result<(), CompleteError> {
-        if !self.book.change_state(disk, state)? {
-            return Ok(());
-        }
-        let ready = core::mem::replace(&mut self.ready[disk], NIL);
-        if ready != NIL {
-            self.book.dequeued(ready, disk);
-        }
-        let serving = self.book.fail_disk(disk);
-        for s in [ready, serving.unwrap_or(NIL)] {
-            if s != NIL && self.book.lose(s, disk) == Loss::Reroute {
-                self.requeue(s);
-            }
-        }
-        Ok(())
-    }
-
-    fn poll_start(&mut self, view: &ArrayView<'_>) -> Result<Option<Start>, PollError> {
-        if let Some(start) = self.emit_ready(view.now) {
+        ledger: &mut Ledger<S>,
+        view: &ArrayView<'_>,
+    ) -> Result<Option<Start>, PollError> {
+        if let Some(start) = self.emit_ready(ledger, view.now) {
             return Ok(Some(start));
         }
         // The head request, once requests whose every up-to-date copy failed
@@ -183,27 +143,27 @@ impl<R: StartRule, S: Storage> ArrayPolicy for SingleQueue<R, S> {
             let Some(s) = self.waiting.front() else {
                 return Ok(None);
             };
-            self.book.skip_failed_targets(s);
-            let servers = self.book.servers(s);
+            ledger.skip_failed_targets(s);
+            let servers = ledger.servers(s);
             if !servers.is_empty() {
                 break (s, servers);
             }
             self.waiting.remove(s);
             self.waiting_len -= 1;
-            if self.book.is_open(s) {
-                self.book.fail(s);
+            if ledger.is_open(s) {
+                ledger.fail(s);
             }
         };
-        let copies = self.book.copies(s);
+        let copies = ledger.copies(s);
         let sq = SqView {
-            idle: self.book.idle(),
-            live: self.book.live(),
+            idle: ledger.idle(),
+            live: ledger.live(),
             eligible: servers,
-            writing: (0..self.book.disks()).any(|d| self.book.writing_on(d)),
+            writing: (0..ledger.disks()).any(|d| ledger.writing_on(d)),
             copies: &copies,
             heads: view.heads,
         };
-        let disks = if self.book.is_write(s) {
+        let disks = if ledger.is_write(s) {
             if self.rule.update_may_start(&sq) {
                 servers
             } else {
@@ -221,10 +181,48 @@ impl<R: StartRule, S: Storage> ArrayPolicy for SingleQueue<R, S> {
         self.waiting.remove(s);
         self.waiting_len -= 1;
         for d in disks.iter() {
-            self.book.enqueued(s, d);
+            ledger.enqueued(s, d);
             self.ready[d] = s;
         }
-        Ok(self.emit_ready(view.now))
+        Ok(self.emit_ready(ledger, view.now))
+    }
+
+    /// A read completes with its first copy; MR-ESQ's other copies, started
+    /// with it, are aborted.
+    fn read_completion_aborts(&self) -> bool {
+        true
+    }
+
+    fn read_finished(&mut self, _register: &mut Ledger<S>, _s: Slot) {
+        // Every copy of a read starts at once: none is left queued.
+    }
+
+    fn cancel(&mut self, ledger: &mut Ledger<S>, s: Slot) -> Result<(), CancelError> {
+        let started = !ledger.serving(s).is_empty();
+        if started && ledger.is_write(s) {
+            return Err(CancelError::InService(ledger.request(s).id));
+        }
+        if !started {
+            self.waiting.remove(s);
+            self.waiting_len -= 1;
+        }
+        Ok(())
+    }
+
+    fn take_queued(&mut self, _register: &mut Ledger<S>, disk: usize) -> Option<Slot> {
+        let s = core::mem::replace(&mut self.ready[disk], NIL);
+        (s != NIL).then_some(s)
+    }
+
+    /// Puts a request back in the queue in its arrival place.
+    fn reroute(&mut self, ledger: &mut Ledger<S>, s: Slot, _view: &ArrayView<'_>) {
+        self.waiting
+            .insert_by_arrival(s, |a, b| ledger.arrives_before(a, b));
+        self.waiting_len += 1;
+    }
+
+    fn disk_failed(&mut self, _register: &mut Ledger<S>, _disk: usize) {
+        // Nothing waits for a particular disk.
     }
 
     fn next_eligible_at(&self, _now: Nanos) -> Option<Nanos> {

@@ -12,10 +12,15 @@ use super::dmq::{ReadRouting, RouteView};
 pub struct ShortestQueue;
 
 impl ReadRouting for ShortestQueue {
+    #[inline]
     fn route(&mut self, v: &RouteView<'_>) -> DiskSet {
-        v.eligible
-            .iter()
-            .min_by_key(|&d| (v.load.operations(d), v.distance(d), d))
-            .map_or(DiskSet::EMPTY, DiskSet::only)
+        let mut best: Option<(usize, u32, usize)> = None;
+        for d in v.eligible.iter() {
+            let key = (v.load.operations(d), v.distance(d), d);
+            if best.is_none_or(|b| key < b) {
+                best = Some(key);
+            }
+        }
+        best.map_or(DiskSet::EMPTY, |(_, _, d)| DiskSet::only(d))
     }
 }

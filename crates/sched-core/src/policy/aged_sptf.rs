@@ -6,10 +6,10 @@
 //! requests win eventually. Weight 0 is SPTF. Same candidate window as SPTF.
 
 use crate::error::BuildError;
+use crate::queue::{CylinderIndex, Queue, delegate_to_queue};
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{CylinderIndex, Queue, delegate_to_queue};
 
 use super::sptf::{best_positioned, check_window};
 

@@ -5,10 +5,10 @@
 //! to the last cylinder and the return seek to cylinder 0.
 
 use crate::error::BuildError;
+use crate::queue::{CylinderIndex, Queue, delegate_to_queue};
 use crate::request::{Dispatch, Head, Nanos, Travel};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{CylinderIndex, Queue, delegate_to_queue};
 
 /// Circular SCAN: upward sweeps to the edge, with a return seek to cylinder 0.
 pub struct CScan<S: Storage> {

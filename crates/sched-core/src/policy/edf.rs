@@ -4,10 +4,10 @@
 //! (Chen & Towsley 1991, §3.2). Requests without a deadline come after all
 //! that have one, in arrival order.
 
+use crate::queue::{DeadlineHeap, Queue, delegate_to_queue};
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{DeadlineHeap, Queue, delegate_to_queue};
 
 /// Earliest deadline first; ties by arrival, then id.
 pub struct Edf<S: Storage> {

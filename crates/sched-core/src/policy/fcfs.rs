@@ -3,10 +3,10 @@
 //! The baseline of every paper in this project (Towsley, Chen & Yu 1991 use it
 //! for all queues of the original PSSQ, ESQ, DMQ and CMQ policies).
 
+use crate::queue::{Fifo, Queue, delegate_to_queue};
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{Fifo, Queue, delegate_to_queue};
 
 /// First come, first served: the request with the earliest `arrival` time,
 /// then the lower id.

@@ -18,13 +18,16 @@
 //! first feasible deadline, so it only visits requests that are not expired
 //! yet cannot be reached in time.
 
-use crate::error::BuildError;
+use core::fmt;
+
+use crate::error::{BuildError, SpecError};
+use crate::policy_table::Codec;
+use crate::queue::{
+    CylinderIndex, DeadlineHeap, InOrder, Index, NIL, Queue, Slab, Slot, Step, delegate_to_queue,
+};
 use crate::request::{Direction, Dispatch, Head, Nanos, Request};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{
-    CylinderIndex, DeadlineHeap, InOrder, Index, NIL, Queue, Slab, Slot, Step, delegate_to_queue,
-};
 
 use super::sweep::elevator_pick;
 
@@ -36,6 +39,30 @@ pub enum ExpiredRule {
     Keep,
     /// Set them aside; the driver collects them with `take_expired`.
     Drop,
+}
+
+/// In a description: `expired=keep` or `expired=drop`.
+impl Codec for ExpiredRule {
+    type Value = ExpiredRule;
+
+    fn parse(text: &str) -> Result<ExpiredRule, Option<SpecError>> {
+        match text {
+            "keep" => Ok(ExpiredRule::Keep),
+            "drop" => Ok(ExpiredRule::Drop),
+            _ => Err(None),
+        }
+    }
+
+    fn write(value: &ExpiredRule, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match value {
+            ExpiredRule::Keep => "keep",
+            ExpiredRule::Drop => "drop",
+        })
+    }
+
+    fn drops_expired(value: &ExpiredRule) -> bool {
+        *value == ExpiredRule::Drop
+    }
 }
 
 /// Unexpired deadlines in a heap; requests the arm may serve by cylinder; in

@@ -5,10 +5,10 @@
 //! Denning's SCAN, 1967).
 
 use crate::error::BuildError;
+use crate::queue::{CylinderIndex, Queue, delegate_to_queue};
 use crate::request::{Direction, Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{CylinderIndex, Queue, delegate_to_queue};
 
 use super::sweep::elevator_pick;
 

@@ -1,4 +1,5 @@
-//! Single-disk scheduling policies, one per file, each named as its paper names it.
+//! Single-disk scheduling policies, one per file, each named as its paper names it,
+//! each a row of the policy table (see [`registry`](crate::registry)).
 //!
 //! | policy | orders by | needs an estimator | cost of a decision (queue of n, capacity N) |
 //! |---|---|---|---|
@@ -41,22 +42,19 @@ mod vscan;
 mod wrr_admission;
 mod wrr_scan;
 
-pub use aged_sptf::AgedSptf;
-pub use clook::CLook;
-pub use cscan::CScan;
-pub use edf::Edf;
-pub use fcfs::Fcfs;
-pub use fd_scan::{ExpiredRule, FdScan};
-pub use look::Look;
-pub use scan::Scan;
-pub use scan_edf::ScanEdf;
-pub use sptf::Sptf;
-pub use ssedo::{MAX_WINDOW, Ssedo};
-pub use ssedv::{MAX_TIME_UNIT, Ssedv};
-pub use sstf::Sstf;
-pub use vscan::VScan;
-pub use wrr_admission::{
-    AdmitError, AperiodicReserve, Bound, RateTask, Reservation, Round, TaskError, WrrMode,
-    WrrParams, largest_round,
-};
-pub use wrr_scan::WrrScan;
+pub use aged_sptf::*;
+pub use clook::*;
+pub use cscan::*;
+pub use edf::*;
+pub use fcfs::*;
+pub use fd_scan::*;
+pub use look::*;
+pub use scan::*;
+pub use scan_edf::*;
+pub use sptf::*;
+pub use ssedo::*;
+pub use ssedv::*;
+pub use sstf::*;
+pub use vscan::*;
+pub use wrr_admission::*;
+pub use wrr_scan::*;

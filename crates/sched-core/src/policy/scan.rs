@@ -6,10 +6,10 @@
 //! driver charges the extra seek.
 
 use crate::error::BuildError;
+use crate::queue::{CylinderIndex, Queue, delegate_to_queue};
 use crate::request::{Direction, Dispatch, Head, Nanos, Travel};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{CylinderIndex, Queue, delegate_to_queue};
 
 use super::sweep::elevator_pick;
 

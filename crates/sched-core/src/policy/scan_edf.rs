@@ -15,10 +15,10 @@
 //! to that group, paid only when deadlines arrive out of order).
 
 use crate::error::BuildError;
+use crate::queue::{CylinderIndex, DeadlineHeap, Index, Queue, Slab, Slot, delegate_to_queue};
 use crate::request::{Direction, Dispatch, Head, Nanos, Request};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{CylinderIndex, DeadlineHeap, Index, Queue, Slab, Slot, delegate_to_queue};
 
 use super::sweep::elevator_pick;
 

@@ -8,10 +8,10 @@
 //! (distance, then earlier arrival, then lower id).
 
 use crate::error::BuildError;
+use crate::queue::{CylinderIndex, Outward, Queue, Slot, delegate_to_queue};
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{CylinderIndex, Outward, Queue, Slot, delegate_to_queue};
 
 /// Shortest positioning time first, optionally over a window of candidates.
 pub struct Sptf<S: Storage> {

@@ -8,10 +8,10 @@
 //! m = 3, β = 2.
 
 use crate::error::BuildError;
+use crate::queue::{DeadlineHeap, FirstFew, InOrder, Queue, Slot, Step, delegate_to_queue};
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{DeadlineHeap, FirstFew, InOrder, Queue, Slot, Step, delegate_to_queue};
 
 /// The largest window SSEDO accepts.
 pub const MAX_WINDOW: usize = 64;

@@ -25,10 +25,10 @@
 //! on a deep queue) it visited nearly the whole queue.
 
 use crate::error::BuildError;
+use crate::queue::{CylinderIndex, LinearMin, Queue, delegate_to_queue};
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{CylinderIndex, LinearMin, Queue, delegate_to_queue};
 
 /// α is kept in units of 2⁻¹⁶.
 const ONE: u64 = 1 << 16;

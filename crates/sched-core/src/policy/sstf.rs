@@ -4,10 +4,10 @@
 //! policies of Chen & Towsley (1991, §3.1) run it on every queue.
 
 use crate::error::BuildError;
+use crate::queue::{CylinderIndex, Queue, delegate_to_queue};
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{CylinderIndex, Queue, delegate_to_queue};
 
 /// Shortest seek (cylinder distance) first.
 ///

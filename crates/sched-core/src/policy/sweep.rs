@@ -1,8 +1,8 @@
 //! The elevator rule LOOK, SCAN, SCAN-EDF and FD-SCAN's fallback share.
 
+use crate::queue::{CylinderIndex, Slab, Slot};
 use crate::request::{Cylinder, Direction};
 use crate::storage::Storage;
-use crate::store::{CylinderIndex, Slab, Slot};
 
 /// The next request in `direction` from cylinder `h` (the arm's own cylinder
 /// counts as ahead), or, when nothing lies ahead, the nearest one behind; with

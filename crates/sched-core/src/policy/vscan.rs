@@ -8,10 +8,10 @@
 //! order). Geist & Daniel found R ≈ 0.2 best.
 
 use crate::error::BuildError;
+use crate::queue::{CylinderIndex, Queue, delegate_to_queue};
 use crate::request::{Direction, Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
-use crate::store::{CylinderIndex, Queue, delegate_to_queue};
 
 /// V(R): SSTF with a reversal penalty of R times the cylinder count.
 pub struct VScan<S: Storage> {
@@ -57,7 +57,7 @@ impl<S: Storage> Scheduler for VScan<S> {
             Direction::Up => (index.at_or_above(slab, h), index.at_or_below(slab, h)),
             Direction::Down => (index.at_or_below(slab, h), index.at_or_above(slab, h)),
         };
-        let cost = |s: crate::store::Slot| (slab.cylinder(s).abs_diff(h) as u64) << 16;
+        let cost = |s: crate::queue::Slot| (slab.cylinder(s).abs_diff(h) as u64) << 16;
         let s = match (ahead, behind) {
             // Ties keep the direction.
             (Some(a), Some(b)) if cost(b) + self.penalty < cost(a) => {

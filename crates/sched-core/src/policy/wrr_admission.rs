@@ -30,6 +30,8 @@
 
 use core::fmt;
 
+use crate::error::SpecError;
+use crate::policy_table::Separator;
 use crate::request::Nanos;
 
 /// The three versions of WRR-SCAN (§3.1–§3.3).
@@ -492,65 +494,77 @@ where
     Err(refusal(first_demand))
 }
 
-/// The grammar of the registry entry `wrr-scan`: `wrr-scan[:key=value,...]`
-/// with `mode=r|c|ca` (default `ca`) and the aperiodic reservation as
-/// `share=F` (a fraction of each round, default 0.005) or `blocks=N` (x_a),
-/// on the paper's HP 97560 constants ([`WrrParams::tsai04`]). Tasks are
-/// admitted through [`WrrScan::admit`](super::WrrScan::admit), so they are
-/// not part of the description.
-impl core::str::FromStr for WrrParams {
-    type Err = crate::SpecError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        use crate::SpecError;
-        let (name, params) = s.split_once(':').unwrap_or((s, ""));
-        if !crate::spec::same_name_of(name.trim(), "wrr-scan") {
-            return Err(SpecError::UnknownPolicy);
+/// The parameters of WRR-SCAN's description (`wrr-scan[:key=value,...]`,
+/// see [`crate::AnySpec`]): `mode=r|c|ca` (default `ca`) and the aperiodic
+/// reservation as `share=F` (a fraction of each round, default 0.005) or
+/// `blocks=N` (x_a), on the paper's HP 97560 constants
+/// ([`WrrParams::tsai04`]). Tasks are admitted through
+/// [`WrrScan::admit`](super::WrrScan::admit), so they are not part of the
+/// description.
+impl WrrParams {
+    /// Sets parameter `key` to `value`; `Ok(false)` for a key WRR-SCAN does not take.
+    pub(crate) fn set_parameter(&mut self, key: &str, value: &str) -> Result<bool, SpecError> {
+        match key {
+            "mode" => {
+                self.mode = match value {
+                    "r" | "R" => WrrMode::Random,
+                    "c" | "C" => WrrMode::Contiguous,
+                    "ca" | "CA" => WrrMode::Aligned,
+                    _ => {
+                        return Err(SpecError::BadValue {
+                            parameter: "mode",
+                            expected: "r, c or ca",
+                        });
+                    }
+                }
+            }
+            "share" => {
+                let bad = SpecError::BadValue {
+                    parameter: "share",
+                    expected: "a fraction in [0, 1)",
+                };
+                let f: f64 = value.parse().map_err(|_| bad)?;
+                if !(f.is_finite() && (0.0..1.0).contains(&f)) {
+                    return Err(bad);
+                }
+                self.aperiodic = AperiodicReserve::Share {
+                    ppm: (f * 1e6 + 0.5) as u32,
+                };
+            }
+            "blocks" => {
+                self.aperiodic =
+                    AperiodicReserve::Blocks(value.parse().map_err(|_| SpecError::BadValue {
+                        parameter: "blocks",
+                        expected: "a whole number of blocks",
+                    })?);
+            }
+            _ => return Ok(false),
         }
-        let mut out = WrrParams::tsai04(WrrMode::Aligned, AperiodicReserve::Share { ppm: 5_000 });
-        for pair in params.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (key, value) = pair.split_once('=').ok_or(SpecError::BadValue {
-                parameter: "parameters",
-                expected: "key=value pairs separated by commas",
-            })?;
-            match (key.trim(), value.trim()) {
-                ("mode", v) => {
-                    out.mode = match v {
-                        "r" | "R" => WrrMode::Random,
-                        "c" | "C" => WrrMode::Contiguous,
-                        "ca" | "CA" => WrrMode::Aligned,
-                        _ => {
-                            return Err(SpecError::BadValue {
-                                parameter: "mode",
-                                expected: "r, c or ca",
-                            });
-                        }
-                    }
-                }
-                ("share", v) => {
-                    let bad = SpecError::BadValue {
-                        parameter: "share",
-                        expected: "a fraction in [0, 1)",
-                    };
-                    let f: f64 = v.parse().map_err(|_| bad)?;
-                    if !(f.is_finite() && (0.0..1.0).contains(&f)) {
-                        return Err(bad);
-                    }
-                    out.aperiodic = AperiodicReserve::Share {
-                        ppm: (f * 1e6 + 0.5) as u32,
-                    };
-                }
-                ("blocks", v) => {
-                    out.aperiodic =
-                        AperiodicReserve::Blocks(v.parse().map_err(|_| SpecError::BadValue {
-                            parameter: "blocks",
-                            expected: "a whole number of blocks",
-                        })?);
-                }
-                _ => return Err(SpecError::UnknownParameter { policy: "wrr-scan" }),
+        Ok(true)
+    }
+
+    /// Writes the mode and the aperiodic reservation as [`WrrParams::set_parameter`] reads them.
+    pub(crate) fn write_parameters(
+        &self,
+        separator: &mut Separator,
+        f: &mut fmt::Formatter<'_>,
+    ) -> fmt::Result {
+        separator.key(f, "mode")?;
+        f.write_str(match self.mode {
+            WrrMode::Random => "r",
+            WrrMode::Contiguous => "c",
+            WrrMode::Aligned => "ca",
+        })?;
+        match self.aperiodic {
+            AperiodicReserve::Share { ppm } => {
+                separator.key(f, "share")?;
+                write!(f, "{}", f64::from(ppm) / 1e6)
+            }
+            AperiodicReserve::Blocks(x) => {
+                separator.key(f, "blocks")?;
+                write!(f, "{x}")
             }
         }
-        Ok(out)
     }
 }
 
@@ -639,22 +653,6 @@ mod tests {
                 ..
             } if upper == 100 * MS
         ));
-    }
-
-    #[test]
-    fn the_registry_grammar_parses() {
-        let p: WrrParams = "wrr-scan:mode=c,share=0.01".parse().unwrap();
-        assert_eq!(p.mode, WrrMode::Contiguous);
-        assert_eq!(p.aperiodic, AperiodicReserve::Share { ppm: 10_000 });
-        let p: WrrParams = "WRR_SCAN:blocks=3".parse().unwrap();
-        assert_eq!(
-            (p.mode, p.aperiodic),
-            (WrrMode::Aligned, AperiodicReserve::Blocks(3))
-        );
-        assert!("wrr-scan:mode=x".parse::<WrrParams>().is_err());
-        assert!("wrr-scan:share=2".parse::<WrrParams>().is_err());
-        assert!("wrr-scan:speed=1".parse::<WrrParams>().is_err());
-        assert!("look".parse::<WrrParams>().is_err());
     }
 
     #[test]

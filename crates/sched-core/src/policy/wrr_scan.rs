@@ -63,10 +63,10 @@
 //! the caller (40 bytes a task). Nothing is allocated.
 
 use crate::error::{BuildError, CancelError, EnqueueError};
+use crate::queue::{CylinderIndex, NIL, Slab, Slot};
 use crate::request::{Cylinder, Direction, Dispatch, Head, Nanos, Request, RequestId};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::{Slots, Storage};
-use crate::store::{CylinderIndex, NIL, Slab, Slot};
 
 use super::sweep::elevator_pick;
 use super::wrr_admission::{

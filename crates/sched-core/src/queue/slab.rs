@@ -3,9 +3,10 @@
 //! Requests are kept as a structure of arrays: index structures compare
 //! deadlines and cylinders through dense arrays that stay in cache, and no
 //! padding is stored (43 bytes a request instead of the 56 of `Request`),
-//! plus 4 bytes of id table: 47 bytes a slot. The free list is threaded
+//! plus 4 bytes of id index: 47 bytes a slot. The free list is threaded
 //! through the length array of the free slots, which costs no memory.
 
+use super::ids::IdIndex;
 use crate::error::EnqueueError;
 use crate::request::{Cylinder, Kind, Nanos, Request, RequestId};
 use crate::storage::{Slots, Storage};
@@ -22,13 +23,6 @@ const WRITE: u8 = 1;
 /// `Some(Nanos::MAX)` from `None`; the flag can, so a request comes back
 /// exactly as it was enqueued.
 const HAS_DEADLINE: u8 = 2;
-
-/// Fibonacci hashing of request ids onto the open-addressing table.
-#[inline]
-fn home(id: u64, table_len: usize) -> usize {
-    let h = id.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    ((h as u128 * table_len as u128) >> 64) as usize
-}
 
 pub(crate) struct Slab<S: Storage> {
     ids: Slots<u64, S>,
@@ -47,9 +41,8 @@ pub(crate) struct Slab<S: Storage> {
     fresh: usize,
     len: usize,
     capacity: usize,
-    /// Open-addressing id → slot table with 2N cells (linear probing,
-    /// backward-shift deletion, so no tombstones accumulate).
-    table: Slots<[Slot; 2], S>,
+    /// The id → slot index, with 2N cells.
+    table: IdIndex<S, 2>,
 }
 
 impl<S: Storage> Slab<S> {
@@ -67,7 +60,7 @@ impl<S: Storage> Slab<S> {
             fresh: 0,
             len: 0,
             capacity: storage.capacity(),
-            table: Slots::new(storage, [NIL; 2]),
+            table: IdIndex::new(storage),
         }
     }
 
@@ -82,34 +75,8 @@ impl<S: Storage> Slab<S> {
     }
 
     #[inline]
-    fn table(&self) -> &[Slot] {
-        self.table.as_slice().as_flattened()
-    }
-
-    /// Finds the table cell holding `id`, or the empty cell where it would go.
-    #[inline]
-    fn probe(&self, id: u64) -> (usize, Option<Slot>) {
-        let table = self.table();
-        let len = table.len();
-        let mut i = home(id, len);
-        loop {
-            let s = table[i];
-            if s == NIL {
-                return (i, None);
-            }
-            if self.ids[s as usize] == id {
-                return (i, Some(s));
-            }
-            i += 1;
-            if i == len {
-                i = 0;
-            }
-        }
-    }
-
-    #[inline]
     pub(crate) fn find(&self, id: RequestId) -> Option<Slot> {
-        self.probe(id.0).1
+        self.table.probe(id.0, |s| self.ids[s as usize]).1
     }
 
     /// Stores a request, checking capacity and id uniqueness.
@@ -120,7 +87,7 @@ impl<S: Storage> Slab<S> {
                 capacity: self.capacity,
             });
         }
-        let (cell, existing) = self.probe(req.id.0);
+        let (cell, existing) = self.table.probe(req.id.0, |s| self.ids[s as usize]);
         if existing.is_some() {
             return Err(EnqueueError::DuplicateId(req.id));
         }
@@ -149,7 +116,7 @@ impl<S: Storage> Slab<S> {
         } else {
             0
         };
-        self.table.as_mut_slice().as_flattened_mut()[cell] = slot;
+        self.table.fill(cell, slot);
         self.len += 1;
         Ok(slot)
     }
@@ -158,48 +125,13 @@ impl<S: Storage> Slab<S> {
     #[inline]
     pub(crate) fn remove(&mut self, slot: Slot) -> Request {
         let req = self.get(slot);
-        self.unindex(slot);
+        let ids = &self.ids;
+        self.table
+            .remove(slot, ids[slot as usize], |s| ids[s as usize]);
         self.lengths[slot as usize] = u32::from(self.free_head);
         self.free_head = slot;
         self.len -= 1;
         req
-    }
-
-    /// Deletes `slot` from the table, shifting later cells of its probe run back.
-    #[inline]
-    fn unindex(&mut self, slot: Slot) {
-        let len = self.table().len();
-        // Look for the slot itself: no need to read each probed cell's id.
-        let mut hole = home(self.ids[slot as usize], len);
-        while self.table()[hole] != slot {
-            hole += 1;
-            if hole == len {
-                hole = 0;
-            }
-        }
-        let mut j = hole;
-        loop {
-            j += 1;
-            if j == len {
-                j = 0;
-            }
-            let s = self.table()[j];
-            if s == NIL {
-                break;
-            }
-            let h = home(self.ids[s as usize], len);
-            // The entry at j may fill the hole unless its home lies cyclically in (hole, j].
-            let stays = if hole <= j {
-                hole < h && h <= j
-            } else {
-                hole < h || h <= j
-            };
-            if !stays {
-                self.table.as_mut_slice().as_flattened_mut()[hole] = s;
-                hole = j;
-            }
-        }
-        self.table.as_mut_slice().as_flattened_mut()[hole] = NIL;
     }
 
     #[inline]
@@ -262,12 +194,12 @@ impl<S: Storage> Slab<S> {
     /// The occupied slot with the lowest index, for draining.
     pub(crate) fn any_occupied(&self) -> Option<Slot> {
         // Every occupied slot is in the id table, so scanning it finds one.
-        self.table().iter().copied().filter(|&s| s != NIL).min()
+        self.table.occupied().min()
     }
 
     /// Every occupied slot, in no particular order (linear: only for fallbacks).
     pub(crate) fn occupied(&self) -> impl Iterator<Item = Slot> + '_ {
-        self.table().iter().copied().filter(|&s| s != NIL)
+        self.table.occupied()
     }
 }
 

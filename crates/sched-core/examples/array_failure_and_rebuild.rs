@@ -8,7 +8,7 @@
 //! A replacement is then rebuilt in steps (`Rebuilding { rebuilt_to }`),
 //! serving reads below the mark, and brought online.
 //!
-//! Run with `cargo run -p sched-core --features alloc --example mirror`.
+//! Run with `cargo run -p sched-core --features alloc --example array_failure_and_rebuild`.
 
 use sched_core::array::{
     Ack, ArrayPolicy, ArrayView, Completion, Copies, DiskState, Dmq, Location, ShortestQueue,

@@ -102,7 +102,7 @@ impl<S: Storage> CylinderIndex<S> {
     }
 
     /// The earliest request on the lowest cylinder `>= c`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn at_or_above(&self, slab: &Slab<S>, c: Cylinder) -> Option<Slot> {
         let b = self.bucket(c);
         let first = self.firsts[b];
@@ -123,7 +123,7 @@ impl<S: Storage> CylinderIndex<S> {
     }
 
     /// The earliest request on the highest cylinder `<= c`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn at_or_below(&self, slab: &Slab<S>, c: Cylinder) -> Option<Slot> {
         let b = self.bucket(c);
         if let Some(s) = self.last_at_or_below_in(slab, b, c) {

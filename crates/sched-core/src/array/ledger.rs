@@ -1,15 +1,19 @@
-//! The register of logical requests in an array: what each request is, where
+//! The ledger of logical requests in an array: what each request is, where
 //! its copies are, which disks have its operation queued, in service, done or
 //! skipped, when it counts as done, and the state of every disk.
 //!
 //! Every array policy keeps one; the policies differ only in their queues.
+//! One [`Record`] per request holds the request and its bookkeeping side by
+//! side, so the ledger touches one place per request, not one array per
+//! field; only the copies' locations live apart (most requests use few of
+//! their eight places).
 
 use super::copies::{Copies, DiskSet, Location, MAX_COPIES, MAX_DISKS};
 use super::{Ack, ArrayView, Completion, DiskState, check_disks};
 use crate::error::{BuildError, CancelError, CompleteError, EnqueueError};
+use crate::queue::{Fifo, IdIndex, NIL, Slot};
 use crate::request::{Kind, Nanos, Request, RequestId};
 use crate::storage::{Slots, Storage};
-use crate::store::{Fifo, NIL, Slab, Slot};
 
 /// Where a request is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,41 +48,57 @@ pub(crate) enum Loss {
     Reroute,
 }
 
+/// What the ledger counts for each disk: its queued operations and their
+/// expected work, and the operation it serves. Routings read it through
+/// [`DiskLoad`].
+#[derive(Clone, Copy, Debug)]
+struct DiskTally {
+    /// Operations queued for each disk, and their expected service time.
+    pending: [usize; MAX_DISKS],
+    backlog: [Nanos; MAX_DISKS],
+    /// The request each disk serves, when it started and for how long it
+    /// was expected to take.
+    on_disk: [Slot; MAX_DISKS],
+    started_at: [Nanos; MAX_DISKS],
+    serving_expected: [Nanos; MAX_DISKS],
+}
+
 /// What each disk of an array has been given, read straight from the
-/// array's register when a routing asks (nothing is copied per decision).
+/// array's ledger when a routing asks (nothing is copied per decision).
 #[derive(Clone, Copy, Debug)]
 pub struct DiskLoad<'a> {
-    pending: &'a [usize],
-    on_disk: &'a [Slot],
-    queued_work: &'a [Nanos],
-    started_at: &'a [Nanos],
-    serving_expected: &'a [Nanos],
+    tally: &'a DiskTally,
     now: Nanos,
 }
 
 impl DiskLoad<'_> {
     /// Operations queued for disk `d` plus the one it serves.
+    #[inline]
     pub fn operations(&self, d: usize) -> usize {
-        self.pending[d] + usize::from(self.on_disk[d] != NIL)
+        self.tally.pending[d] + usize::from(self.tally.on_disk[d] != NIL)
     }
 
     /// Expected time for disk `d` to finish everything it has been given:
     /// the estimators' expected service time summed over its queue, plus
     /// what remains (by the same estimate) of the operation in service.
+    #[inline]
     pub fn backlog(&self, d: usize) -> Nanos {
-        let remaining = if self.on_disk[d] != NIL {
-            (self.started_at[d] + self.serving_expected[d]).saturating_sub(self.now)
+        let t = self.tally;
+        let remaining = if t.on_disk[d] != NIL {
+            (t.started_at[d] + t.serving_expected[d]).saturating_sub(self.now)
         } else {
             0
         };
-        self.queued_work[d] + remaining
+        t.backlog[d] + remaining
     }
 }
 
-/// Everything the register keeps of one request besides the request itself
-/// and its copies' locations: one cache line, read and written together.
+/// Everything the ledger keeps of one request but its copies' locations:
+/// two whole cache lines (aligned so that no record straddles a third).
 #[derive(Clone, Copy, Debug)]
-struct Entry {
+#[repr(align(64))]
+struct Record {
+    request: Request,
     holders: DiskSet,
     /// A write's disks: the holders it is sent to.
     targets: DiskSet,
@@ -93,9 +113,13 @@ struct Entry {
     /// What an event of this request will report (`REPORT_*` bits).
     report: u8,
     in_lagging: bool,
+    /// Every copy lies at the request's own block and cylinder (a mirror
+    /// laid out identically): its locations are not stored.
+    own_place: bool,
 }
 
-const EMPTY_ENTRY: Entry = Entry {
+const EMPTY_RECORD: Record = Record {
+    request: Request::new(RequestId(0), Kind::Read, 0, 0, 0, 0),
     holders: DiskSet::EMPTY,
     targets: DiskSet::EMPTY,
     queued: DiskSet::EMPTY,
@@ -106,13 +130,23 @@ const EMPTY_ENTRY: Entry = Entry {
     phase: Phase::Closed,
     report: 0,
     in_lagging: false,
+    own_place: false,
 };
 
-pub(crate) struct Book<S: Storage> {
-    slab: Slab<S>,
-    entries: Slots<Entry, S>,
-    /// Where each copy is, in disk order (a mirror's two fill half a line).
+pub(crate) struct Ledger<S: Storage> {
+    records: Slots<Record, S>,
+    /// Where each copy is, in disk order (a mirror's two fill a quarter line).
     locations: Slots<[Location; MAX_COPIES], S>,
+    /// Id → slot of every request held, with four cells a slot: probes are
+    /// short, and a request's id is read from its own record.
+    ids: IdIndex<S, 4>,
+    /// Free slots below `fresh`, each linking to the next (`NIL` ends).
+    next_free: Slots<Slot, S>,
+    free_head: Slot,
+    /// Slots never used yet start here.
+    fresh: usize,
+    held: usize,
+    capacity: usize,
     /// Acknowledged writes with copies still to write, oldest first.
     lagging: Fifo<S>,
     /// Requests with an event to report, oldest first.
@@ -125,22 +159,24 @@ pub(crate) struct Book<S: Storage> {
     /// mask test.
     busy: DiskSet,
     degraded: DiskSet,
-    on_disk: [Slot; MAX_DISKS],
-    started_at: [Nanos; MAX_DISKS],
-    serving_expected: [Nanos; MAX_DISKS],
-    /// Operations queued for each disk, and their expected service time.
-    pending: [usize; MAX_DISKS],
-    backlog: [Nanos; MAX_DISKS],
+    /// Disks with operations queued: kept with `tally.pending`.
+    queueing: DiskSet,
+    tally: DiskTally,
     open: usize,
 }
 
-impl<S: Storage> Book<S> {
+impl<S: Storage> Ledger<S> {
     pub(crate) fn new(storage: &S, disks: usize) -> Result<Self, BuildError> {
         check_disks(disks)?;
-        Ok(Book {
-            slab: Slab::new(storage),
-            entries: Slots::new(storage, EMPTY_ENTRY),
+        Ok(Ledger {
+            records: Slots::new(storage, EMPTY_RECORD),
             locations: Slots::new(storage, [Location::default(); MAX_COPIES]),
+            ids: IdIndex::new(storage),
+            next_free: Slots::new(storage, NIL),
+            free_head: NIL,
+            fresh: 0,
+            held: 0,
+            capacity: storage.capacity(),
             lagging: Fifo::new(storage),
             reports: Fifo::new(storage),
             disks,
@@ -148,18 +184,32 @@ impl<S: Storage> Book<S> {
             state: [DiskState::Online; MAX_DISKS],
             busy: DiskSet::EMPTY,
             degraded: DiskSet::EMPTY,
-            on_disk: [NIL; MAX_DISKS],
-            started_at: [0; MAX_DISKS],
-            serving_expected: [0; MAX_DISKS],
-            pending: [0; MAX_DISKS],
-            backlog: [0; MAX_DISKS],
+            queueing: DiskSet::EMPTY,
+            tally: DiskTally {
+                pending: [0; MAX_DISKS],
+                backlog: [0; MAX_DISKS],
+                on_disk: [NIL; MAX_DISKS],
+                started_at: [0; MAX_DISKS],
+                serving_expected: [0; MAX_DISKS],
+            },
             open: 0,
         })
     }
 
-    /// The request storage, for lists ordered by arrival.
-    pub(crate) fn slab(&self) -> &Slab<S> {
-        &self.slab
+    #[inline]
+    fn record(&self, s: Slot) -> &Record {
+        &self.records[s as usize]
+    }
+
+    #[inline]
+    fn record_mut(&mut self, s: Slot) -> &mut Record {
+        &mut self.records[s as usize]
+    }
+
+    /// Whether request `a` arrived before request `b` (then has the lower id).
+    pub(crate) fn arrives_before(&self, a: Slot, b: Slot) -> bool {
+        let (a, b) = (&self.record(a).request, &self.record(b).request);
+        (a.arrival, a.id) < (b.arrival, b.id)
     }
 
     pub(crate) fn disks(&self) -> usize {
@@ -196,6 +246,7 @@ impl<S: Storage> Book<S> {
     }
 
     /// Disks that are not failed.
+    #[inline]
     pub(crate) fn live(&self) -> DiskSet {
         if self.degraded.is_empty() {
             return self.all();
@@ -203,24 +254,22 @@ impl<S: Storage> Book<S> {
         DiskSet::matching(self.disks, |d| self.state[d] != DiskState::Failed)
     }
 
+    #[inline]
     pub(crate) fn is_busy(&self, d: usize) -> bool {
         self.busy.contains(d)
     }
 
     /// Live disks serving nothing.
+    #[inline]
     pub(crate) fn idle(&self) -> DiskSet {
         self.live().difference(self.busy)
     }
 
     /// What each disk has been given, as routings see it at `now`.
+    #[inline]
     pub(crate) fn load(&self, now: Nanos) -> DiskLoad<'_> {
-        let n = self.disks;
         DiskLoad {
-            pending: &self.pending[..n],
-            on_disk: &self.on_disk[..n],
-            queued_work: &self.backlog[..n],
-            started_at: &self.started_at[..n],
-            serving_expected: &self.serving_expected[..n],
+            tally: &self.tally,
             now,
         }
     }
@@ -228,6 +277,7 @@ impl<S: Storage> Book<S> {
     // ---- admission ----
 
     /// Checks a request's copies against the array.
+    #[inline]
     pub(crate) fn check_copies(&self, id: RequestId, copies: &Copies) -> Result<(), EnqueueError> {
         let invalid = |reason| EnqueueError::InvalidCopies { id, reason };
         if let Some(reason) = copies.invalid() {
@@ -244,33 +294,38 @@ impl<S: Storage> Book<S> {
 
     /// The holders of `copies` whose copy of `req` is up to date: online, or
     /// rebuilt past it, and not behind an acknowledged write still settling.
+    #[inline]
     pub(crate) fn fresh(&self, req: &Request, copies: &Copies) -> DiskSet {
-        let holders = copies.holders();
-        let blocks = copies.locations().iter().map(|at| at.block);
-        self.fresh_among(req, holders, blocks)
+        let at = copies.locations();
+        self.fresh_among(req, copies.holders(), |k| at[k].block)
     }
 
-    /// [`Book::fresh`] over holders whose copies start at `blocks` (in disk order).
+    /// [`Ledger::fresh`] over holders whose `k`-th copy (in disk order)
+    /// starts at block `block_of(k)`.
+    #[inline]
     fn fresh_among(
         &self,
         req: &Request,
         holders: DiskSet,
-        blocks: impl Iterator<Item = u64>,
+        block_of: impl Fn(usize) -> u64,
     ) -> DiskSet {
         let mut fresh = holders;
         if !holders.intersection(self.degraded).is_empty() {
-            for (d, block) in holders.iter().zip(blocks) {
+            for (k, d) in holders.iter().enumerate() {
                 let ok = match self.state[d] {
                     DiskState::Online => true,
                     DiskState::Failed => false,
                     DiskState::Rebuilding { rebuilt_to } => {
-                        block.saturating_add(u64::from(req.blocks)) <= rebuilt_to
+                        block_of(k).saturating_add(u64::from(req.blocks)) <= rebuilt_to
                     }
                 };
                 if !ok {
                     fresh = fresh.without(d);
                 }
             }
+        }
+        if self.lagging.front().is_none() {
+            return fresh;
         }
         fresh.difference(self.behind_lagging_writes(req))
     }
@@ -284,11 +339,11 @@ impl<S: Storage> Book<S> {
         let (lo, hi) = (req.block, req.block.saturating_add(u64::from(req.blocks)));
         let mut s = first;
         loop {
-            let w = self.slab.get(s);
+            let r = self.record(s);
+            let w = &r.request;
             let (wlo, whi) = (w.block, w.block.saturating_add(u64::from(w.blocks)));
             if wlo < hi && lo < whi {
-                let i = s as usize;
-                stale = stale.union(self.entries[i].targets.difference(self.entries[i].done));
+                stale = stale.union(r.targets.difference(r.done));
             }
             s = self.lagging.next(s);
             if s == first {
@@ -299,6 +354,7 @@ impl<S: Storage> Book<S> {
 
     /// Stores a request with its copies. `targets` are the disks a write is
     /// sent to (ignored for reads).
+    #[inline]
     pub(crate) fn admit(
         &mut self,
         req: &Request,
@@ -306,31 +362,64 @@ impl<S: Storage> Book<S> {
         targets: DiskSet,
         view: &ArrayView<'_>,
     ) -> Result<Slot, EnqueueError> {
-        let s = self.slab.insert(req)?;
-        let i = s as usize;
+        if self.held == self.capacity {
+            return Err(EnqueueError::QueueFull {
+                capacity: self.capacity,
+            });
+        }
+        let records = &self.records;
+        let (cell, existing) = self
+            .ids
+            .probe(req.id.0, |s| records[s as usize].request.id.0);
+        if existing.is_some() {
+            return Err(EnqueueError::DuplicateId(req.id));
+        }
+        let s = if self.free_head != NIL {
+            let s = self.free_head;
+            self.free_head = self.next_free[s as usize];
+            s
+        } else {
+            let s = self.fresh as Slot;
+            self.fresh += 1;
+            s
+        };
+        self.ids.fill(cell, s);
+        self.held += 1;
         let holders = copies.holders();
-        self.entries[i].holders = holders;
-        for (k, at) in copies.locations().iter().enumerate() {
-            self.locations[i][k] = *at;
+        let at = copies.locations();
+        let own_place = at
+            .iter()
+            .all(|l| l.block == req.block && l.cylinder == req.cylinder);
+        if !own_place {
+            for (place, at) in self.locations[s as usize].iter_mut().zip(at) {
+                *place = *at;
+            }
         }
         let is_write = req.kind == Kind::Write;
-        self.entries[i].targets = if is_write { targets } else { DiskSet::EMPTY };
-        self.entries[i].skipped = if is_write {
-            holders.difference(targets)
-        } else {
-            DiskSet::EMPTY
-        };
-        self.entries[i].queued = DiskSet::EMPTY;
-        self.entries[i].serving = DiskSet::EMPTY;
-        self.entries[i].done = DiskSet::EMPTY;
-        self.entries[i].phase = Phase::Open;
-        self.entries[i].report = 0;
-        self.entries[i].in_lagging = false;
         // The estimate of the first disk that may serve it stands for every
         // copy: the disks of an array share a model.
-        self.entries[i].expected = match (holders.first(), copies.locations().first()) {
+        let expected = match (holders.first(), at.first()) {
+            (Some(d), Some(_)) if own_place => view.estimators[d].expected_service_time(req),
             (Some(d), Some(&at)) => view.estimators[d].expected_service_time(&at_copy(req, at)),
             _ => 0,
+        };
+        *self.record_mut(s) = Record {
+            request: *req,
+            holders,
+            targets: if is_write { targets } else { DiskSet::EMPTY },
+            queued: DiskSet::EMPTY,
+            serving: DiskSet::EMPTY,
+            done: DiskSet::EMPTY,
+            skipped: if is_write {
+                holders.difference(targets)
+            } else {
+                DiskSet::EMPTY
+            },
+            expected,
+            phase: Phase::Open,
+            report: 0,
+            in_lagging: false,
+            own_place,
         };
         self.open += 1;
         Ok(s)
@@ -357,55 +446,84 @@ impl<S: Storage> Book<S> {
         self.admit(req, copies, targets, view)
     }
 
+    /// Frees slot `s`.
+    #[inline]
+    fn free(&mut self, s: Slot) {
+        let records = &self.records;
+        let id = records[s as usize].request.id.0;
+        self.ids.remove(s, id, |t| records[t as usize].request.id.0);
+        self.next_free[s as usize] = self.free_head;
+        self.free_head = s;
+        self.held -= 1;
+    }
+
     /// Forgets a request that never got an operation anywhere (a refused submit).
     pub(crate) fn withdraw(&mut self, s: Slot) {
         self.open -= 1;
-        self.entries[s as usize].phase = Phase::Closed;
-        self.slab.remove(s);
+        self.record_mut(s).phase = Phase::Closed;
+        self.free(s);
     }
 
+    #[inline]
     pub(crate) fn find(&self, id: RequestId) -> Option<Slot> {
-        self.slab.find(id)
+        let records = &self.records;
+        self.ids.probe(id.0, |s| records[s as usize].request.id.0).1
     }
 
     /// The request `id` if it is neither finished nor withdrawn.
     pub(crate) fn find_open(&self, id: RequestId) -> Result<Slot, CancelError> {
         self.find(id)
-            .filter(|&s| self.entries[s as usize].phase == Phase::Open)
+            .filter(|&s| self.record(s).phase == Phase::Open)
             .ok_or(CancelError::UnknownId(id))
     }
 
     // ---- what a request is ----
 
     /// The logical request as submitted.
+    #[inline]
     pub(crate) fn request(&self, s: Slot) -> Request {
-        self.slab.get(s)
+        self.record(s).request
+    }
+
+    /// Where the `k`-th copy of `s` (in disk order) lives.
+    #[inline]
+    fn kth_location(&self, s: Slot, k: usize) -> Location {
+        let r = self.record(s);
+        if r.own_place {
+            Location {
+                block: r.request.block,
+                cylinder: r.request.cylinder,
+            }
+        } else {
+            self.locations[s as usize][k]
+        }
     }
 
     /// Where the copy of `s` on disk `d` lives (`None` if `d` holds none).
+    #[inline]
     pub(crate) fn location(&self, s: Slot, d: usize) -> Option<Location> {
-        let i = s as usize;
-        let holders = self.entries[i].holders;
+        let holders = self.record(s).holders;
         if !holders.contains(d) {
             return None;
         }
-        let k = holders.rank(d);
-        Some(self.locations[i][k])
+        Some(self.kth_location(s, holders.rank(d)))
     }
 
     /// The copies of `s`.
     pub(crate) fn copies(&self, s: Slot) -> Copies {
-        let i = s as usize;
-        let mut c = Copies::new();
-        for (k, d) in self.entries[i].holders.iter().enumerate() {
-            c = c.with(d, self.locations[i][k]);
-        }
-        c
+        self.record(s)
+            .holders
+            .iter()
+            .enumerate()
+            .fold(Copies::new(), |c, (k, d)| {
+                c.with(d, self.kth_location(s, k))
+            })
     }
 
     /// The operation for disk `d`: the request at that disk's copy.
+    #[inline]
     pub(crate) fn op(&self, s: Slot, d: usize) -> Request {
-        let r = self.slab.get(s);
+        let r = self.request(s);
         match self.location(s, d) {
             Some(at) => at_copy(&r, at),
             None => r,
@@ -413,109 +531,110 @@ impl<S: Storage> Book<S> {
     }
 
     /// Disks with nothing queued.
+    #[inline]
     pub(crate) fn unqueued(&self) -> DiskSet {
-        DiskSet::matching(self.disks, |d| self.pending[d] == 0)
+        self.all().difference(self.queueing)
     }
 
+    #[inline]
     pub(crate) fn is_write(&self, s: Slot) -> bool {
-        self.slab.get(s).kind == Kind::Write
+        self.record(s).request.kind == Kind::Write
     }
 
+    #[inline]
     pub(crate) fn queued(&self, s: Slot) -> DiskSet {
-        self.entries[s as usize].queued
+        self.record(s).queued
     }
 
     pub(crate) fn serving(&self, s: Slot) -> DiskSet {
-        self.entries[s as usize].serving
+        self.record(s).serving
     }
 
+    #[inline]
     pub(crate) fn is_open(&self, s: Slot) -> bool {
-        self.entries[s as usize].phase == Phase::Open
+        self.record(s).phase == Phase::Open
     }
 
     /// Disks that may serve `s` now: a read's up-to-date holders, a write's
     /// targets not yet written.
     pub(crate) fn servers(&self, s: Slot) -> DiskSet {
-        let i = s as usize;
-        if self.is_write(s) {
-            self.entries[i]
-                .targets
-                .difference(self.entries[i].done)
-                .difference(self.entries[i].skipped)
+        let r = self.record(s);
+        if r.request.kind == Kind::Write {
+            r.targets.difference(r.done).difference(r.skipped)
         } else {
-            let n = self.entries[i].holders.len();
-            let at = &self.locations[i][..n];
-            self.fresh_among(
-                &self.slab.get(s),
-                self.entries[i].holders,
-                at.iter().map(|l| l.block),
-            )
+            self.fresh_among(&r.request, r.holders, |k| self.kth_location(s, k).block)
         }
     }
 
     // ---- operations ----
 
     /// An operation of `s` joins the queue of disk `d`.
+    #[inline]
     pub(crate) fn enqueued(&mut self, s: Slot, d: usize) {
-        let i = s as usize;
-        self.entries[i].queued = self.entries[i].queued.with(d);
-        self.pending[d] += 1;
-        self.backlog[d] += self.entries[i].expected;
+        let r = &mut self.records[s as usize];
+        r.queued = r.queued.with(d);
+        self.tally.pending[d] += 1;
+        self.tally.backlog[d] += r.expected;
+        self.queueing = self.queueing.with(d);
     }
 
     /// The operation of `s` left the queue of disk `d` without being served.
+    #[inline]
     pub(crate) fn dequeued(&mut self, s: Slot, d: usize) {
-        let i = s as usize;
-        if self.entries[i].queued.contains(d) {
-            self.entries[i].queued = self.entries[i].queued.without(d);
-            self.pending[d] -= 1;
-            self.backlog[d] -= self.entries[i].expected;
+        let r = &mut self.records[s as usize];
+        if r.queued.contains(d) {
+            r.queued = r.queued.without(d);
+            self.tally.pending[d] -= 1;
+            self.tally.backlog[d] -= r.expected;
+            if self.tally.pending[d] == 0 {
+                self.queueing = self.queueing.without(d);
+            }
         }
     }
 
     /// Whether disk `d` is writing a write.
     pub(crate) fn writing_on(&self, d: usize) -> bool {
-        let s = self.on_disk[d];
+        let s = self.tally.on_disk[d];
         s != NIL && self.is_write(s)
     }
 
     /// Disk `d` starts the operation of `s`.
+    #[inline]
     pub(crate) fn start(&mut self, s: Slot, d: usize, now: Nanos) {
         self.dequeued(s, d);
-        let i = s as usize;
-        self.entries[i].serving = self.entries[i].serving.with(d);
-        self.on_disk[d] = s;
+        let r = &mut self.records[s as usize];
+        r.serving = r.serving.with(d);
+        let expected = r.expected;
+        self.tally.on_disk[d] = s;
         self.busy = self.busy.with(d);
-        self.started_at[d] = now;
-        self.serving_expected[d] = self.entries[i].expected;
+        self.tally.started_at[d] = now;
+        self.tally.serving_expected[d] = expected;
     }
 
+    #[inline]
     fn take_disk(&mut self, d: usize) -> Result<Slot, CompleteError> {
         self.check_disk(d)?;
-        let s = self.on_disk[d];
+        let s = self.tally.on_disk[d];
         if s == NIL {
             return Err(CompleteError::IdleDisk { disk: d });
         }
-        self.on_disk[d] = NIL;
+        self.tally.on_disk[d] = NIL;
         self.busy = self.busy.without(d);
-        let i = s as usize;
-        self.entries[i].serving = self.entries[i].serving.without(d);
+        let r = self.record_mut(s);
+        r.serving = r.serving.without(d);
         Ok(s)
     }
 
     /// Disk `d`'s operation is aborted; the disk is idle again.
     pub(crate) fn abort_op(&mut self, d: usize) {
-        // Only called for disks the book shows serving.
+        // Only called for disks the ledger shows serving.
         let _ = self.take_disk(d);
     }
 
     /// Copies a write needs before it is acknowledged.
     fn needed(&self, s: Slot) -> usize {
-        let i = s as usize;
-        let reachable = self.entries[i]
-            .targets
-            .difference(self.entries[i].skipped)
-            .len();
+        let r = self.record(s);
+        let reachable = r.targets.difference(r.skipped).len();
         let wanted = match self.ack {
             Ack::All => reachable,
             Ack::First => 1,
@@ -526,91 +645,90 @@ impl<S: Storage> Book<S> {
 
     /// Every target of a write is written or skipped.
     fn settled(&self, s: Slot) -> bool {
-        let i = s as usize;
-        self.entries[i]
-            .targets
-            .is_subset(self.entries[i].done.union(self.entries[i].skipped))
+        let r = self.record(s);
+        r.targets.is_subset(r.done.union(r.skipped))
     }
 
-    /// Disk `disk` finished its operation. A read completes with its first
-    /// copy; with `abort_siblings`, the other copies still in service are
-    /// aborted and reported. A write is acknowledged when the [`Ack`] rule is
-    /// met and settles when every target is written. The caller retires the
-    /// slot once it has withdrawn any queued copies.
+    /// Disk `disk` finished its operation, which was of the request in
+    /// slot `s` (returned), and `c` says what that means. A read completes
+    /// with its first copy; with `abort_siblings`, the other copies still in
+    /// service are aborted and reported. A write is acknowledged when the
+    /// [`Ack`] rule is met and settles when every target is written. The
+    /// caller retires the slot once it has withdrawn any queued copies.
+    #[inline]
     pub(crate) fn complete_op(
         &mut self,
         disk: usize,
         abort_siblings: bool,
-    ) -> Result<(Slot, Completion), CompleteError> {
+        c: &mut Completion,
+    ) -> Result<Slot, CompleteError> {
         let s = self.take_disk(disk)?;
-        let i = s as usize;
-        self.entries[i].done = self.entries[i].done.with(disk);
-        let mut c = Completion::default();
-        if self.entries[i].phase == Phase::Closed {
-            return Ok((s, c));
+        let r = self.record_mut(s);
+        r.done = r.done.with(disk);
+        if r.phase == Phase::Closed {
+            return Ok(s);
         }
-        if !self.is_write(s) {
-            if self.entries[i].phase == Phase::Open {
-                c.finished = Some(self.finish(s));
-                if abort_siblings {
-                    c.abort = self.entries[i].serving;
-                    for d in c.abort.iter() {
-                        self.abort_op(d);
-                    }
+        if r.request.kind == Kind::Write {
+            self.account_write(s, c);
+        } else if r.phase == Phase::Open {
+            c.finished = Some(self.finish(s));
+            if abort_siblings {
+                c.abort = self.record(s).serving;
+                for d in c.abort.iter() {
+                    self.abort_op(d);
                 }
             }
-            return Ok((s, c));
         }
-        self.account_write(s, &mut c);
-        Ok((s, c))
+        Ok(s)
     }
 
     /// Acknowledges and settles a write as far as its copies allow.
     fn account_write(&mut self, s: Slot, c: &mut Completion) {
-        let i = s as usize;
-        if self.entries[i].phase == Phase::Open {
-            if self.entries[i].done.is_empty() && self.settled(s) {
+        if self.record(s).phase == Phase::Open {
+            if self.record(s).done.is_empty() && self.settled(s) {
                 // Every target was skipped: nothing was written anywhere.
                 c.failed = Some(self.close(s));
                 return;
             }
-            if self.entries[i].done.len() >= self.needed(s) {
+            if self.record(s).done.len() >= self.needed(s) {
                 c.finished = Some(self.finish(s));
             }
         }
-        if self.entries[i].phase == Phase::Finished && self.settled(s) {
+        let (phase, in_lagging) = (self.record(s).phase, self.record(s).in_lagging);
+        if phase == Phase::Finished && self.settled(s) {
             c.settled = Some(self.request(s));
-            c.skipped = self.entries[i].skipped;
-            if self.entries[i].in_lagging {
+            c.skipped = self.record(s).skipped;
+            if in_lagging {
                 self.lagging.remove(s);
-                self.entries[i].in_lagging = false;
+                self.record_mut(s).in_lagging = false;
             }
-        } else if self.entries[i].phase == Phase::Finished && !self.entries[i].in_lagging {
+        } else if phase == Phase::Finished && !in_lagging {
             self.lagging.push_back(s);
-            self.entries[i].in_lagging = true;
+            self.record_mut(s).in_lagging = true;
         }
     }
 
+    #[inline]
     fn finish(&mut self, s: Slot) -> Request {
-        self.entries[s as usize].phase = Phase::Finished;
         self.open -= 1;
-        self.request(s)
+        let r = self.record_mut(s);
+        r.phase = Phase::Finished;
+        r.request
     }
 
     /// Closes an open request (withdrawn or failed) and returns it.
     fn close(&mut self, s: Slot) -> Request {
-        self.entries[s as usize].phase = Phase::Closed;
         self.open -= 1;
-        self.request(s)
+        let r = self.record_mut(s);
+        r.phase = Phase::Closed;
+        r.request
     }
 
     /// The refusal, if any, to withdraw `s`: a write some disk has started.
     pub(crate) fn check_cancel(&self, s: Slot) -> Result<(), CancelError> {
-        let i = s as usize;
-        if self.is_write(s)
-            && !(self.entries[i].serving.is_empty() && self.entries[i].done.is_empty())
-        {
-            Err(CancelError::InService(self.slab.get(s).id))
+        let r = self.record(s);
+        if r.request.kind == Kind::Write && !(r.serving.is_empty() && r.done.is_empty()) {
+            Err(CancelError::InService(r.request.id))
         } else {
             Ok(())
         }
@@ -627,15 +745,16 @@ impl<S: Storage> Book<S> {
 
     /// Frees a request that is done with once none of its operations is
     /// queued or in service and nothing about it remains to report.
+    #[inline]
     pub(crate) fn retire_if_idle(&mut self, s: Slot) {
-        let i = s as usize;
-        if self.entries[i].phase != Phase::Open
-            && self.entries[i].queued.is_empty()
-            && self.entries[i].serving.is_empty()
-            && !self.entries[i].in_lagging
-            && self.entries[i].report == 0
+        let r = self.record(s);
+        if r.phase != Phase::Open
+            && r.queued.is_empty()
+            && r.serving.is_empty()
+            && !r.in_lagging
+            && r.report == 0
         {
-            self.slab.remove(s);
+            self.free(s);
         }
     }
 
@@ -643,7 +762,7 @@ impl<S: Storage> Book<S> {
 
     /// Applies a state change to disk `d`. Returns whether the disk has just
     /// failed, in which case the caller takes back what was queued for it and
-    /// calls [`Book::fail_disk`].
+    /// calls [`Ledger::fail_disk`].
     pub(crate) fn change_state(
         &mut self,
         d: usize,
@@ -677,17 +796,16 @@ impl<S: Storage> Book<S> {
     /// may be acknowledged, settle or fail for it); a read with no operation
     /// left anywhere must be routed again.
     pub(crate) fn lose(&mut self, s: Slot, d: usize) -> Loss {
-        let i = s as usize;
         if self.is_write(s) {
-            self.entries[i].skipped = self.entries[i].skipped.with(d);
+            let r = self.record_mut(s);
+            r.skipped = r.skipped.with(d);
             let mut c = Completion::default();
             self.account_write(s, &mut c);
             self.note(s, &c);
-            Loss::Absorbed
-        } else if self.entries[i].phase == Phase::Open
-            && self.entries[i].queued.is_empty()
-            && self.entries[i].serving.is_empty()
-        {
+            return Loss::Absorbed;
+        }
+        let r = self.record(s);
+        if r.phase == Phase::Open && r.queued.is_empty() && r.serving.is_empty() {
             Loss::Reroute
         } else {
             self.retire_if_idle(s);
@@ -698,15 +816,16 @@ impl<S: Storage> Book<S> {
     /// Skips the targets of a write still waiting in a common queue whose
     /// disks failed after it was submitted: having no operation there, the
     /// failure could not take one back. The write fails if no target is left.
+    #[inline]
     pub(crate) fn skip_failed_targets(&mut self, s: Slot) {
         if self.degraded.is_empty() || !self.is_write(s) {
             return;
         }
-        let i = s as usize;
-        let gone = self.entries[i]
+        let r = self.record(s);
+        let gone = r
             .targets
-            .difference(self.entries[i].done)
-            .difference(self.entries[i].skipped)
+            .difference(r.done)
+            .difference(r.skipped)
             .difference(self.live());
         for d in gone.iter() {
             let _ = self.lose(s, d);
@@ -723,9 +842,8 @@ impl<S: Storage> Book<S> {
         self.note(s, &c);
     }
 
-    /// Queues an event for [`Book::poll_event`].
+    /// Queues an event for [`Ledger::poll_event`].
     fn note(&mut self, s: Slot, c: &Completion) {
-        let i = s as usize;
         let bits = if c.finished.is_some() {
             REPORT_FINISHED
         } else {
@@ -739,28 +857,24 @@ impl<S: Storage> Book<S> {
             self.retire_if_idle(s);
             return;
         }
-        if self.entries[i].report == 0 {
+        if self.record(s).report == 0 {
             self.reports.push_back(s);
         }
-        self.entries[i].report |= bits;
+        self.record_mut(s).report |= bits;
     }
 
     /// The oldest event caused by a failure.
     pub(crate) fn poll_event(&mut self) -> Option<Completion> {
         let s = self.reports.front()?;
         self.reports.remove(s);
-        let i = s as usize;
-        let bits = core::mem::take(&mut self.entries[i].report);
-        let req = self.request(s);
+        let bits = core::mem::take(&mut self.record_mut(s).report);
+        let r = self.record(s);
+        let req = r.request;
         let settled = bits & REPORT_SETTLED != 0;
         let c = Completion {
             finished: (bits & REPORT_FINISHED != 0).then_some(req),
             settled: settled.then_some(req),
-            skipped: if settled {
-                self.entries[i].skipped
-            } else {
-                DiskSet::EMPTY
-            },
+            skipped: if settled { r.skipped } else { DiskSet::EMPTY },
             failed: (bits & REPORT_FAILED != 0).then_some(req),
             abort: DiskSet::EMPTY,
         };

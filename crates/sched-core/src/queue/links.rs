@@ -1,6 +1,6 @@
 //! Intrusive circular doubly linked lists threaded through storage slots.
 
-use super::slab::{NIL, Slab, Slot};
+use super::slab::{NIL, Slot};
 use crate::storage::{Slots, Storage};
 
 /// `next`/`prev` links for every slot. A slot belongs to at most one list of a
@@ -88,18 +88,23 @@ impl<S: Storage> Fifo<S> {
     }
 
     /// Adds `s` in (arrival, id) order, after every request that arrives
-    /// before it. Drivers enqueue in time order, so the walk back from the last
-    /// request stops at once; only a request enqueued with an older arrival
-    /// time than some queued one walks further.
+    /// before it (`arrives_before(a, b)`: `a` arrived first, or at the same
+    /// time with a lower id). Drivers enqueue in time order, so the walk back
+    /// from the last request stops at once; only a request enqueued with an
+    /// older arrival time than some queued one walks further.
     #[inline]
-    pub(crate) fn insert_by_arrival(&mut self, slab: &Slab<S>, s: Slot) {
+    pub(crate) fn insert_by_arrival(
+        &mut self,
+        s: Slot,
+        arrives_before: impl Fn(Slot, Slot) -> bool,
+    ) {
         if self.first == NIL {
             self.links.push_back(&mut self.first, s);
             return;
         }
         let mut at = self.links.prev(self.first);
         loop {
-            if slab.arrives_before(at, s) {
+            if arrives_before(at, s) {
                 let after = self.links.next(at);
                 self.links.insert_before(after, s);
                 return;

@@ -1,4 +1,5 @@
-//! Fixed-capacity storage and the index structures policies are built from.
+//! What a queue is built from: the slab that stores requests and the indexes
+//! that order them, all in fixed-capacity storage.
 //!
 //! A policy is a [`Queue`] — the request slab plus one [`Index`] ordering the
 //! slots the way the policy needs — and a `next` rule. Every per-slot array
@@ -21,12 +22,14 @@
 mod bitmap;
 mod cylinders;
 mod deadlines;
+mod ids;
 mod linear_min;
 mod links;
 mod slab;
 
 pub(crate) use cylinders::{CylinderIndex, Outward};
 pub(crate) use deadlines::{DeadlineHeap, FirstFew, InOrder, Step};
+pub(crate) use ids::IdIndex;
 pub(crate) use linear_min::LinearMin;
 pub(crate) use links::Fifo;
 pub(crate) use slab::{NIL, Slab, Slot};
@@ -50,7 +53,7 @@ pub(crate) trait Index<S: Storage> {
 /// FCFS order: arrival time, then id (see [`Fifo::insert_by_arrival`]).
 impl<S: Storage> Index<S> for Fifo<S> {
     fn insert(&mut self, slab: &Slab<S>, s: Slot) {
-        self.insert_by_arrival(slab, s);
+        self.insert_by_arrival(s, |a, b| slab.arrives_before(a, b));
     }
     fn remove(&mut self, _slab: &Slab<S>, s: Slot) {
         Fifo::remove(self, s);

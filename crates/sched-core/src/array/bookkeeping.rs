@@ -1,0 +1,202 @@
+//! What every array policy does the same way: accepting completions,
+//! withdrawing requests and taking failed disks out of service, all on the
+//! [`Ledger`] of logical requests. A policy supplies only its [`Queues`]:
+//! where a request waits and which operation starts next (its routing and
+//! start rules); [`Array`] does the rest.
+
+use super::ledger::{Ledger, Loss};
+use super::{Ack, ArrayPolicy, ArrayView, Completion, Copies, DiskState, Start};
+use crate::error::{BuildError, CancelError, CompleteError, EnqueueError, PollError};
+use crate::queue::Slot;
+use crate::request::{Kind, Nanos, Request, RequestId};
+use crate::storage::Storage;
+
+/// An array policy: the ledger of logical requests every policy keeps,
+/// and the queues `Q` that make it a single-queue, DMQ or CMQ policy (see
+/// [`SingleQueue`](super::SingleQueue), [`Dmq`](super::Dmq),
+/// [`Cmq`](super::Cmq) and, with feature `alloc`, `AnyArray`).
+pub struct Array<Q, S: Storage> {
+    ledger: Ledger<S>,
+    queues: Q,
+}
+
+/// Where an array policy keeps the work it has not started, and which
+/// operation it starts next: the part in which array policies differ.
+/// Completions, cancels and disk failures are handled by [`Array`] on the
+/// ledger, calling these hooks where the queues are concerned.
+pub(crate) trait Queues<S: Storage> {
+    /// Registers and queues a logical request, or refuses it with nothing kept.
+    fn submit(
+        &mut self,
+        ledger: &mut Ledger<S>,
+        req: Request,
+        copies: &Copies,
+        view: &ArrayView<'_>,
+    ) -> Result<(), EnqueueError>;
+
+    /// The next operation to start on an idle disk.
+    fn poll_start(
+        &mut self,
+        ledger: &mut Ledger<S>,
+        view: &ArrayView<'_>,
+    ) -> Result<Option<Start>, PollError>;
+
+    /// Whether the first completion of a read aborts its other copies in service.
+    fn read_completion_aborts(&self) -> bool;
+
+    /// The read `s` has just been acknowledged: its copies still queued may
+    /// be withdrawn.
+    fn read_finished(&mut self, ledger: &mut Ledger<S>, s: Slot);
+
+    /// Takes the open request `s` out of the queues before it is withdrawn,
+    /// or refuses (a write some disk has started).
+    fn cancel(&mut self, ledger: &mut Ledger<S>, s: Slot) -> Result<(), CancelError>;
+
+    /// One request with an operation queued for the failed disk `disk`,
+    /// taken out of that disk's queue; `None` when none is left.
+    fn take_queued(&mut self, ledger: &mut Ledger<S>, disk: usize) -> Option<Slot>;
+
+    /// Queues again a read that lost its every operation to a failed disk,
+    /// or reports it failed.
+    fn reroute(&mut self, ledger: &mut Ledger<S>, s: Slot, view: &ArrayView<'_>);
+
+    /// Disk `disk` failed and its operations have been taken back.
+    fn disk_failed(&mut self, ledger: &mut Ledger<S>, disk: usize);
+
+    /// See [`ArrayPolicy::next_eligible_at`].
+    fn next_eligible_at(&self, now: Nanos) -> Option<Nanos>;
+
+    /// See [`ArrayPolicy::common_len`].
+    fn common_len(&self) -> usize;
+
+    /// See [`ArrayPolicy::disk_queue_len`].
+    fn disk_queue_len(&self, disk: usize) -> usize;
+
+    /// See [`ArrayPolicy::aux_len`].
+    fn aux_len(&self, disk: usize) -> usize;
+}
+
+impl<Q, S: Storage> Array<Q, S> {
+    /// An array of `disks` disks whose ledger holds `storage.capacity()`
+    /// logical requests, over `queues`.
+    pub(crate) fn with_queues(storage: &S, disks: usize, queues: Q) -> Result<Self, BuildError> {
+        Ok(Array {
+            ledger: Ledger::new(storage, disks)?,
+            queues,
+        })
+    }
+
+    /// When writes count as done (default [`Ack::All`]).
+    ///
+    /// # Errors
+    /// [`BuildError::InvalidParameter`] for a quorum of 0.
+    pub fn with_ack(mut self, ack: Ack) -> Result<Self, BuildError> {
+        self.ledger.set_ack(ack)?;
+        Ok(self)
+    }
+
+    /// The policy's queues.
+    pub(crate) fn inner_queues(&self) -> &Q {
+        &self.queues
+    }
+
+    /// The policy's queues, to change how they route.
+    pub(crate) fn inner_queues_mut(&mut self) -> &mut Q {
+        &mut self.queues
+    }
+}
+
+impl<Q: Queues<S>, S: Storage> ArrayPolicy for Array<Q, S> {
+    #[inline]
+    fn submit(
+        &mut self,
+        req: Request,
+        copies: &Copies,
+        view: &ArrayView<'_>,
+    ) -> Result<(), EnqueueError> {
+        self.queues.submit(&mut self.ledger, req, copies, view)
+    }
+
+    #[inline]
+    fn complete(&mut self, disk: usize, _now: Nanos) -> Result<Completion, CompleteError> {
+        let aborts = self.queues.read_completion_aborts();
+        let mut done = Completion::default();
+        let s = self.ledger.complete_op(disk, aborts, &mut done)?;
+        if done.finished.is_some_and(|r| r.kind == Kind::Read) {
+            self.queues.read_finished(&mut self.ledger, s);
+        }
+        self.ledger.retire_if_idle(s);
+        Ok(done)
+    }
+
+    fn cancel(&mut self, id: RequestId) -> Result<Request, CancelError> {
+        let s = self.ledger.find_open(id)?;
+        self.queues.cancel(&mut self.ledger, s)?;
+        Ok(self.ledger.withdraw_open(s))
+    }
+
+    fn set_disk_state(
+        &mut self,
+        disk: usize,
+        state: DiskState,
+        view: &ArrayView<'_>,
+    ) -> Result<(), CompleteError> {
+        if !self.ledger.change_state(disk, state)? {
+            return Ok(());
+        }
+        if let Some(s) = self.ledger.fail_disk(disk)
+            && self.ledger.lose(s, disk) == Loss::Reroute
+        {
+            self.queues.reroute(&mut self.ledger, s, view);
+        }
+        while let Some(s) = self.queues.take_queued(&mut self.ledger, disk) {
+            self.ledger.dequeued(s, disk);
+            if self.ledger.lose(s, disk) == Loss::Reroute {
+                self.queues.reroute(&mut self.ledger, s, view);
+            }
+        }
+        self.queues.disk_failed(&mut self.ledger, disk);
+        Ok(())
+    }
+
+    #[inline]
+    fn poll_start(&mut self, view: &ArrayView<'_>) -> Result<Option<Start>, PollError> {
+        self.queues.poll_start(&mut self.ledger, view)
+    }
+
+    fn poll_event(&mut self) -> Option<Completion> {
+        self.ledger.poll_event()
+    }
+
+    fn next_eligible_at(&self, now: Nanos) -> Option<Nanos> {
+        self.queues.next_eligible_at(now)
+    }
+
+    fn disks(&self) -> usize {
+        self.ledger.disks()
+    }
+
+    fn disk_state(&self, disk: usize) -> DiskState {
+        self.ledger.state(disk)
+    }
+
+    fn in_system(&self) -> usize {
+        self.ledger.open()
+    }
+
+    fn is_busy(&self, disk: usize) -> bool {
+        self.ledger.is_busy(disk)
+    }
+
+    fn common_len(&self) -> usize {
+        self.queues.common_len()
+    }
+
+    fn disk_queue_len(&self, disk: usize) -> usize {
+        self.queues.disk_queue_len(disk)
+    }
+
+    fn aux_len(&self, disk: usize) -> usize {
+        self.queues.aux_len(disk)
+    }
+}
