@@ -107,6 +107,8 @@ fn fio(socket: &Path, args: &[&str]) -> Command {
         "--ioengine=nbd",
         &format!("--uri={}", uri(socket)),
         "--verify=crc32c",
+        // No verify-state file left in the working directory.
+        "--verify_state_save=0",
         "--output-format=terse",
     ])
     .args(args);
