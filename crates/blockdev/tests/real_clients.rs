@@ -195,6 +195,10 @@ fn fio_verify_on_a_mirror_through_failure_resync_and_restart() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        writer.try_wait().unwrap().is_none(),
+        "fio ended before the failure: the disk must fail in the middle of its run"
+    );
     assert_eq!(control(&socket, "fail 1"), "ok");
     assert!(writer.wait().unwrap().success());
     verify("degraded");
