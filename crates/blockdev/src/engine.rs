@@ -398,8 +398,7 @@ impl<D: Emulated> Engine<D> {
         if !self.submit(id) {
             self.backlog.push_back(id);
         }
-        self.stats
-            .depth(self.device.in_system() + self.backlog.len());
+        self.stats.depth(self.pending.len());
         // What is already due (everything, on the zero-latency disk)
         // completes now, on this thread, rather than after a wake-up of the
         // clock thread.
@@ -469,6 +468,7 @@ impl<D: Emulated> Engine<D> {
     ) {
         let now = Instant::now();
         let late = due.map_or(Duration::ZERO, |d| now.saturating_duration_since(d));
+        self.stats.depth(self.pending.len());
         self.stats.complete(
             now.saturating_duration_since(arrived),
             late,
