@@ -16,12 +16,13 @@
 //!
 //! Replies start with `ok` or `error:`. `power-cut` answers `ok lost
 //! DISK:FIRST+BLOCKS ...` (blocks of each disk the caches lost) or `ok lost
-//! nothing`; `state` answers `ok disk0=online disk1=rebuilding:BLOCK/CAPACITY`.
+//! nothing`; `state` answers `ok disk0=online disk1=rebuilding:BLOCK/END`,
+//! END the block where the resync ends (the export's size in blocks).
 
 use std::sync::Arc;
 
+use disk_emu::ResyncRate;
 use disk_emu::faults::Fault;
-use disk_emu::{Device, ResyncRate};
 use sched_core::array::DiskState;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixListener;
@@ -181,8 +182,8 @@ pub fn execute<D: Emulated>(shared: &Shared<D>, request: &Request) -> String {
                     DiskState::Online => format!("disk{d}=online"),
                     DiskState::Failed => format!("disk{d}=failed"),
                     DiskState::Rebuilding { rebuilt_to } => {
-                        let capacity = e.device().model(d).map_or(0, |m| m.capacity_blocks());
-                        format!("disk{d}=rebuilding:{rebuilt_to}/{capacity}")
+                        let end = e.device().inner().resync_end(d);
+                        format!("disk{d}=rebuilding:{rebuilt_to}/{end}")
                     }
                 })
                 .collect();

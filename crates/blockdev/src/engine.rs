@@ -55,6 +55,9 @@ pub trait Emulated: FaultTarget + Send + 'static {
     /// # Errors
     /// As [`Device::replace_disk`].
     fn resume_resync(&mut self, disk: usize, rebuilt_to: u64) -> Result<(), DeviceError>;
+
+    /// The block where a resync of `disk` ends.
+    fn resync_end(&self, disk: usize) -> u64;
 }
 
 impl Emulated for DiskDevice {
@@ -68,6 +71,10 @@ impl Emulated for DiskDevice {
     fn resume_resync(&mut self, disk: usize, _: u64) -> Result<(), DeviceError> {
         self.replace_disk(disk)
     }
+
+    fn resync_end(&self, disk: usize) -> u64 {
+        Device::model(self, disk).map_or(0, |m| m.capacity_blocks())
+    }
 }
 
 impl Emulated for ArrayDevice {
@@ -77,6 +84,10 @@ impl Emulated for ArrayDevice {
 
     fn resume_resync(&mut self, disk: usize, rebuilt_to: u64) -> Result<(), DeviceError> {
         self.replace_disk_rebuilt_to(disk, rebuilt_to)
+    }
+
+    fn resync_end(&self, disk: usize) -> u64 {
+        ArrayDevice::resync_end(self, disk)
     }
 }
 

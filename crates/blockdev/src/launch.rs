@@ -195,9 +195,12 @@ pub fn start(options: &Options) -> Result<Server, StartError> {
             let streams = (0..*disks as u64)
                 .map(|d| Stream::numbered(options.seed.wrapping_add(d)))
                 .collect();
+            // A replacement is rebuilt over the export, not the whole drive.
+            let exported = options.size.div_ceil(u64::from(model.block_bytes()));
             let device = ArrayDevice::new(vec![model; *disks], policy, streams, options.seed)?
                 .with_options(ArrayOptions {
                     resync: options.resync,
+                    resync_blocks: Some(exported),
                 });
             Ok(Server::Mirror(start_with(device, options)?))
         }

@@ -34,6 +34,7 @@ fn array(policy: &str, disks: usize) -> ArrayDevice {
             blocks_per_s: 200_000.0,
             chunk_blocks: 512,
         },
+        ..ArrayOptions::default()
     })
 }
 

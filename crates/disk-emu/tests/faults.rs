@@ -29,6 +29,7 @@ fn mirror() -> ArrayDevice {
             blocks_per_s: 2e6,
             chunk_blocks: 4096,
         },
+        ..ArrayOptions::default()
     })
 }
 
@@ -134,6 +135,54 @@ fn a_slow_disk_takes_k_times_as_long_for_a_while() {
         slowed_then_normal.0 > 10 && slowed_then_normal.1 > 10,
         "{slowed_then_normal:?}"
     );
+}
+
+/// Replaces disk 1 of a mirror rebuilding `resync_blocks`; returns when
+/// (virtual ns after the replacement) it came back online.
+fn resync_time(resync_blocks: Option<u64>) -> Nanos {
+    let mut dev = mirror().with_options(ArrayOptions {
+        resync: ResyncRate {
+            blocks_per_s: 2e6,
+            chunk_blocks: 4096,
+        },
+        resync_blocks,
+    });
+    dev.fail_disk(1).unwrap();
+    dev.replace_disk(1).unwrap();
+    while let Some(t) = dev.next_event_time() {
+        dev.advance(t).unwrap();
+        if let Some(Outcome::Resynced { disk: 1, at }) = dev.poll() {
+            assert_eq!(dev.disk_state(1).unwrap(), DiskState::Online);
+            return at;
+        }
+    }
+    panic!("the resync never ended");
+}
+
+#[test]
+fn a_resync_rebuilds_only_the_blocks_it_is_told_to() {
+    let capacity = mirror().resync_end(0);
+    assert_eq!(capacity, 2_684_016, "the HP 97560's blocks");
+    let small = mirror().with_options(ArrayOptions {
+        resync_blocks: Some(40_960),
+        ..ArrayOptions::default()
+    });
+    assert_eq!(small.resync_end(1), 40_960);
+    // Ten chunks of 4096 blocks, then twenty: twice the time, each chunk
+    // being a 2 MB write on the HP 97560.
+    let ten = resync_time(Some(40_960));
+    let twenty = resync_time(Some(81_920));
+    let ratio = twenty as f64 / ten as f64;
+    assert!(
+        (1.8..2.2).contains(&ratio),
+        "{ten} ns, {twenty} ns: {ratio}"
+    );
+    // More than the disk holds is the whole disk.
+    let huge = mirror().with_options(ArrayOptions {
+        resync_blocks: Some(u64::MAX),
+        ..ArrayOptions::default()
+    });
+    assert_eq!(huge.resync_end(1), capacity);
 }
 
 #[test]

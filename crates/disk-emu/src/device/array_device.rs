@@ -43,6 +43,11 @@ impl Default for ResyncRate {
 pub struct ArrayOptions {
     /// Resync speed of replaced disks.
     pub resync: ResyncRate,
+    /// How many blocks, from block 0, a resync rebuilds (`None`: the whole
+    /// disk). A driver that uses less than the disks hold (`spindle
+    /// serve --size`) rebuilds what it uses, as Linux md rebuilds its
+    /// component devices rather than the drives beneath them.
+    pub resync_blocks: Option<u64>,
 }
 
 /// Request ids are dense integers: a multiplicative hash spreads them well
@@ -260,6 +265,18 @@ impl<P: ArrayPolicy> ArrayDevice<P> {
         Ok(())
     }
 
+    /// Where a resync of `disk` ends: its capacity, or less if the options
+    /// say so.
+    pub fn resync_end(&self, disk: usize) -> u64 {
+        let capacity = self
+            .members
+            .get(disk)
+            .map_or(0, |m| m.model.capacity_blocks());
+        self.options
+            .resync_blocks
+            .map_or(capacity, |b| b.min(capacity))
+    }
+
     /// Issues the next resync chunk of `disk` if none is in flight.
     fn issue_resync(&mut self, disk: usize, now: Nanos) -> Result<(), DeviceError> {
         let Some(r) = self.resync[disk] else {
@@ -268,9 +285,9 @@ impl<P: ArrayPolicy> ArrayDevice<P> {
         if r.in_flight.is_some() {
             return Ok(());
         }
-        let capacity = self.members[disk].model.capacity_blocks();
         let block = r.rebuilt_to;
-        let blocks = u64::from(self.options.resync.chunk_blocks).min(capacity - block) as u32;
+        let blocks = u64::from(self.options.resync.chunk_blocks)
+            .min(self.resync_end(disk).saturating_sub(block)) as u32;
         let cylinder = self.members[disk]
             .model
             .check_extent(block, blocks)
@@ -297,7 +314,7 @@ impl<P: ArrayPolicy> ArrayDevice<P> {
         };
         r.in_flight = None;
         r.rebuilt_to = end;
-        if end >= self.members[disk].model.capacity_blocks() {
+        if end >= self.resync_end(disk) {
             self.resync[disk] = None;
             self.set_state(disk, DiskState::Online)?;
             self.outbox.push_back(Outcome::Resynced { disk, at: now });
@@ -475,7 +492,7 @@ impl<P: ArrayPolicy> ArrayDevice<P> {
     /// below `rebuilt_to` are already current: a resync interrupted by a
     /// restart of the driver (a server on the same backing files) goes on
     /// from where it was rather than from block 0. `rebuilt_to` at or past
-    /// the capacity puts the disk back online at once.
+    /// the [resync's end](Self::resync_end) puts the disk back online at once.
     ///
     /// # Errors
     /// As [`replace_disk`](Device::replace_disk).
@@ -495,7 +512,7 @@ impl<P: ArrayPolicy> ArrayDevice<P> {
         check_rate(self.options.resync)?;
         self.members[disk].model = self.originals[disk].clone();
         let now = self.clock;
-        if rebuilt_to >= self.members[disk].model.capacity_blocks() {
+        if rebuilt_to >= self.resync_end(disk) {
             self.set_state(disk, DiskState::Online)?;
             self.outbox.push_back(Outcome::Resynced { disk, at: now });
             return Ok(());
