@@ -95,7 +95,8 @@ fn serial_policies_match_the_mg1_formulas() {
 #[test]
 fn quasi_birth_death_chains_match_simulation_overall() {
     // 3 policies × 5 loads = 15 simultaneous comparisons of the overall mean,
-    // which the chains give exactly; the paper's per-class split is reported.
+    // which the chains give exactly; the paper's per-class split is
+    // asserted as measured, in a band.
     let level = 1.0 - 0.05 / 15.0;
     let opts = options(12, 20_000);
     for (label, policy) in [
@@ -116,11 +117,21 @@ fn quasi_birth_death_chains_match_simulation_overall() {
                 i.mean,
                 i.half_width.unwrap_or(f64::NAN)
             );
+            let read_gap = model.response.read * 1e3 - mean(&m, "read_ms");
+            let update_gap = model.response.update * 1e3 - mean(&m, "update_ms");
             eprintln!(
-                "{label} λ = {rate}: per-class gap of the paper's split (model − simulation): reads {:+.2} ms, updates {:+.2} ms; overall {:+.3} ms",
-                model.response.read * 1e3 - mean(&m, "read_ms"),
-                model.response.update * 1e3 - mean(&m, "update_ms"),
+                "{label} λ = {rate}: per-class gap of the paper's split (model − simulation): reads {read_gap:+.2} ms, updates {update_gap:+.2} ms; overall {:+.3} ms",
                 want - i.mean
+            );
+            // The chains give the overall mean exactly but the paper's
+            // per-class split only approximately; asserted as measured: it
+            // over-states reads (by 0.2–4.0 ms at these loads) and
+            // under-states updates (by 0.4–14.9 ms), both gaps growing with
+            // the load, so a change that moved either class (or the split)
+            // fails here.
+            assert!(
+                (0.05..5.0).contains(&read_gap) && (-17.0..-0.2).contains(&update_gap),
+                "{label} at λ = {rate}: per-class gaps reads {read_gap:+.2}, updates {update_gap:+.2} ms"
             );
         }
     }
@@ -354,4 +365,99 @@ fn mr_dmqa_aborting_at_start_behaves_exactly_like_cmq_under_fcfs() {
     for metric in ["read_ms", "update_ms", "util_disk1", "util_disk2"] {
         assert_eq!(mean(&a, metric), mean(&b, metric), "{metric}");
     }
+}
+
+/// The paired difference `b − a` of `metric` over replications run on the
+/// same seeds (common random numbers): its mean and 95 % half-width.
+fn paired(a: &MetricTable, b: &MetricTable, metric: &str) -> (f64, f64) {
+    let (x, y) = (a.values(metric).unwrap(), b.values(metric).unwrap());
+    assert_eq!(x.len(), y.len());
+    let d: Vec<f64> = x
+        .iter()
+        .zip(y)
+        .map(|(&(r, u), &(s, v))| {
+            assert_eq!(r, s, "paired by replication");
+            v - u
+        })
+        .collect();
+    let n = d.len() as f64;
+    let mean = d.iter().sum::<f64>() / n;
+    let var = d.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    // Student's t, 95 %, for the 8 replications below (7 degrees of freedom).
+    assert_eq!(d.len(), 8);
+    (mean, 2.365 * (var / n).sqrt())
+}
+
+#[test]
+fn figure6_cmq_is_best_except_where_duplicated_reads_win() {
+    // Paper (§4, Figure 6, IBM 3330 with p_s = 0.6): SQ-DMQ, MR-DMQA and
+    // CMQ beat R-DMQ, and CMQ is the best except at low utilisation, where
+    // MR-DMQA gives lower read response times.
+    let disk = presets::ibm3330(0.6);
+    let opts = options(8, 10_000);
+    let run = |name: &str, rate: f64| {
+        let c = Curve {
+            label: name.into(),
+            spec: name.parse().unwrap(),
+            disk: disk.clone(),
+            analysis: None,
+            max_rate: 70.0,
+        };
+        simulate(&c, 0.75, Some(rate), &opts).unwrap().unwrap()
+    };
+    // Under load (λ = 40) CMQ is the best of the DMQ family: reproduced.
+    let cmq = run("cmq", 40.0);
+    let base = mean(&cmq, "all_ms");
+    for (name, lo, hi) in [("sq-dmq", 0.02, 0.15), ("r-dmq", 0.2, 0.5)] {
+        let (d, hw) = paired(&cmq, &run(name, 40.0), "all_ms");
+        println!(
+            "λ = 40: {name} − CMQ = {d:.2} ± {hw:.2} ms ({:.1} %)",
+            100.0 * d / base
+        );
+        assert!(d - hw > 0.0, "{name} not slower than CMQ: {d:.2} ± {hw:.2}");
+        assert!(
+            (lo..=hi).contains(&(d / base)),
+            "{name} exceeds CMQ by {:.3} of its response",
+            d / base
+        );
+    }
+    let (d, hw) = paired(&cmq, &run("mr-dmq", 40.0), "all_ms");
+    assert!(
+        d - hw > base,
+        "MR-DMQ (no abort) at least doubles CMQ's response: {d:.1}"
+    );
+
+    // MR-DMQA aborting at completion against CMQ.
+    let mra = "mr-dmqa:abort=complete";
+    // Low load (λ = 10): its reads are far faster (paper: so). Ours: its
+    // updates are faster too, where the paper has CMQ best. The reason in
+    // our model: a duplicated read holds both disks only for the shorter
+    // of two independent services (the IBM 3330 model draws each disk's
+    // seek and latency apart), so at low load it costs the updates
+    // almost nothing and shortens the queue they meet.
+    let (c10, m10) = (run("cmq", 10.0), run(mra, 10.0));
+    let ratio = mean(&m10, "read_ms") / mean(&c10, "read_ms");
+    let (du, hwu) = paired(&m10, &c10, "update_ms");
+    println!(
+        "λ = 10: MR-DMQA reads {ratio:.3} of CMQ's; CMQ − MR-DMQA updates {du:.2} ± {hwu:.2} ms"
+    );
+    assert!((0.55..=0.70).contains(&ratio), "read ratio {ratio:.3}");
+    assert!(
+        du - hwu > 0.0 && du < 3.0,
+        "updates: CMQ − MR-DMQA = {du:.2} ± {hwu:.2}"
+    );
+    // Near saturation (λ = 60) CMQ is the better on both (paper: so).
+    let (c60, m60) = (run("cmq", 60.0), run(mra, 60.0));
+    let (dr, hwr) = paired(&c60, &m60, "read_ms");
+    let (du, hwu) = paired(&c60, &m60, "update_ms");
+    let rel = dr / mean(&c60, "read_ms");
+    println!(
+        "λ = 60: MR-DMQA − CMQ reads {dr:.1} ± {hwr:.1} ms ({:.0} %), updates {du:.1} ± {hwu:.1} ms",
+        100.0 * rel
+    );
+    assert!(dr - hwr > 0.0 && du - hwu > 0.0, "CMQ not better at λ = 60");
+    assert!(
+        (0.1..=0.5).contains(&rel),
+        "MR-DMQA reads {rel:.3} above CMQ's"
+    );
 }

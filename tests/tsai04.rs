@@ -26,7 +26,10 @@ fn mean(values: impl Iterator<Item = f64>) -> f64 {
 
 #[test]
 fn admission_capacity_matches_the_paper() {
-    // Paper: R < 20, C up to 55, CA > 90. Issue: R < 20, C in 45..=65, CA > 85.
+    // Paper: R < 20, C up to 55, CA > 90; measured over 20 sets: R 9.6,
+    // C 50.0, CA 101. Two-sided: R in [5, 20), C in [45, 55], CA in [90,
+    // 110] (above 90 as the paper says, and not so far above that the
+    // admission test would have stopped charging what the paper charges).
     let sets = 20;
     let capacity = |mode| {
         mean(
@@ -40,9 +43,9 @@ fn admission_capacity_matches_the_paper() {
         capacity(WrrMode::Aligned),
     );
     println!("admitted on average over {sets} task sets: R {r:.1}, C {c:.1}, CA {ca:.1}");
-    assert!(r < 20.0, "WRR-SCAN-R admits {r}");
-    assert!((45.0..=65.0).contains(&c), "WRR-SCAN-C admits {c}");
-    assert!(ca > 85.0, "WRR-SCAN-CA admits {ca}");
+    assert!((5.0..20.0).contains(&r), "WRR-SCAN-R admits {r}");
+    assert!((45.0..=55.0).contains(&c), "WRR-SCAN-C admits {c}");
+    assert!((90.0..=110.0).contains(&ca), "WRR-SCAN-CA admits {ca}");
 }
 
 #[test]
@@ -336,5 +339,46 @@ fn at_full_admission_capacity_no_admitted_task_misses() {
             assert!(r.min_slack_ms > 0.0);
             assert_eq!(r.aperiodic_short_rounds, 0, "{mode}");
         }
+    }
+}
+
+#[test]
+fn a_run_too_short_for_some_jobs_to_complete_leaves_their_slack_out() {
+    // One second: with few tasks, often no job has completed yet (a first
+    // release is anywhere in its period, up to seconds), so such a run has
+    // no slack to report; the figures and the summary still come out.
+    use spindle::repro::tsai04::{figure, summary, sweep};
+    let opts = Tsai04Options {
+        sets: 2,
+        seconds: 1,
+        step: 90,
+        share_ppm: 0,
+        jobs: 2,
+        ..Tsai04Options::default()
+    };
+    let s = sweep(&opts).unwrap();
+    // Runs in which no job completed leave `min_slack_ms` out (before the
+    // fix their NaN aborted the sweep); the ones recorded are finite.
+    let recorded: Vec<usize> = s
+        .tables
+        .iter()
+        .flatten()
+        .map(|m| m.values("min_slack_ms").map_or(0, <[_]>::len))
+        .collect();
+    assert!(
+        recorded.iter().any(|&n| n < opts.sets as usize),
+        "some 1 s run completes no job: {recorded:?}"
+    );
+    assert!(
+        s.tables
+            .iter()
+            .flatten()
+            .filter_map(|m| m.values("min_slack_ms"))
+            .flatten()
+            .all(|&(_, v)| v.is_finite())
+    );
+    summary(&opts, &s).unwrap();
+    for n in 5..=12 {
+        figure(n, &s).unwrap();
     }
 }

@@ -49,7 +49,7 @@ enum Command {
         paper: analyze::AnalyzePaper,
     },
     /// Run Chen & Towsley's real-time transaction system once (every parameter settable).
-    Txn(txn::TxnArgs),
+    Txn(Box<txn::TxnArgs>),
     /// Serve an emulated disk or mirror over NBD, timed by its model, with faults.
     Serve(serve::ServeArgs),
     /// Send one command to the control socket of a `spindle serve`.

@@ -24,9 +24,6 @@ pub struct TxnArgs {
     /// N_u: users.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 20))]
     pub users: u32,
-    /// Mean think time, ms.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000.0))]
-    pub think_ms: f64,
     /// Fewest steps per transaction.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub steps_min: u32,
@@ -42,9 +39,6 @@ pub struct TxnArgs {
     /// p_r: probability a step reads rather than updates.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.6))]
     pub read_probability: f64,
-    /// T_D in T_min = (T_C + T_D)·N_s, ms.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 25.0))]
-    pub disk_ms: f64,
     /// k in DL_LOW = max(1, k·N_u).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.25))]
     pub k: f64,
@@ -57,11 +51,9 @@ pub struct TxnArgs {
     /// No deadlines (the non-real-time setting).
     #[cfg_attr(feature = "cli", arg(long))]
     pub no_deadlines: bool,
-    /// Database pages (one per block from block 0).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 6000))]
-    pub pages: u64,
     /// Replications, their length, seed and threads (the paper's method by
-    /// default), as `spindle repro chen-towsley91` takes them.
+    /// default), and the readings of the text, as `spindle repro
+    /// chen-towsley91` takes them.
     #[cfg_attr(feature = "cli", command(flatten))]
     pub method: TxnReproOptions,
 }
@@ -75,13 +67,11 @@ impl TxnArgs {
         let io: AnySpec = self.io.parse().context("--io")?;
         let mut p = TxnParams::chen_towsley_91(self.users, io);
         p.disk = resolve_disk(&self.disk).context("--disk")?;
-        p.think_ms = self.think_ms;
         p.steps_min = self.steps_min;
         p.steps_max = self.steps_max;
         p.step_cpu_ms = self.step_cpu_ms;
         p.abort_cpu_ms = self.abort_cpu_ms;
         p.read_probability = self.read_probability;
-        p.disk_ms = self.disk_ms;
         p.deadlines = match (self.no_deadlines, self.dl_low) {
             (true, _) => Deadlines::None,
             (false, Some(low)) => Deadlines::Fixed {
@@ -93,10 +83,10 @@ impl TxnArgs {
                 alpha: self.alpha,
             },
         };
-        p.pages = self.pages;
         p.transactions = self.method.transactions;
         p.warmup = self.method.warmup;
         p.seed = self.method.seed;
+        self.method.readings.apply(&mut p)?;
         p.validate()?;
         Ok(p)
     }

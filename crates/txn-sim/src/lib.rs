@@ -43,6 +43,9 @@ pub mod system;
 
 pub use io::{IoCounts, IoReport};
 pub use metrics::{METRICS, metric_table, metrics};
-pub use params::{Deadlines, ParamError, TxnParams};
+pub use params::{
+    BufferRule, Deadlines, DlLowRule, LockWake, LossRule, PageLayout, ParamError, Readings,
+    RestartDeadline, SsedoWindow, TxnParams,
+};
 pub use replications::{run, run_replications};
 pub use system::{RunReport, SimError, System, TxnEvent};

@@ -10,13 +10,17 @@
 //! - On a release the waiters are considered in deadline order (earliest
 //!   first, then arrival order) and each one compatible with the holders at
 //!   that moment is granted: the earliest-deadline waiter is woken first, and
-//!   readers queued behind it share the lock when it is shared.
+//!   readers queued behind it share the lock when it is shared
+//!   ([`LockWake::EarliestDeadline`]; [`LockWake::ArrivalOrder`] considers
+//!   them in the order they began to wait).
 //! - Transactions are identified by their user's slot (each user runs at
 //!   most one transaction at a time), so every table is a dense vector.
 
 use std::collections::HashMap;
 
 use sched_core::Nanos;
+
+pub use crate::params::LockWake;
 
 /// A database page.
 pub type Page = u64;
@@ -87,11 +91,13 @@ pub struct LockTable {
     marks: Vec<u64>,
     stamp: u64,
     stack: Vec<usize>,
+    wake: LockWake,
 }
 
 impl LockTable {
-    /// An empty table for transactions `0..slots`.
-    pub fn new(slots: usize) -> Self {
+    /// An empty table for transactions `0..slots`, granting released locks
+    /// by `wake`.
+    pub fn new(slots: usize, wake: LockWake) -> Self {
         LockTable {
             entries: HashMap::new(),
             held: vec![Vec::new(); slots],
@@ -99,6 +105,7 @@ impl LockTable {
             marks: vec![0; slots],
             stamp: 0,
             stack: Vec::new(),
+            wake,
         }
     }
 
@@ -195,7 +202,11 @@ impl LockTable {
                 .expect("a held page has an entry");
             entry.holders.retain(|&(h, _)| h != txn);
             if !entry.waiters.is_empty() {
-                entry.waiters.sort_by_key(|w| w.priority);
+                // Waiters are pushed in arrival order; the stable sort keeps
+                // it among equal deadlines.
+                if self.wake == LockWake::EarliestDeadline {
+                    entry.waiters.sort_by_key(|w| w.priority);
+                }
                 let mut i = 0;
                 while i < entry.waiters.len() {
                     let w = entry.waiters[i];
@@ -262,7 +273,7 @@ mod tests {
 
     #[test]
     fn shared_locks_share_and_exclusive_ones_wait() {
-        let mut t = LockTable::new(3);
+        let mut t = LockTable::new(3, LockWake::EarliestDeadline);
         assert_eq!(t.acquire(0, 7, Mode::Shared, (10, 0)), Acquire::Granted);
         assert_eq!(t.acquire(1, 7, Mode::Shared, (20, 1)), Acquire::Granted);
         assert_eq!(t.acquire(2, 7, Mode::Exclusive, (5, 2)), Acquire::Waiting);
@@ -279,7 +290,7 @@ mod tests {
 
     #[test]
     fn a_release_wakes_the_earliest_deadline_first() {
-        let mut t = LockTable::new(4);
+        let mut t = LockTable::new(4, LockWake::EarliestDeadline);
         assert_eq!(t.acquire(0, 1, Mode::Exclusive, (0, 0)), Acquire::Granted);
         assert_eq!(t.acquire(1, 1, Mode::Exclusive, (300, 1)), Acquire::Waiting);
         assert_eq!(t.acquire(2, 1, Mode::Exclusive, (100, 2)), Acquire::Waiting);
@@ -293,9 +304,25 @@ mod tests {
     }
 
     #[test]
+    fn arrival_order_wakes_the_first_waiter_rather_than_the_earliest_deadline() {
+        for (wake, want) in [
+            (LockWake::EarliestDeadline, [2]),
+            (LockWake::ArrivalOrder, [1]),
+        ] {
+            let mut t = LockTable::new(3, wake);
+            assert_eq!(t.acquire(0, 1, Mode::Exclusive, (0, 0)), Acquire::Granted);
+            assert_eq!(t.acquire(1, 1, Mode::Exclusive, (300, 1)), Acquire::Waiting);
+            assert_eq!(t.acquire(2, 1, Mode::Exclusive, (100, 2)), Acquire::Waiting);
+            let mut woken = Vec::new();
+            t.release_all(0, &mut woken);
+            assert_eq!(woken, want, "{wake:?}");
+        }
+    }
+
+    #[test]
     fn the_constructed_two_transaction_cycle_is_detected() {
         // T0 holds page 1, T1 holds page 2; T0 waits for 2, then T1 asks for 1.
-        let mut t = LockTable::new(2);
+        let mut t = LockTable::new(2, LockWake::EarliestDeadline);
         assert_eq!(t.acquire(0, 1, Mode::Exclusive, (10, 0)), Acquire::Granted);
         assert_eq!(t.acquire(1, 2, Mode::Exclusive, (20, 1)), Acquire::Granted);
         assert_eq!(t.acquire(0, 2, Mode::Exclusive, (10, 0)), Acquire::Waiting);
@@ -313,7 +340,7 @@ mod tests {
 
     #[test]
     fn two_upgrades_of_one_page_deadlock() {
-        let mut t = LockTable::new(2);
+        let mut t = LockTable::new(2, LockWake::EarliestDeadline);
         assert_eq!(t.acquire(0, 5, Mode::Shared, (1, 0)), Acquire::Granted);
         assert_eq!(t.acquire(1, 5, Mode::Shared, (2, 1)), Acquire::Granted);
         assert_eq!(t.acquire(0, 5, Mode::Exclusive, (1, 0)), Acquire::Waiting);
@@ -327,7 +354,7 @@ mod tests {
     #[test]
     fn a_longer_cycle_through_shared_holders_is_found() {
         // T0 waits on T1 (page 2), T1 waits on T2 (page 3), T2 asks for page 1 held shared by T0.
-        let mut t = LockTable::new(3);
+        let mut t = LockTable::new(3, LockWake::EarliestDeadline);
         assert_eq!(t.acquire(0, 1, Mode::Shared, (1, 0)), Acquire::Granted);
         assert_eq!(t.acquire(1, 2, Mode::Exclusive, (2, 1)), Acquire::Granted);
         assert_eq!(t.acquire(2, 3, Mode::Exclusive, (3, 2)), Acquire::Granted);

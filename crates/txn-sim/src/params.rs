@@ -3,7 +3,8 @@
 //! naming its field, returned before anything runs.
 
 use disk_emu::disk::{DiskSpec, presets};
-use sched_core::{AnySpec, Nanos};
+use sched_core::array::ArraySpec;
+use sched_core::{AnySpec, Nanos, PolicySpec};
 
 /// How transaction deadlines are set: `arrival + T_min · η`, η uniform on
 /// [DL_LOW, DL_UP], DL_UP = α · DL_LOW.
@@ -12,8 +13,8 @@ pub enum Deadlines {
     /// No deadlines (the non-real-time setting of Figure 13): nothing is
     /// lost, the CPU and lock queues fall back to arrival order.
     None,
-    /// DL_LOW = max(1, k · N_u) (§4.1.3; the paper prints "min", its
-    /// footnote says the bound may not fall below 1).
+    /// DL_LOW = max(1, k · N_u) or, as printed, min(1, k · N_u)
+    /// ([`DlLowRule`]; §4.1.3).
     Scaled {
         /// k (0.25).
         k: f64,
@@ -36,17 +37,134 @@ impl Deadlines {
         alpha: 3.0,
     };
 
-    /// [DL_LOW, DL_UP] for `users` users, or `None` without deadlines.
-    pub fn bounds(&self, users: u32) -> Option<(f64, f64)> {
+    /// [DL_LOW, DL_UP] for `users` users under `rule`, or `None` without
+    /// deadlines.
+    pub fn bounds(&self, users: u32, rule: DlLowRule) -> Option<(f64, f64)> {
         match *self {
             Deadlines::None => None,
             Deadlines::Scaled { k, alpha } => {
-                let low = (k * f64::from(users)).max(1.0);
+                let scaled = k * f64::from(users);
+                let low = match rule {
+                    DlLowRule::AtLeastOne => scaled.max(1.0),
+                    DlLowRule::AtMostOne => scaled.min(1.0),
+                };
                 Some((low, alpha * low))
             }
             Deadlines::Fixed { low, alpha } => Some((low, alpha * low)),
         }
     }
+}
+
+/// How DL_LOW follows k · N_u (§4.1.3 prints DL_LOW = min{1, k · N_u};
+/// its footnote 3 says the bound "may not be less than 1", and Table II
+/// gives DL_LOW = 0.25 · N_u).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DlLowRule {
+    /// max(1, k · N_u): Table II's 0.25 · N_u, floored at 1 as the footnote
+    /// asks (the default: with "min" the bound would be 1 at every load the
+    /// paper plots, and Table II and Figures 10–11 would not vary it).
+    #[default]
+    AtLeastOne,
+    /// min(1, k · N_u) as printed: 1 for every N_u ≥ 4 at k = 0.25.
+    AtMostOne,
+}
+
+/// What a transaction restarted after a deadlock keeps (§2: "restarted as
+/// long as its deadline has not yet expired").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RestartDeadline {
+    /// The deadline it arrived with (the default: the text judges the
+    /// restart by "its deadline", the one already running).
+    #[default]
+    Keep,
+    /// A fresh deadline drawn at the restart, T_min · η from then.
+    Renew,
+}
+
+/// Which transactions count in the loss ratio.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LossRule {
+    /// Lost before the write phase and missed during it (the default: §1
+    /// calls a transaction that "cannot commit before its deadline" lost,
+    /// and one missing during write-back is told it missed).
+    #[default]
+    LostOrMissed,
+    /// Only those removed before their write phase (§2's first case); one
+    /// missing during write-back counts as committed.
+    LostOnly,
+}
+
+/// Whether a step whose page is already in the transaction's private
+/// buffer reads it again.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BufferRule {
+    /// It does not (the default: §2 queues for I/O "if the page is not in
+    /// memory").
+    #[default]
+    Cached,
+    /// Every step reads its page from disk.
+    Reread,
+}
+
+/// Where page p of P lives on a disk of C blocks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PageLayout {
+    /// Block p: a database smaller than the disk sits on its first tracks
+    /// (the default; the paper's 6000 pages fill the `chen-towsley-91` disk,
+    /// where both layouts are the same).
+    #[default]
+    Packed,
+    /// Block ⌊p · C / P⌋: the pages spread evenly over the whole disk
+    /// ("uniformly distributed on the disk", §4.1.1, for any database size).
+    Spread,
+}
+
+/// The order in which the waiters for a released lock are considered (§2:
+/// "we select the one with earliest deadline to wakeup, and grant it the
+/// associated lock"); each one compatible with the holders at that moment
+/// is granted, so readers behind a granted reader share the lock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LockWake {
+    /// Earliest deadline first (the default, as the text says).
+    #[default]
+    EarliestDeadline,
+    /// The order they began to wait (FIFO lock queues, the usual discipline
+    /// of a database without deadlines).
+    ArrivalOrder,
+}
+
+/// SSEDO's window m and weight base β, applied to every SSEDO queue of the
+/// I/O subsystem (§4.1.4: m = 3, β = 2).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SsedoWindow {
+    /// m ≥ 1.
+    pub m: usize,
+    /// β ≥ 1.
+    pub beta: f64,
+}
+
+/// The readings of the paper's text that change results, each one where
+/// the text allows more than one (the defaults are this project's best
+/// reading; `spindle repro chen-towsley91 --sensitivity` measures each).
+/// T_D, think time, database size and the disk's seek and latency are
+/// fields of [`TxnParams`] itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Readings {
+    /// DL_LOW's floor or cap at 1.
+    pub dl_low: DlLowRule,
+    /// The deadline of a restarted transaction.
+    pub restart: RestartDeadline,
+    /// What the loss ratio counts.
+    pub loss: LossRule,
+    /// Re-reads of buffered pages.
+    pub buffer: BufferRule,
+    /// Page-to-block mapping.
+    pub layout: PageLayout,
+    /// Lock grants on a release.
+    pub lock_wake: LockWake,
+    /// SSEDO's window and β in place of those of the I/O spec (`None`: the
+    /// spec's own, m = 3 and β = 2 for `ssedo`, `rt-dmq`, `rt-cmq`).
+    pub ssedo: Option<SsedoWindow>,
 }
 
 /// Everything one run of the transaction system needs.
@@ -82,6 +200,8 @@ pub struct TxnParams {
     pub warmup: u64,
     /// Seed of the experiment; replication r draws from its own streams.
     pub seed: u64,
+    /// The readings of the text where it is open.
+    pub readings: Readings,
 }
 
 impl TxnParams {
@@ -104,6 +224,7 @@ impl TxnParams {
             transactions: 1050,
             warmup: 50,
             seed: 1,
+            readings: Readings::default(),
         }
     }
 
@@ -153,16 +274,30 @@ impl TxnParams {
                 check_alpha(alpha)?;
             }
         }
-        let capacity = disk_emu::disk::DiskModel::from_spec(&self.disk)
-            .map_err(|e| ParamError::Disk(e.to_string()))?
-            .capacity_blocks();
+        if let Some(longest) = self.longest_relative_deadline_ms()
+            && longest >= LATEST_DEADLINE_MS
+        {
+            return Err(ParamError::DeadlineBeyondTime {
+                longest_ms: longest,
+                limit_ms: LATEST_DEADLINE_MS,
+            });
+        }
+        if let Some(w) = self.readings.ssedo {
+            if w.m == 0 {
+                return Err(ParamError::SsedoWindow(w.m));
+            }
+            if !(w.beta.is_finite() && w.beta >= 1.0) {
+                return Err(ParamError::SsedoBeta(w.beta));
+            }
+        }
+        let capacity = self.capacity()?;
         if self.pages == 0 || self.pages > capacity {
             return Err(ParamError::Pages {
                 pages: self.pages,
                 capacity,
             });
         }
-        match self.io {
+        match self.io() {
             AnySpec::Disk(p) => p.validate(),
             AnySpec::Array(a) => a.validate(),
             AnySpec::RateBased(_) => return Err(ParamError::RateBasedIo(self.io.to_string())),
@@ -177,11 +312,70 @@ impl TxnParams {
         Ok(())
     }
 
+    /// [DL_LOW, DL_UP] at this many users under the DL_LOW reading.
+    pub fn deadline_bounds(&self) -> Option<(f64, f64)> {
+        self.deadlines.bounds(self.users, self.readings.dl_low)
+    }
+
+    /// Blocks of the disk.
+    ///
+    /// # Errors
+    /// [`ParamError::Disk`] for a disk the emulator cannot build.
+    pub fn capacity(&self) -> Result<u64, ParamError> {
+        Ok(disk_emu::disk::DiskModel::from_spec(&self.disk)
+            .map_err(|e| ParamError::Disk(e.to_string()))?
+            .capacity_blocks())
+    }
+
+    /// The I/O subsystem as run: [`io`](Self::io) with the SSEDO reading
+    /// applied to every SSEDO queue in it.
+    pub fn io(&self) -> AnySpec {
+        let Some(w) = self.readings.ssedo else {
+            return self.io;
+        };
+        let window = |p: PolicySpec| match p {
+            PolicySpec::Ssedo { .. } => PolicySpec::Ssedo {
+                m: w.m,
+                beta: w.beta,
+            },
+            other => other,
+        };
+        match self.io {
+            AnySpec::Disk(p) => AnySpec::Disk(window(p)),
+            AnySpec::Array(ArraySpec::Dmq {
+                routing,
+                queue,
+                modified,
+            }) => AnySpec::Array(ArraySpec::Dmq {
+                routing,
+                queue: window(queue),
+                modified,
+            }),
+            AnySpec::Array(ArraySpec::Cmq { common, aux }) => AnySpec::Array(ArraySpec::Cmq {
+                common: window(common),
+                aux: window(aux),
+            }),
+            other => other,
+        }
+    }
+
+    /// The longest relative deadline a transaction can draw, ms:
+    /// (T_C + T_D) · N_s,max · DL_UP (`None` without deadlines).
+    pub fn longest_relative_deadline_ms(&self) -> Option<f64> {
+        let (_, up) = self.deadline_bounds()?;
+        Some((self.step_cpu_ms + self.disk_ms) * f64::from(self.steps_max) * up)
+    }
+
     /// `ms` as whole nanoseconds (the value has been validated).
     pub(crate) fn nanos(ms: f64) -> Nanos {
         (ms * 1e6).round() as Nanos
     }
 }
+
+/// The longest relative deadline the virtual clock can hold with room to
+/// spare, ms: half of `u64` nanoseconds (about 292 years), so that arrival
+/// plus deadline never overflows in a run of any representable length.
+pub const LATEST_DEADLINE_MS: f64 = (Nanos::MAX / 2) as f64 / 1e6;
 
 fn check_duration(field: &'static str, value: f64) -> Result<(), ParamError> {
     if (0.0..1e12).contains(&value) {
@@ -242,6 +436,22 @@ pub enum ParamError {
     /// α < 1.
     #[error("deadline alpha: expected alpha >= 1 (DL_UP = alpha * DL_LOW), got {0}")]
     DeadlineSpread(f64),
+    /// Deadlines so loose that arrival + deadline would not fit the clock.
+    #[error(
+        "deadlines: the longest relative deadline, (T_C + T_D) * steps_max * DL_UP = {longest_ms:e} ms, is beyond representable time ({limit_ms:e} ms); lower k, DL_LOW or alpha"
+    )]
+    DeadlineBeyondTime {
+        /// The longest relative deadline the parameters allow, ms.
+        longest_ms: f64,
+        /// [`LATEST_DEADLINE_MS`].
+        limit_ms: f64,
+    },
+    /// An SSEDO window of 0.
+    #[error("ssedo window m: expected m >= 1, got {0}")]
+    SsedoWindow(usize),
+    /// An SSEDO β below 1 or not finite.
+    #[error("ssedo beta: expected beta >= 1, got {0}")]
+    SsedoBeta(f64),
     /// No pages, or more than the disk holds.
     #[error("pages: expected 1 ..= {capacity} (the disk's blocks), got {pages}")]
     Pages {
@@ -388,10 +598,48 @@ mod tests {
     }
 
     #[test]
+    fn deadlines_beyond_the_clock_are_refused_before_running() {
+        // 20 users, k = 1e9: DL_UP = 6e10, and 800 ms · 6e10 is past
+        // half of u64 nanoseconds.
+        let mut p = TxnParams::chen_towsley_91(20, "rt-dmq".parse().unwrap());
+        p.deadlines = Deadlines::Scaled { k: 1e9, alpha: 3.0 };
+        let got = p.validate();
+        assert!(
+            matches!(got, Err(ParamError::DeadlineBeyondTime { longest_ms, .. }) if (longest_ms / 4.8e13 - 1.0).abs() < 1e-9),
+            "{got:?}"
+        );
+        p.deadlines = Deadlines::Scaled { k: 1e8, alpha: 3.0 };
+        p.validate().unwrap();
+    }
+
+    #[test]
     fn deadline_bounds_follow_the_paper() {
-        assert_eq!(Deadlines::PAPER.bounds(4), Some((1.0, 3.0)));
-        assert_eq!(Deadlines::PAPER.bounds(2), Some((1.0, 3.0)));
-        assert_eq!(Deadlines::PAPER.bounds(20), Some((5.0, 15.0)));
-        assert_eq!(Deadlines::None.bounds(20), None);
+        let max = DlLowRule::AtLeastOne;
+        assert_eq!(Deadlines::PAPER.bounds(4, max), Some((1.0, 3.0)));
+        assert_eq!(Deadlines::PAPER.bounds(2, max), Some((1.0, 3.0)));
+        assert_eq!(Deadlines::PAPER.bounds(20, max), Some((5.0, 15.0)));
+        assert_eq!(Deadlines::None.bounds(20, max), None);
+        // As printed ("min"): 1 at every load of the figures, below 1 under 4 users.
+        let min = DlLowRule::AtMostOne;
+        assert_eq!(Deadlines::PAPER.bounds(20, min), Some((1.0, 3.0)));
+        assert_eq!(Deadlines::PAPER.bounds(2, min), Some((0.5, 1.5)));
+    }
+
+    #[test]
+    fn the_ssedo_reading_reaches_every_ssedo_queue_and_is_validated() {
+        let mut p = base();
+        p.readings.ssedo = Some(SsedoWindow { m: 5, beta: 1.5 });
+        let five = PolicySpec::Ssedo { m: 5, beta: 1.5 };
+        assert!(matches!(p.io(), AnySpec::Array(ArraySpec::Dmq { queue, .. }) if queue == five));
+        p.io = "rt-cmq".parse().unwrap();
+        assert!(
+            matches!(p.io(), AnySpec::Array(ArraySpec::Cmq { common, aux }) if common == five && aux == PolicySpec::Sstf)
+        );
+        p.io = "fcfs".parse().unwrap();
+        assert_eq!(p.io(), AnySpec::Disk(PolicySpec::Fcfs));
+        p.readings.ssedo = Some(SsedoWindow { m: 0, beta: 2.0 });
+        assert_eq!(p.validate(), Err(ParamError::SsedoWindow(0)));
+        p.readings.ssedo = Some(SsedoWindow { m: 3, beta: 0.9 });
+        assert_eq!(p.validate(), Err(ParamError::SsedoBeta(0.9)));
     }
 }

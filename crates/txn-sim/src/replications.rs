@@ -15,7 +15,8 @@ use crate::system::{RunReport, SimError, System};
 /// Invalid parameters, a device failure, a broken invariant.
 pub fn run(params: &TxnParams, replication: u64) -> Result<RunReport, SimError> {
     params.validate()?;
-    match &params.io {
+    // The spec as run: the SSEDO reading applied.
+    match &params.io() {
         AnySpec::Disk(policy) => System::new(
             params,
             replication,

@@ -4,28 +4,40 @@
 //! buffer, and computes on the EDF CPU; at the end the dirty pages are
 //! written back and the transaction commits when every write has completed.
 //!
-//! Choices where the paper is silent (documented here, once):
+//! Choices where the paper is silent (documented here, once; where the
+//! text allows more than one reading, the choice is a
+//! [`Readings`](crate::params::Readings) field and the one described here
+//! is its default):
 //! - The CPU burst of a step follows its page access; the initial CPU
 //!   request the paper mentions has no cost of its own.
 //! - An update step also reads its page first (read, modify, write back at
 //!   commit); a page already in the buffer costs no I/O, and updating it
-//!   marks it dirty.
+//!   marks it dirty ([`BufferRule::Reread`](crate::params::BufferRule::Reread) reads it again). Page p is
+//!   block p ([`PageLayout::Spread`](crate::params::PageLayout::Spread) spreads a smaller database over the
+//!   whole disk).
 //! - A transaction aborted by a deadlock releases its locks at once (so its
 //!   victims proceed), then spends T_A on the CPU, then restarts from its
 //!   first step with the same pages and deadline and an empty buffer (its
-//!   copies may be stale once the locks are gone).
+//!   copies may be stale once the locks are gone); [`RestartDeadline::Renew`](crate::params::RestartDeadline::Renew)
+//!   gives the restart a deadline of its own.
 //! - Without deadlines (Figure 13) nothing ends a livelock in which the
 //!   same transactions keep closing cycles and restarting, so there an
 //!   aborted transaction restarts only once one of the transactions it was
 //!   blocked by has left (a restart delay in the manner of Agrawal, Carey
 //!   & Livny's concurrency-control studies). Restart waits then form no
 //!   cycle, so some transaction always commits. With deadlines the paper's
-//!   immediate restart is kept.
+//!   immediate restart is kept (unless each restart renews its deadline,
+//!   when again nothing would end a livelock).
 //! - A transaction is *lost* when its deadline passes before its write
 //!   phase: it leaves at once, its locks are released and its queued I/O is
 //!   cancelled (a request in service runs to its end, unreported). One whose
 //!   deadline passes during the write phase completes its writes and counts
-//!   as *missed*. The loss ratio counts both.
+//!   as *missed*. The loss ratio counts both ([`LossRule::LostOnly`](crate::params::LossRule::LostOnly): only
+//!   the lost).
+//! - DL_LOW = max(1, k · N_u) ([`DlLowRule::AtMostOne`](crate::params::DlLowRule::AtMostOne): min, as printed);
+//!   a release grants the lock to every compatible waiter in deadline order
+//!   ([`LockWake::ArrivalOrder`](crate::params::LockWake::ArrivalOrder): in
+//!   the order they began to wait).
 //! - Simultaneous events run in a fixed order: the device's, then the CPU's,
 //!   then the timers' (think ends, deadlines) in the order they were set (the
 //!   event loop's ranks: the CPU is the first rank after the devices, the
@@ -43,7 +55,7 @@ use sched_core::{Kind, Nanos};
 use crate::cpu::EdfCpu;
 use crate::io::{IoCounts, IoError, IoLedger, IoReport, IoTag};
 use crate::locks::{Acquire, LockTable, Mode, Page, Priority};
-use crate::params::{ParamError, TxnParams};
+use crate::params::{BufferRule, LossRule, PageLayout, ParamError, RestartDeadline, TxnParams};
 
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
@@ -57,6 +69,18 @@ pub enum SimError {
     /// The device refused an input or misbehaved.
     #[error("I/O: {0}")]
     Device(#[from] DeviceError),
+    /// A deadline beyond the end of the virtual clock.
+    #[error(
+        "replication {replication}: at {now} ns a deadline {relative_ms:e} ms later is beyond representable time"
+    )]
+    ClockOverflow {
+        /// The replication.
+        replication: u64,
+        /// The arrival, ns.
+        now: Nanos,
+        /// The relative deadline drawn, ms.
+        relative_ms: f64,
+    },
     /// An invariant of the system broke at the end of a run (a bug).
     #[error("replication {replication}: {what}")]
     Invariant {
@@ -215,6 +239,8 @@ pub struct System<'p, D> {
     /// T_C + T_D, ns per step.
     per_step: f64,
     bounds: Option<(f64, f64)>,
+    /// Blocks of the disk (for the page layout).
+    capacity: u64,
     io: IoLedger,
     /// The device, until the run puts it in the event loop.
     device: Option<D>,
@@ -249,6 +275,7 @@ where
         params.validate()?;
         let users = params.users as usize;
         let unit = Unit::new(params.seed, 0, replication);
+        let capacity = params.capacity()?;
         Ok(System {
             params,
             replication,
@@ -256,7 +283,8 @@ where
             abort_cpu: TxnParams::nanos(params.abort_cpu_ms),
             think: TxnParams::nanos(params.think_ms),
             per_step: (params.step_cpu_ms + params.disk_ms) * 1e6,
-            bounds: params.deadlines.bounds(params.users),
+            bounds: params.deadline_bounds(),
+            capacity,
             io: IoLedger::new(
                 device.disks(),
                 device.model(0).map_or(0, |m| m.capacity_blocks()),
@@ -264,7 +292,7 @@ where
             device: Some(device),
             cpu: EdfCpu::new(),
             cpu_entered: None,
-            locks: LockTable::new(users),
+            locks: LockTable::new(users, params.readings.lock_wake),
             txns: vec![Txn::idle(); users],
             think_stream: unit.stream(Purpose::Arrivals),
             shape_stream: unit.stream(Purpose::Addresses),
@@ -322,10 +350,7 @@ where
         let seq = self.next_seq;
         self.next_seq += 1;
         let now = self.now;
-        let deadline = self.bounds.map(|(low, up)| {
-            let eta = low + (up - low) * self.deadline_stream.uniform();
-            now + (self.per_step * n as f64 * eta).round() as Nanos
-        });
+        let deadline = self.draw_deadline(n)?;
         let txn = &mut self.txns[u];
         txn.seq = seq;
         txn.arrival = now;
@@ -350,6 +375,39 @@ where
         self.start_step(sim, u)
     }
 
+    /// A deadline for a transaction of `steps` steps starting now: now +
+    /// T_min · η, η ~ U[DL_LOW, DL_UP] (`None` without deadlines).
+    fn draw_deadline(&mut self, steps: usize) -> Result<Option<Nanos>, SimError> {
+        let Some((low, up)) = self.bounds else {
+            return Ok(None);
+        };
+        let eta = low + (up - low) * self.deadline_stream.uniform();
+        let relative = (self.per_step * steps as f64 * eta).round();
+        // Validation bounds the relative deadline to half the clock; a run
+        // that still reached past the clock's end is an error, never a
+        // wrapped (early) deadline.
+        let now = self.now;
+        (relative < Nanos::MAX as f64)
+            .then(|| now.checked_add(relative as Nanos))
+            .flatten()
+            .map(Some)
+            .ok_or(SimError::ClockOverflow {
+                replication: self.replication,
+                now,
+                relative_ms: relative / 1e6,
+            })
+    }
+
+    /// The block holding `page` under the layout reading.
+    fn block(&self, page: Page) -> u64 {
+        page_block(
+            self.params.readings.layout,
+            page,
+            self.params.pages,
+            self.capacity,
+        )
+    }
+
     /// The next step: its lock, or the write phase after the last.
     fn start_step(&mut self, sim: &mut Sim<D>, u: usize) -> Result<(), SimError> {
         let txn = &self.txns[u];
@@ -370,9 +428,11 @@ where
     /// The lock is held: read the page unless it is in the buffer.
     fn access(&mut self, sim: &mut Sim<D>, u: usize) -> Result<(), SimError> {
         let now = self.now;
+        let reread = self.params.readings.buffer == BufferRule::Reread;
+        let (page, mode) = self.txns[u].steps[self.txns[u].step];
+        let block = self.block(page);
         let txn = &mut self.txns[u];
-        let (page, mode) = txn.steps[txn.step];
-        if let Some(slot) = txn.buffer.iter_mut().find(|(p, _)| *p == page) {
+        if !reread && let Some(slot) = txn.buffer.iter_mut().find(|(p, _)| *p == page) {
             slot.1 |= mode == Mode::Exclusive;
             return self.compute(u);
         }
@@ -382,7 +442,7 @@ where
         };
         let id = self
             .io
-            .submit(sim, tag, Kind::Read, page, txn.deadline, now)?;
+            .submit(sim, tag, Kind::Read, block, txn.deadline, now)?;
         txn.ios.push(id);
         txn.phase = Phase::Reading;
         Ok(())
@@ -406,7 +466,12 @@ where
         match txn.phase {
             Phase::Reading => {
                 let (page, mode) = txn.steps[txn.step];
-                txn.buffer.push((page, mode == Mode::Exclusive));
+                let dirty = mode == Mode::Exclusive;
+                match txn.buffer.iter_mut().find(|(p, _)| *p == page) {
+                    // Read again (BufferRule::Reread): one copy in the buffer.
+                    Some(slot) => slot.1 |= dirty,
+                    None => txn.buffer.push((page, dirty)),
+                }
                 self.compute(tag.txn)
             }
             Phase::Writing => {
@@ -449,6 +514,18 @@ where
     }
 
     fn restart(&mut self, sim: &mut Sim<D>, u: usize) -> Result<(), SimError> {
+        if self.params.readings.restart == RestartDeadline::Renew && self.bounds.is_some() {
+            let steps = self.txns[u].steps.len();
+            let deadline = self.draw_deadline(steps)?;
+            let txn = &mut self.txns[u];
+            txn.deadline = deadline;
+            txn.priority = (deadline.unwrap_or(self.now), txn.seq);
+            if let Some(d) = deadline {
+                // The old deadline's event finds the transaction's deadline
+                // moved and does nothing.
+                sim.schedule_ranked(d, TIMERS, TxnEvent::Deadline(u, txn.seq));
+            }
+        }
         let txn = &mut self.txns[u];
         if txn.abort_counted && self.window.open {
             self.window.restarts += 1;
@@ -458,13 +535,20 @@ where
         self.start_step(sim, u)
     }
 
+    /// Whether an aborted transaction restarts only once a blocker has left:
+    /// when no deadline ends a livelock, that is without deadlines and when
+    /// each restart renews its deadline.
+    fn restart_waits(&self) -> bool {
+        self.bounds.is_none() || self.params.readings.restart == RestartDeadline::Renew
+    }
+
     /// Deadlock: the requester releases everything and pays T_A on the CPU.
     fn abort(&mut self, sim: &mut Sim<D>, u: usize) -> Result<(), SimError> {
         if self.window.open {
             self.window.deadlocks += 1;
         }
         self.txns[u].abort_counted = self.window.open;
-        if self.bounds.is_none() {
+        if self.restart_waits() {
             let (page, mode) = self.txns[u].steps[self.txns[u].step];
             let mut blockers = std::mem::take(&mut self.txns[u].blockers);
             blockers.clear();
@@ -505,9 +589,15 @@ where
         };
         for &(page, dirty) in &txn.buffer {
             if dirty {
+                let block = page_block(
+                    self.params.readings.layout,
+                    page,
+                    self.params.pages,
+                    self.capacity,
+                );
                 let id = self
                     .io
-                    .submit(sim, tag, Kind::Write, page, txn.deadline, now)?;
+                    .submit(sim, tag, Kind::Write, block, txn.deadline, now)?;
                 txn.ios.push(id);
                 txn.pending_writes += 1;
             }
@@ -529,8 +619,8 @@ where
 
     fn on_deadline(&mut self, sim: &mut Sim<D>, u: usize, seq: u64) -> Result<(), SimError> {
         let txn = &self.txns[u];
-        if txn.seq != seq {
-            return Ok(());
+        if txn.seq != seq || txn.deadline != Some(self.now) {
+            return Ok(()); // another transaction's, or a deadline since renewed
         }
         match txn.phase {
             Phase::Idle | Phase::Writing => Ok(()),
@@ -655,7 +745,11 @@ where
             committed: w.committed,
             lost: w.lost,
             missed: w.missed,
-            loss_ratio: (w.lost + w.missed) as f64 / measured as f64,
+            loss_ratio: match self.params.readings.loss {
+                LossRule::LostOrMissed => w.lost + w.missed,
+                LossRule::LostOnly => w.lost,
+            } as f64
+                / measured as f64,
             response_ms: per_commit(w.response_sum) / 1e6,
             committed_size: per_commit(w.size_sum),
             deadlocks: w.deadlocks,
@@ -670,6 +764,15 @@ where
             ledger,
             started: self.next_seq,
         })
+    }
+}
+
+/// The block of `page` of a database of `pages` on a disk of `capacity`
+/// blocks (validation keeps `pages` within `capacity`).
+fn page_block(layout: PageLayout, page: Page, pages: u64, capacity: u64) -> u64 {
+    match layout {
+        PageLayout::Packed => page,
+        PageLayout::Spread => (u128::from(page) * u128::from(capacity) / u128::from(pages)) as u64,
     }
 }
 
@@ -732,7 +835,7 @@ mod tests {
     use super::*;
     use sched_core::AnySpec;
 
-    use crate::params::Deadlines;
+    use crate::params::{Deadlines, DlLowRule, LockWake, Readings, SsedoWindow};
     use crate::replications::{run, run_replications};
 
     fn small(users: u32, io: &str) -> TxnParams {
@@ -776,6 +879,17 @@ mod tests {
         let r = run(&p, 3).unwrap();
         assert_eq!(r.loss_ratio, 0.0);
         assert_eq!(r.committed, 130);
+    }
+
+    #[test]
+    fn the_loosest_representable_deadlines_lose_nothing() {
+        // k = 1e8: deadlines of up to 4.8e12 ms, as good as none; before
+        // the deadline arithmetic was checked, larger k wrapped the clock
+        // and lost transactions at once.
+        let mut p = small(20, "rt-dmq");
+        p.deadlines = Deadlines::Scaled { k: 1e8, alpha: 3.0 };
+        let r = run(&p, 0).unwrap();
+        assert_eq!(r.loss_ratio, 0.0);
     }
 
     #[test]
@@ -833,6 +947,7 @@ mod tests {
             ],
             spec in 0usize..SPECS.len(),
             seed in 0u64..1000,
+            readings in (any::<[bool; 6]>(), prop::option::of((1usize..6, 1.0f64..4.0))),
         ) {
             let io: AnySpec = SPECS[spec].parse().unwrap();
             let mut p = TxnParams::chen_towsley_91(users, io);
@@ -845,6 +960,16 @@ mod tests {
             p.transactions = 60;
             p.warmup = 10;
             p.seed = seed;
+            let ([min, renew, lost_only, reread, spread, fifo], ssedo) = readings;
+            p.readings = Readings {
+                dl_low: if min { DlLowRule::AtMostOne } else { DlLowRule::AtLeastOne },
+                restart: if renew { RestartDeadline::Renew } else { RestartDeadline::Keep },
+                loss: if lost_only { LossRule::LostOnly } else { LossRule::LostOrMissed },
+                buffer: if reread { BufferRule::Reread } else { BufferRule::Cached },
+                layout: if spread { PageLayout::Spread } else { PageLayout::Packed },
+                lock_wake: if fifo { LockWake::ArrivalOrder } else { LockWake::EarliestDeadline },
+                ssedo: ssedo.map(|(m, beta)| SsedoWindow { m, beta }),
+            };
             let r = run(&p, 0).unwrap();
             prop_assert_eq!(r.measured, 50);
             prop_assert_eq!(r.ledger.issued, r.ledger.completed + r.ledger.cancelled);

@@ -85,8 +85,18 @@ pub enum Paper {
         /// `-figN` suffix before its extension.
         #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg"))]
         plot: Option<PathBuf>,
+        /// Instead of the figures, the study of how the headline figures
+        /// (68 %, 81 %, 17 %) depend on each reading of the text.
+        #[cfg_attr(feature = "cli", arg(long, conflicts_with_all = ["figure", "plot"]))]
+        sensitivity: bool,
+        /// Replications per point of the sensitivity study.
+        #[cfg_attr(
+            feature = "cli",
+            arg(long, default_value_t = 4, requires = "sensitivity")
+        )]
+        study_replications: u64,
         #[cfg_attr(feature = "cli", command(flatten))]
-        options: chen_towsley91::TxnReproOptions,
+        options: Box<chen_towsley91::TxnReproOptions>,
     },
     /// Tsai, Chu & Huang 2004: WRR-SCAN against SCAN-EDF (admission
     /// capacity, Figures 5–12).
@@ -139,9 +149,21 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
             )?;
         }
         Paper::ChenTowsley91 {
+            sensitivity: true,
+            study_replications,
+            options,
+            ..
+        } => {
+            let started = Instant::now();
+            let table = chen_towsley91::sensitivity(options, *study_replications)?;
+            print!("{}", render_all(&[table], format));
+            eprintln!("wall time: {:.1} s", started.elapsed().as_secs_f64());
+        }
+        Paper::ChenTowsley91 {
             figure,
             plot,
             options,
+            ..
         } => {
             let numbers = chosen(figure, 2..=13);
             let wall = run_figures(

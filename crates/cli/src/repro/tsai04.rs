@@ -200,7 +200,11 @@ pub fn sweep(opts: &Tsai04Options) -> Result<Sweep> {
     for (&(c, i, s), r) in work.iter().zip(reports) {
         let r = r?;
         let t = &mut tables[c][i];
-        for (name, value) in metrics(&r) {
+        // A metric undefined in a run (no job completed, so no slack; no
+        // aperiodic read completed, so no response) is left out of that
+        // replication: its interval is over the runs that define it, and a
+        // point no run defines shows as missing.
+        for (name, value) in metrics(&r).into_iter().filter(|(_, v)| v.is_finite()) {
             t.record(s, name, value)?;
         }
     }
@@ -211,7 +215,9 @@ pub fn sweep(opts: &Tsai04Options) -> Result<Sweep> {
     })
 }
 
-/// The recorded metrics of one run.
+/// The metrics of one run; a value is NaN where the run leaves it undefined
+/// (`min_slack_ms` when no job completed, `aperiodic_response_ms` when no
+/// aperiodic read did, `utilisation` when the disk never served).
 pub fn metrics(r: &RateReport) -> [(&'static str, f64); 14] {
     [
         ("admitted", r.admitted as f64),
@@ -401,22 +407,25 @@ pub fn summary(opts: &Tsai04Options, s: &Sweep) -> Result<Table> {
             estimate(&cap, &format!("admitted_{}", mode.suffix()), 1.0, 1),
             Cell::text(paper[k]),
             Cell::Int(sum("misses").round() as u64),
-            Cell::num(
-                s.tables[k]
-                    .iter()
-                    .filter_map(|m| m.values("min_slack_ms"))
-                    .flatten()
-                    .map(|&(_, v)| v)
-                    .filter(|v| v.is_finite())
-                    .fold(f64::INFINITY, f64::min),
-                1,
-            ),
+            tightest_slack(&s.tables[k]),
             Cell::Int(sum("aperiodic_short_rounds").round() as u64),
         ]);
     }
     t.note(format!(
-        "aperiodic reservation {} ppm of each round; misses and short rounds summed, and the least slack (deadline - completion) of any job, over every run of the figures",
+        "aperiodic reservation {} ppm of each round; misses and short rounds summed, and the least slack (deadline - completion) of any job, over every run of the figures (\"no job completed\" when runs are shorter than every first deadline)",
         opts.share_ppm
     ));
     Ok(t)
+}
+
+/// The least slack of any completed job over a version's runs, or a note
+/// that no job completed in any of them.
+fn tightest_slack(per_x: &[MetricTable]) -> Cell {
+    let least = per_x
+        .iter()
+        .filter_map(|m| m.values("min_slack_ms"))
+        .flatten()
+        .map(|&(_, v)| v)
+        .reduce(f64::min);
+    least.map_or_else(|| Cell::text("no job completed"), |v| Cell::num(v, 1))
 }

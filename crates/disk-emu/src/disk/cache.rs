@@ -180,7 +180,8 @@ pub enum ReadAheadScheme {
     Segment,
     /// To the end of the track after the request; to the end of the track
     /// after that when the segment already spans an earlier track, i.e. the
-    /// reads are sequential (4).
+    /// reads are sequential (4). Neither `max_blocks` nor the segment size
+    /// bounds it: a shorter segment wraps, keeping the blocks read last.
     NextTrack,
 }
 
@@ -859,13 +860,21 @@ impl Pass<'_> {
                 e
             }
             ReadAheadScheme::NextTrack => {
+                // DiskSim's DEC rule sets its own reach: neither `Maximum
+                // read-ahead` nor the segment's size bounds it. The segment
+                // wraps as the heads read on and keeps the last
+                // `segment_blocks`, so with a segment shorter than the track
+                // the blocks just past the request are overwritten before
+                // the next request comes (the Quantum Atlas III: 64-block
+                // segments; its sequential re-reads go to the media).
                 let e = self.track_end(end);
                 let (here, from) = (self.disk.place(end), self.disk.place(seg_start));
-                if (here.cylinder, here.surface) != (from.cylinder, from.surface) {
+                let reach = if (here.cylinder, here.surface) != (from.cylinder, from.surface) {
                     self.track_end(e)
                 } else {
                     e
-                }
+                };
+                return reach.max(end).min(capacity);
             }
         };
         let mut limit = reach.min(most);
@@ -1388,6 +1397,28 @@ mod tests {
         // 1159 (cylinder 2, surface 3): reading 1160 on cylinder 2, surface
         // 3 moves no arm.
         assert_eq!(beyond.seek_distance, 0);
+    }
+
+    #[test]
+    fn scheme_4_reads_to_the_track_end_and_a_short_segment_keeps_only_its_last_blocks() {
+        // DiskSim's DEC rule (the Quantum Atlas III: 64-block segments,
+        // `Maximum read-ahead` 64): the read-ahead runs to the end of the
+        // track whatever the segment size and the maximum say, and the
+        // segment wraps, keeping the blocks read last.
+        let mut c = cache();
+        c.segment_blocks = 16;
+        c.read_ahead.scheme = ReadAheadScheme::NextTrack;
+        c.read_ahead.max_blocks = 16;
+        let mut disk = model(c);
+        // Block 1000 starts cylinder 2, surface 2: its track ends at 1100.
+        serve(&mut disk, Kind::Read, 1000, 4, 0);
+        let tail = serve(&mut disk, Kind::Read, 1090, 4, SECOND);
+        assert!(hit(&tail), "the track's last 16 blocks are held: {tail:?}");
+        let next = serve(&mut disk, Kind::Read, 1004, 4, 2 * SECOND);
+        assert!(
+            next.transfer > 0,
+            "the blocks just past the request were overwritten: {next:?}"
+        );
     }
 
     #[test]

@@ -77,8 +77,10 @@
 //!   stops it), `Hold bus entire read/write xfer`, `Immed transfer partial
 //!   hit` (always), `Combine seq writes` (always) and `Maximum number of
 //!   write segments` (one write-back at a time). The read-ahead of DiskSim's
-//!   scheme 4 follows its own rule of thumb: one track further once the
-//!   segment spans more than a track.
+//!   scheme 4 follows its own rule of thumb: to the end of the track after
+//!   the request, one track further once the segment spans more than a
+//!   track, whatever `Maximum read-ahead` and the segment size say; a
+//!   segment shorter than that wraps and keeps the blocks read last.
 //! - **Watermarks** as a fraction of the segment (`Set watermark by reqsize
 //!   = 0`) are taken as the whole request, which a segment's fraction
 //!   usually exceeds; the low (write) water mark is not used: a media write
