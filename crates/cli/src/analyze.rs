@@ -47,7 +47,7 @@ pub fn run(paper: &AnalyzePaper, format: Format) -> Result<()> {
         }
         tables.extend(f.tables);
     }
-    print!("{}", render_all(&tables, format));
+    crate::output::emit(&render_all(&tables, format));
     eprintln!("analysis time: {:.1} ms", solved.as_secs_f64() * 1e3);
     Ok(())
 }

@@ -125,6 +125,6 @@ pub fn run(what: &BenchWhat, format: Format) -> Result<()> {
             "Peak resident memory of the whole process: {mb:.1} MB."
         ));
     }
-    print!("{}", t.render(format));
+    crate::output::emit(&t.render(format));
     Ok(())
 }

@@ -34,7 +34,7 @@ pub fn print_presets(format: Format) {
         t.row(vec![Cell::text(name), Cell::text(description)]);
     }
     t.note("Also: --disk FILE.toml|FILE.json (a whole spec, or `preset = \"name\"` plus overrides), --disk disksim:FILE.parv");
-    print!("{}", t.render(format));
+    crate::output::emit(&t.render(format));
 }
 
 /// `spindle policies`: every single-disk and array policy of sched-core's registry.
@@ -70,7 +70,7 @@ pub fn print_policies(format: Format) {
         ]);
     }
     t.note("A nested discipline is written in parentheses: dmq-sq:queue=ssedo(m=5,beta=1.5)");
-    print!("{}", t.render(format));
+    crate::output::emit(&t.render(format));
 }
 
 /// A progress bar on stderr for `total` units of work; hidden when stderr is

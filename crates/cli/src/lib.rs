@@ -7,6 +7,7 @@ pub mod admit;
 pub mod analyze;
 pub mod bench;
 pub mod common;
+pub mod grid;
 pub mod output;
 pub mod plot;
 pub mod replay;

@@ -3,12 +3,16 @@
 //! With no arguments it runs the default experiment: every classic policy on
 //! an emulated HP 97560 at three loads, with 95 % confidence intervals.
 
+use std::ffi::OsString;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
-use spindle::output::Format;
+use experiments::sharding::{Merged, PartContext, Runner, Shard};
+use spindle::output::{Format, discarding_results};
 use spindle::{
-    admit, analyze, bench, common, replay, repro, run, serve, trace_info, txn, validate,
+    admit, analyze, bench, common, grid, replay, repro, run, serve, trace_info, txn, validate,
 };
 
 /// Disk I/O scheduling experiments on emulated disks.
@@ -17,9 +21,18 @@ use spindle::{
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Output format of the default experiment.
+    /// Output format of the results: aligned table, CSV or JSON.
     #[arg(long, value_enum, default_value_t = Format::Table, global = true)]
     format: Format,
+    /// Run as shard INDEX/COUNT (INDEX from 0) of this command's units
+    /// (replications of configuration points): compute only this shard's
+    /// share and write it to --part; `spindle merge` puts the parts together
+    /// into exactly what the unsharded command prints. For run, repro and txn.
+    #[arg(long, global = true, value_name = "INDEX/COUNT")]
+    shard: Option<Shard>,
+    /// Where a shard writes its part [default: part-INDEX-of-COUNT.spindle].
+    #[arg(long, global = true, value_name = "FILE")]
+    part: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -59,31 +72,65 @@ enum Command {
         #[command(subcommand)]
         what: bench::BenchWhat,
     },
+    /// Put the parts of a sharded command together: prints exactly what the
+    /// unsharded command prints (and writes its plots).
+    Merge {
+        /// The part files, one per shard, in any order.
+        #[arg(required = true, value_name = "PART")]
+        parts: Vec<PathBuf>,
+    },
+    /// Run a grid of commands described in a TOML file, here or as shard
+    /// commands for a cluster.
+    Sweep(grid::SweepArgs),
+}
+
+impl Command {
+    /// The subcommand's name, for messages.
+    fn name(&self) -> &'static str {
+        match self {
+            Command::Run(_) => "run",
+            Command::Replay(_) => "replay",
+            Command::TraceInfo(_) => "trace-info",
+            Command::Validate(_) => "validate",
+            Command::Admit(_) => "admit",
+            Command::Presets => "presets",
+            Command::Policies => "policies",
+            Command::Repro { .. } => "repro",
+            Command::Analyze { .. } => "analyze",
+            Command::Txn(_) => "txn",
+            Command::Serve(_) => "serve",
+            Command::Control(_) => "control",
+            Command::Bench { .. } => "bench",
+            Command::Merge { .. } => "merge",
+            Command::Sweep(_) => "sweep",
+        }
+    }
+
+    /// Whether the command runs replications that shards can split.
+    fn shardable(command: Option<&Command>) -> bool {
+        matches!(
+            command,
+            None | Some(Command::Run(_) | Command::Repro { .. } | Command::Txn(_))
+        )
+    }
+
+    /// The seed the command runs with, for a part's header.
+    fn seed(command: Option<&Command>) -> Option<u64> {
+        match command {
+            None => Some(run::DEFAULT_SEED),
+            Some(Command::Run(args)) => Some(args.seed),
+            Some(Command::Txn(args)) => Some(args.method.seed),
+            Some(Command::Repro { paper }) => Some(paper.seed()),
+            Some(_) => None,
+        }
+    }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        None => run::default_experiment(cli.format),
-        Some(Command::Run(args)) => run::run(&args, cli.format),
-        Some(Command::Replay(args)) => replay::run(&args, cli.format),
-        Some(Command::TraceInfo(args)) => trace_info::run(&args, cli.format),
-        Some(Command::Validate(args)) => validate::run(&args, cli.format),
-        Some(Command::Admit(args)) => admit::run(&args, cli.format),
-        Some(Command::Presets) => {
-            common::print_presets(cli.format);
-            Ok(())
-        }
-        Some(Command::Policies) => {
-            common::print_policies(cli.format);
-            Ok(())
-        }
-        Some(Command::Repro { paper }) => repro::run(&paper, cli.format),
-        Some(Command::Analyze { paper }) => analyze::run(&paper, cli.format),
-        Some(Command::Txn(args)) => txn::run(&args, cli.format),
-        Some(Command::Serve(args)) => serve::run(&args, cli.format),
-        Some(Command::Control(args)) => serve::control(&args),
-        Some(Command::Bench { what }) => bench::run(&what, cli.format),
+    let result = match cli.shard {
+        Some(shard) => run_shard(cli, shard),
+        None => dispatch(cli.command, cli.format),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -92,4 +139,133 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn dispatch(command: Option<Command>, format: Format) -> Result<()> {
+    match command {
+        None => run::default_experiment(format),
+        Some(Command::Run(args)) => run::run(&args, format),
+        Some(Command::Replay(args)) => replay::run(&args, format),
+        Some(Command::TraceInfo(args)) => trace_info::run(&args, format),
+        Some(Command::Validate(args)) => validate::run(&args, format),
+        Some(Command::Admit(args)) => admit::run(&args, format),
+        Some(Command::Presets) => {
+            common::print_presets(format);
+            Ok(())
+        }
+        Some(Command::Policies) => {
+            common::print_policies(format);
+            Ok(())
+        }
+        Some(Command::Repro { paper }) => repro::run(&paper, format),
+        Some(Command::Analyze { paper }) => analyze::run(&paper, format),
+        Some(Command::Txn(args)) => txn::run(&args, format),
+        Some(Command::Serve(args)) => serve::run(&args, format),
+        Some(Command::Control(args)) => serve::control(&args),
+        Some(Command::Bench { what }) => bench::run(&what, format),
+        Some(Command::Merge { parts }) => merge(&parts, format),
+        Some(Command::Sweep(args)) => grid::run(&args, format),
+    }
+}
+
+/// The options that change how a command runs or where its results go, but
+/// not its results: left out of a part's command, so shards may differ in
+/// them and a merge chooses its own.
+const PRESENTATION_OPTIONS: [&str; 4] = ["--shard", "--part", "--jobs", "--format"];
+
+/// The command line without [`PRESENTATION_OPTIONS`] (as `--opt value` or
+/// `--opt=value`).
+fn results_command() -> Vec<String> {
+    let mut kept = Vec::new();
+    let mut args = std::env::args_os().skip(1).map(OsString::into_string);
+    while let Some(arg) = args.next() {
+        let arg = arg.unwrap_or_else(|raw| raw.to_string_lossy().into_owned());
+        let name = arg.split_once('=').map_or(arg.as_str(), |(name, _)| name);
+        if PRESENTATION_OPTIONS.contains(&name) {
+            if !arg.contains('=') {
+                args.next();
+            }
+            continue;
+        }
+        kept.push(arg);
+    }
+    kept
+}
+
+/// `--shard INDEX/COUNT`: runs this shard's units with the results thrown
+/// away and writes its part.
+fn run_shard(cli: Cli, shard: Shard) -> Result<()> {
+    let command = cli.command;
+    if !Command::shardable(command.as_ref()) {
+        let name = command.as_ref().map_or("", Command::name);
+        bail!(
+            "--shard: `spindle {name}` has no replications to split; shard `run`, `repro` or `txn` (and the default experiment)"
+        );
+    }
+    let path = cli.part.unwrap_or_else(|| {
+        PathBuf::from(format!("part-{}-of-{}.spindle", shard.index, shard.count))
+    });
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        bail!(
+            "--part {}: the directory {} does not exist",
+            path.display(),
+            dir.display()
+        );
+    }
+    let context = PartContext {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        command: results_command(),
+        seed: Command::seed(command.as_ref()),
+    };
+    let (runner, result) =
+        Runner::shard(shard).install(|| discarding_results(|| dispatch(command, cli.format)));
+    let stopped = match result {
+        Ok(()) => None,
+        // A replication's failure is a result: the merge meets it where the
+        // unsharded run would.
+        Err(e) if runner.returned_unit_failure() => Some(format!("{e:#}")),
+        Err(e) => return Err(e),
+    };
+    let points = runner.points();
+    let part = runner.into_part(context, stopped);
+    let units = part.header().units;
+    part.write(&path)?;
+    eprintln!(
+        "shard {shard}: {units} units of {points} points written to {}",
+        path.display()
+    );
+    Ok(())
+}
+
+/// `spindle merge PARTS...`: checks the parts, then runs their command with
+/// every replication answered from them.
+fn merge(parts: &[PathBuf], format: Format) -> Result<()> {
+    let merged = Merged::from_parts(parts)?;
+    let recorded = merged.context().command.clone();
+    let mut argv = vec!["spindle".to_string()];
+    argv.extend(recorded.iter().cloned());
+    let cli = Cli::try_parse_from(&argv).with_context(|| {
+        format!(
+            "the parts' command `spindle {}` does not parse with this version",
+            recorded.join(" ")
+        )
+    })?;
+    if !Command::shardable(cli.command.as_ref()) {
+        bail!(
+            "the parts' command `spindle {}` is not one that shards",
+            recorded.join(" ")
+        );
+    }
+    let expected = merged.points();
+    let (runner, result) = Runner::merge(merged).install(|| dispatch(cli.command, format));
+    result?;
+    if runner.points() != expected {
+        bail!(
+            "the parts hold {expected} points but their command asked for {}: they come from another version of it",
+            runner.points()
+        );
+    }
+    Ok(())
 }

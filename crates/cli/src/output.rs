@@ -1,8 +1,38 @@
 //! Result tables rendered as aligned text, CSV or JSON.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 
 use serde_json::{Map, Value, json};
+
+thread_local! {
+    static DISCARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `command` with its results (tables on standard output, plot files)
+/// thrown away: a shard of a sweep computes a share of the units, and its
+/// results go to its part file instead ([`experiments::sharding`]).
+pub fn discarding_results<R>(command: impl FnOnce() -> R) -> R {
+    let before = DISCARDED.with(|d| d.replace(true));
+    let result = command();
+    DISCARDED.with(|d| d.set(before));
+    result
+}
+
+/// Whether results are being thrown away ([`discarding_results`]).
+pub fn results_discarded() -> bool {
+    DISCARDED.with(std::cell::Cell::get)
+}
+
+/// Prints a command's results on standard output, unless they are being
+/// thrown away.
+pub fn emit(text: &str) {
+    if !results_discarded() {
+        let mut out = std::io::stdout().lock();
+        // A closed pipe (`spindle ... | head`) is not an error of the run.
+        let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    }
+}
 
 /// Output format of every command that prints results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -107,6 +107,6 @@ pub fn run(args: &ReplayArgs, format: Format) -> Result<()> {
             v.relative_demerit * 100.0
         ));
     }
-    print!("{}", t.render(format));
+    crate::output::emit(&t.render(format));
     Ok(())
 }

@@ -157,9 +157,12 @@ pub fn run(args: &RunArgs, format: Format) -> Result<()> {
         jobs: args.jobs,
         allow_overload: args.allow_overload,
     };
-    print!("{}", execute(&plan)?.render(format));
+    crate::output::emit(&execute(&plan)?.render(format));
     Ok(())
 }
+
+/// The seed of the default experiment.
+pub const DEFAULT_SEED: u64 = 1;
 
 /// The default experiment (`spindle` with no arguments, so `cargo run --release`).
 pub fn default_experiment(format: Format) -> Result<()> {
@@ -175,7 +178,7 @@ pub fn default_experiment(format: Format) -> Result<()> {
             .to_vec(),
         requests: 20_000,
         warmup: 2_000,
-        seed: 1,
+        seed: DEFAULT_SEED,
         replications: 10,
         jobs: default_jobs(),
         allow_overload: false,
@@ -184,7 +187,7 @@ pub fn default_experiment(format: Format) -> Result<()> {
     table.note(
         "Try `spindle run --help`, `spindle policies`, `spindle presets`, `spindle replay FILE`.",
     );
-    print!("{}", table.render(format));
+    crate::output::emit(&table.render(format));
     Ok(())
 }
 
@@ -262,7 +265,7 @@ fn execute(plan: &Plan) -> Result<Table> {
     for (experiment, load_label, rate) in &runs {
         let policy = &experiment.policy;
         let model = experiment.model()?;
-        let reports = experiments::parallel(plan.replications, plan.jobs, |r| {
+        let reports = experiments::replicate(experiment, plan.replications, plan.jobs, |r| {
             let out = experiment.run_on(model.clone(), r);
             bar.inc(1);
             out

@@ -33,7 +33,7 @@ pub fn run(args: &TraceInfoArgs, format: Format) -> Result<()> {
     let reader = trace::open(&args.trace, args.trace_format, options)?;
     let file = reader.file().to_string();
     let profile = reader.profile()?;
-    print!("{}", render_all(&tables(&file, &profile), format));
+    crate::output::emit(&render_all(&tables(&file, &profile), format));
     Ok(())
 }
 

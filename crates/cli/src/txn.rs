@@ -129,7 +129,7 @@ pub fn run(args: &TxnArgs, format: Format) -> Result<()> {
         total(|r| r.ledger.issued),
         total(|r| r.ledger.cancelled),
     ));
-    print!("{}", t.render(format));
+    crate::output::emit(&t.render(format));
     Ok(())
 }
 
@@ -181,6 +181,6 @@ pub fn bench(
             Cell::num(r.loss_ratio, 3),
         ]);
     }
-    print!("{}", t.render(format));
+    crate::output::emit(&t.render(format));
     Ok(())
 }

@@ -133,7 +133,7 @@ pub fn run(args: &ValidateArgs, format: Format) -> Result<()> {
         )?;
         t.note(format!("CDF plot written to {}.", path.display()));
     }
-    print!("{}", t.render(format));
+    crate::output::emit(&t.render(format));
     Ok(())
 }
 

@@ -8,9 +8,9 @@ use sched_core::{Nanos, PolicySpec, RequestId};
 use serde::Serialize;
 
 use crate::confidence::MetricTable;
-use crate::parallel::parallel;
 use crate::run_error::{RunError, check_fits, check_requests};
 use crate::seeds::{Purpose, Unit};
+use crate::sharding::replicate;
 use crate::simulation::{Driver, Flow, Simulation};
 use crate::workload::{ArrivalProcess, Arrivals, Generator, RequestMix};
 
@@ -264,7 +264,7 @@ impl DiskExperiment {
     pub fn run_replications(&self, n: u64, jobs: usize) -> Result<Vec<DiskReport>, RunError> {
         self.check()?;
         let model = self.model()?;
-        parallel(n, jobs, |r| self.run_on(model.clone(), r))
+        replicate(self, n, jobs, |r| self.run_on(model.clone(), r))
     }
 }
 

@@ -12,24 +12,32 @@
 //!   generators; rate-based real-time tasks ([`rate_based`]).
 //! - **Placement** ([`Placement`]): the [`Copies`](sched_core::array::Copies)
 //!   of each logical request — a single disk, identical, shifted and
-//!   reversed mirrors, N copies.
+//!   reversed mirrors, N copies; and Ivy's dynamic replication
+//!   ([`replication`]): each object's copy map and history under RNWN,
+//!   RNW1, RNW1CR, scatter and scatter + RNW1CR.
 //! - **Seeds** ([`seeds`]): where every random stream comes from.
 //! - **Replications** ([`parallel`], [`MetricTable`], [`Interval`],
 //!   [`BatchMeans`]): independent runs on several threads with results
 //!   identical to a serial run, and their confidence intervals.
+//! - **Sharded runs** ([`sharding`]): one command's units split across
+//!   processes or machines ([`replicate`]) and merged back bit for bit.
 //! - **Experiments**: one disk ([`DiskExperiment`]), a mirrored pair
-//!   ([`MirrorExperiment`]), trace replay ([`replay`]), the rate-based
-//!   WRR-SCAN runs ([`run_rate`]).
+//!   ([`MirrorExperiment`]), trace replay ([`replay`]), Ivy's replication
+//!   on a real trace ([`run_ivy`], [`ivy_sweep`]), the rate-based WRR-SCAN
+//!   runs ([`run_rate`]).
 
 mod batch_means;
 mod confidence;
 mod disk_experiment;
+mod ivy_replay;
 mod mirror_experiment;
 mod parallel;
 mod placement;
 pub mod rate_based;
+pub mod replication;
 mod run_error;
 pub mod seeds;
+pub mod sharding;
 pub mod simulation;
 mod trace_replay;
 pub mod workload;
@@ -39,6 +47,10 @@ pub use confidence::{
     Interval, MetricRow, MetricTable, StatsError, normal_quantile, student_t_quantile,
 };
 pub use disk_experiment::{DiskExperiment, Load, headline_metrics, metric_table};
+pub use ivy_replay::{
+    CopySelection, IVY_METRICS, IvyConfig, IvyDisk, IvyError, IvyMeasures, IvyPoint, IvySweep,
+    IvyTrace, TracedDisk, ivy_sweep, run_ivy,
+};
 pub use mirror_experiment::{
     KindReport, MirrorExperiment, MirrorReport, mirror_metrics, mirror_table,
 };
@@ -48,7 +60,9 @@ pub use rate_based::{
     APERIODIC_BACKLOG, MAX_RATE_TASKS, RateReport, RateTaskSpec, RateWorkload, TaskOutcome,
     Tsai04Distribution, rate_label, run_rate,
 };
+pub use replication::{Replication, ReplicationConfig, ReplicationPolicy};
 pub use run_error::{RunError, check_fits, check_requests};
+pub use sharding::{replicate, replicate_points};
 pub use simulation::{Driver, Flow, Simulation};
 pub use trace_replay::{
     DeviceReport, ReplayError, ReplayOptions, ReplayReport, Validation, replay,

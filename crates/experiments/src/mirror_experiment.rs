@@ -13,14 +13,14 @@ use disk_emu::{
 };
 use sched_core::array::ArraySpec;
 use sched_core::{Kind, Nanos, RequestId};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::confidence::MetricTable;
 use crate::disk_experiment::DiskExperiment;
-use crate::parallel::parallel;
 use crate::placement::Placement;
 use crate::run_error::{RunError, check_fits, check_requests};
 use crate::seeds::{Purpose, Unit};
+use crate::sharding::replicate;
 use crate::simulation::{Driver, Flow, Simulation};
 use crate::workload::{ArrivalProcess, Arrivals, Generator, RequestMix};
 
@@ -51,7 +51,7 @@ pub struct MirrorExperiment {
 }
 
 /// What one replication measured.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MirrorReport {
     /// Reads: response and waiting (arrival to first copy's start).
     pub read: KindReport,
@@ -71,7 +71,7 @@ pub struct MirrorReport {
 }
 
 /// Response and waiting times of the reads or of the updates, ns.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct KindReport {
     /// Arrival to completion.
     pub response: DistributionReport,
@@ -329,7 +329,7 @@ impl MirrorExperiment {
     pub fn run_replications(&self, n: u64, jobs: usize) -> Result<Vec<MirrorReport>, RunError> {
         self.check()?;
         let models = self.models()?;
-        parallel(n, jobs, |r| self.run_on(models.clone(), r))
+        replicate(self, n, jobs, |r| self.run_on(models.clone(), r))
     }
 }
 

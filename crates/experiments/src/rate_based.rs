@@ -39,7 +39,7 @@ use disk_emu::{Device, DiskDevice, Outcome, QUEUE_CAPACITY, Rank, Stream};
 use sched_core::array::{Copies, Location};
 use sched_core::policy::{RateTask, WrrMode, WrrScan};
 use sched_core::{AnySpec, Boxed, Kind, Nanos, Request, RequestId, Scheduler};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::run_error::RunError;
 use crate::seeds::{Purpose, Unit};
@@ -57,7 +57,7 @@ pub const MAX_RATE_TASKS: usize = 1024;
 const MS: f64 = 1e6;
 
 /// One rate-based task as a sequence of periodic jobs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RateTaskSpec {
     /// The task's request class (1.., 0 is aperiodic).
     pub class: u16,
@@ -81,7 +81,7 @@ impl RateTaskSpec {
 }
 
 /// A set of rate-based tasks plus the aperiodic stream.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RateWorkload {
     /// The real-time tasks, in admission order.
     pub tasks: Vec<RateTaskSpec>,
@@ -92,7 +92,7 @@ pub struct RateWorkload {
 }
 
 /// The paper's workload parameters (§4), "variance" read literally (SPEC §6).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Tsai04Distribution {
     /// Mean period, ms (5000).
     pub period_mean_ms: f64,
@@ -239,7 +239,7 @@ pub fn rate_label(policy: &AnySpec) -> String {
 }
 
 /// One task's fate in a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskOutcome {
     /// Its class.
     pub class: u16,
@@ -252,7 +252,7 @@ pub struct TaskOutcome {
 }
 
 /// What one rate-based run measured.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RateReport {
     /// The policy.
     pub policy: String,

@@ -67,6 +67,10 @@ pub enum RunError {
     /// Replication statistics could not be combined.
     #[error(transparent)]
     Stats(#[from] StatsError),
+    /// A replication run in another shard of the sweep failed (its error
+    /// as met there), or the merged parts do not answer this point.
+    #[error(transparent)]
+    Sharded(#[from] crate::sharding::ShardFailure),
     /// An experiment parameter is outside its domain.
     #[error("{field}: expected {expected}")]
     Invalid {

@@ -52,6 +52,18 @@ pub enum Purpose {
     Tasks,
     /// The first releases of a rate-based task set.
     Releases,
+    /// Where a replication layer places new objects drawn at random
+    /// (scatter), on traced device `device`.
+    Placement {
+        /// The trace's device number.
+        device: u32,
+    },
+    /// Which copy a replication layer keeps at a random cut-back (RNW1CR),
+    /// on traced device `device`.
+    CutBack {
+        /// The trace's device number.
+        device: u32,
+    },
 }
 
 impl Purpose {
@@ -64,6 +76,8 @@ impl Purpose {
             Purpose::Tasks => 5,
             Purpose::Releases => 6,
             Purpose::Service { disk } => 1 << 32 | disk as u64,
+            Purpose::Placement { device } => 7 << 32 | device as u64,
+            Purpose::CutBack { device } => 8 << 32 | device as u64,
         }
     }
 }
@@ -153,6 +167,9 @@ mod tests {
             Purpose::Deadlines,
             Purpose::Tasks,
             Purpose::Releases,
+            Purpose::Placement { device: 0 },
+            Purpose::Placement { device: 1 },
+            Purpose::CutBack { device: 0 },
         ];
         let mut seen = std::collections::BTreeSet::new();
         for unit in [

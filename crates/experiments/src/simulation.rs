@@ -146,6 +146,11 @@ impl<D: Device, E> Simulation<D, E> {
         &self.slots[i].device
     }
 
+    /// Number of devices.
+    pub fn device_count(&self) -> usize {
+        self.slots.len()
+    }
+
     /// The devices, in the order they were added, once the run is over.
     pub fn into_devices(self) -> Vec<D> {
         self.slots.into_iter().map(|s| s.device).collect()

@@ -132,6 +132,18 @@ pub trait Scheduler {
         let _ = now;
         None
     }
+
+    /// The expected work (`est.expected_service_time` summed) of the queued
+    /// requests this discipline would serve before `req`, were `req`
+    /// enqueued now with the arm at `head`: what a router predicting `req`'s
+    /// wait needs from a discipline that reorders its queue (Ivy's copy
+    /// selection, Lo 1990 §4.3). `None`, the default, means every queued
+    /// request comes first, which is exact for FCFS; C-LOOK answers for
+    /// itself.
+    fn work_ahead(&self, req: &Request, head: Head, est: &dyn ServiceEstimator) -> Option<Nanos> {
+        let _ = (req, head, est);
+        None
+    }
 }
 
 /// Iterator that empties a scheduler, see [`drain`].

@@ -1226,6 +1226,141 @@ mod run_time_arrays {
         assert_eq!(expected_turnaround("sq-dmq"), (2, 2));
     }
 
+    /// Queues, built by hand: reads of single-copy blocks at `cylinders`
+    /// on disk `disk` (ids from `first`), none started.
+    fn queue_reads(
+        policy: &mut AnyArray<Heap>,
+        view: &ArrayView<'_>,
+        disk: usize,
+        first: u64,
+        cylinders: &[u32],
+    ) {
+        for (k, &c) in cylinders.iter().enumerate() {
+            let at = Location {
+                block: u64::from(c) * 10,
+                cylinder: c,
+            };
+            let r = Request::new(RequestId(first + k as u64), Kind::Read, at.block, 8, c, 0);
+            policy
+                .submit(r, &Copies::new().with(disk, at), view)
+                .unwrap();
+        }
+    }
+
+    /// Under C-LOOK a read just above the arm is served before the queued
+    /// reads below it (they wait for the next sweep): Ivy's rule, told the
+    /// discipline's order, sends it to the disk with the longer queue but
+    /// nothing ahead of it; counting every queued read (`reorder=false`,
+    /// Lo's FIFO reading) sends it to the other disk.
+    #[test]
+    fn ivy_counts_only_the_work_c_look_serves_first() {
+        let heads = [Head::at(100), Head::at(100)];
+        let est: [&dyn ServiceEstimator; 2] = [&ArmEstimator, &ArmEstimator];
+        let view = ArrayView {
+            now: 0,
+            heads: &heads,
+            estimators: &est,
+        };
+        let chosen = |spec: &str| {
+            let mut policy = build(&spec.parse().unwrap(), 16, 2, 1);
+            queue_reads(&mut policy, &view, 0, 0, &[50, 50, 50, 50]);
+            queue_reads(&mut policy, &view, 1, 10, &[110, 110]);
+            let at = Location {
+                block: 1_200,
+                cylinder: 120,
+            };
+            let read = Request::new(RequestId(99), Kind::Read, 1_200, 8, 120, 0);
+            policy
+                .submit(read, &Copies::everywhere(2, at), &view)
+                .unwrap();
+            (policy.disk_queue_len(0), policy.disk_queue_len(1))
+        };
+        assert_eq!(chosen("ivy-dmq:queue=c-look"), (5, 2));
+        assert_eq!(chosen("ivy-dmq:queue=c-look,reorder=false"), (4, 3));
+        // Under FCFS every queued read comes first either way.
+        assert_eq!(chosen("ivy-dmq:queue=fcfs"), (4, 3));
+    }
+
+    /// Linux md on rotating disks: a read continuing a disk's last operation
+    /// stays there; with every disk busy, the nearest head position wins
+    /// even over a longer queue; `rotational=false` (md's rule when some
+    /// member is an SSD) takes the fewest pending operations.
+    #[test]
+    fn md_reads_at_the_nearest_head_on_rotating_disks() {
+        let heads = [Head::at(0), Head::at(0)];
+        let est: [&dyn ServiceEstimator; 2] = [&ArmEstimator, &ArmEstimator];
+        let view = ArrayView {
+            now: 0,
+            heads: &heads,
+            estimators: &est,
+        };
+        let both = |block: u64| {
+            Copies::everywhere(
+                2,
+                Location {
+                    block,
+                    cylinder: (block / 100) as u32,
+                },
+            )
+        };
+        let chosen = |spec: &str, block: u64| {
+            let mut policy = build(&spec.parse().unwrap(), 16, 2, 1);
+            // Disk 0 busy ending at block 1000; disk 1 busy ending at 5000,
+            // with one more read queued.
+            for (id, (d, b)) in [(0, 992), (1, 4_992), (1, 7_000)].into_iter().enumerate() {
+                let at = Location {
+                    block: b,
+                    cylinder: (b / 100) as u32,
+                };
+                let r = Request::new(RequestId(id as u64), Kind::Read, b, 8, at.cylinder, 0);
+                policy.submit(r, &Copies::new().with(d, at), &view).unwrap();
+                if id < 2 {
+                    policy.poll_start(&view).unwrap().unwrap();
+                }
+            }
+            let read = Request::new(RequestId(9), Kind::Read, block, 8, (block / 100) as u32, 0);
+            policy.submit(read, &both(block), &view).unwrap();
+            (policy.disk_queue_len(0), policy.disk_queue_len(1))
+        };
+        assert_eq!(chosen("md-raid1", 4_800), (0, 2));
+        assert_eq!(chosen("md-raid1:rotational=false", 4_800), (1, 1));
+        assert_eq!(chosen("md-raid1", 1_000), (1, 1), "sequential on disk 0");
+        assert_eq!(
+            chosen("md-raid1:rotational=false", 5_000),
+            (0, 2),
+            "sequential on disk 1"
+        );
+    }
+
+    /// Random routing over 4 disks when only disks 1–3 hold the block: each
+    /// of them gets about a third of the reads (not the cyclic successor of
+    /// disk 0 half of them).
+    #[test]
+    fn random_routing_draws_among_the_holders() {
+        let heads = [Head::at(0); 4];
+        let est: [&dyn ServiceEstimator; 4] = [&NullEstimator; 4];
+        let view = ArrayView {
+            now: 0,
+            heads: &heads,
+            estimators: &est,
+        };
+        let mut policy = build(&"r-dmq:alpha=0.25".parse().unwrap(), 4_096, 4, 7);
+        let at = Location {
+            block: 0,
+            cylinder: 0,
+        };
+        let holders = Copies::new().with(1, at).with(2, at).with(3, at);
+        for id in 0..3_000 {
+            let r = Request::new(RequestId(id), Kind::Read, 0, 8, 0, 0);
+            policy.submit(r, &holders, &view).unwrap();
+        }
+        assert_eq!(policy.disk_queue_len(0), 0);
+        for d in 1..4 {
+            let n = policy.disk_queue_len(d);
+            assert!((850..1_150).contains(&n), "disk {d}: {n} of 3000 reads");
+        }
+    }
+
     /// A disk failing under a write: the write settles without it, reports
     /// it skipped (through `poll_event`), and a read of the block avoids the
     /// replacement until it is rebuilt past the copy.

@@ -356,3 +356,42 @@ proptest! {
         prop_assert!(keep.take_expired(now).is_none());
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// C-LOOK's `work_ahead` is exactly the expected work of the requests it
+    /// then serves before the new one, when nothing else arrives; FCFS
+    /// leaves the answer to the caller (everything queued comes first).
+    #[test]
+    fn work_ahead_is_the_work_served_first(
+        queued in prop::collection::vec((0u32..100, 1u32..64), 0..40),
+        arm in 0u32..100,
+        new in (0u32..100, 1u32..64),
+    ) {
+        use sched_core::policy::{CLook, Fcfs};
+        use sched_core::{Head, Inline, Kind, RequestId, Scheduler};
+        let est = TestEstimator;
+        let mut clook = CLook::new(Inline::<64>::new(), 100).unwrap();
+        let mut fcfs = Fcfs::new(Inline::<64>::new());
+        for (i, &(cyl, blocks)) in queued.iter().enumerate() {
+            let r = Request::new(RequestId(i as u64), Kind::Read, 0, blocks, cyl, 0);
+            clook.enqueue(r, 0).unwrap();
+            fcfs.enqueue(r, 0).unwrap();
+        }
+        let r = Request::new(RequestId(99), Kind::Read, 0, new.1, new.0, 1);
+        prop_assert_eq!(fcfs.work_ahead(&r, Head::at(arm), &est), None);
+        let predicted = clook.work_ahead(&r, Head::at(arm), &est);
+        clook.enqueue(r, 1).unwrap();
+        let (mut head, mut served) = (Head::at(arm), 0);
+        loop {
+            let d = clook.next(head, 1, &est).unwrap();
+            if d.request.id == r.id {
+                break;
+            }
+            served += est.expected_service_time(&d.request);
+            head = Head::at(d.request.cylinder);
+        }
+        prop_assert_eq!(predicted, Some(served));
+    }
+}

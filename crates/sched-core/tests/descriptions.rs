@@ -123,8 +123,19 @@ const CANONICAL: &[(&str, &str)] = &[
         "mr-dmqa",
         "mr-dmqa:abort=complete,queue=fcfs,modified=false",
     ),
-    ("md-raid1", "md-raid1:queue=fcfs,modified=false"),
-    ("ivy-dmq", "ivy-dmq:queue=fcfs,modified=false"),
+    (
+        "md-raid1",
+        "md-raid1:rotational=true,queue=fcfs,modified=false",
+    ),
+    ("ivy-dmq", "ivy-dmq:reorder=true,queue=fcfs,modified=false"),
+    (
+        "ivy-dmq:queue=c-look,reorder=false",
+        "ivy-dmq:reorder=false,queue=c-look,modified=false",
+    ),
+    (
+        "md-raid1:rotational=no",
+        "md-raid1:rotational=false,queue=fcfs,modified=false",
+    ),
     ("cmq", "cmq:common=fcfs,aux=fcfs"),
     ("dmq", "sq-dmq:queue=sstf,modified=true"),
     ("dmq-rd", "r-dmq:alpha=0.5,queue=sstf,modified=true"),

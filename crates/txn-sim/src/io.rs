@@ -25,7 +25,7 @@ pub struct IoTag {
 }
 
 /// Counts of the ledger.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct IoCounts {
     /// Requests submitted.
     pub issued: u64,
@@ -226,7 +226,7 @@ impl IoLedger {
 }
 
 /// What the I/O subsystem measured over a window.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct IoReport {
     /// Time-average number of requests waiting (not in service) in every
     /// queue together; a read queued at both disks (MR) counts twice.

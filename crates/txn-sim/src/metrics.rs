@@ -77,15 +77,18 @@ pub fn metrics(r: &RunReport) -> Vec<(&'static str, f64)> {
         .collect()
 }
 
-/// The replications' metrics in one table, for 95 % intervals.
+/// The replications' metrics in one table, for 95 % intervals: `reports`
+/// in replication order, as [`run_replications`](crate::run_replications)
+/// returns them (by position, so the stand-ins of a shard's run, copies of
+/// one report, also fill a table: [`experiments::sharding`]).
 ///
 /// # Errors
-/// Two reports with the same replication number.
+/// A metric that is not finite.
 pub fn metric_table(reports: &[RunReport]) -> Result<MetricTable, StatsError> {
     let mut t = MetricTable::new();
-    for r in reports {
+    for (replication, r) in (0..).zip(reports) {
         for (name, value) in metrics(r) {
-            t.record(r.replication, name, value)?;
+            t.record(replication, name, value)?;
         }
     }
     Ok(t)

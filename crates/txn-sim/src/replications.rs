@@ -30,7 +30,8 @@ pub fn run(params: &TxnParams, replication: u64) -> Result<RunReport, SimError> 
     }
 }
 
-/// Runs replications `0..n` on `jobs` threads; the reports come back in
+/// Runs replications `0..n` on `jobs` threads (this shard's share of them
+/// in a sharded run: [`experiments::sharding`]); the reports come back in
 /// replication order and do not depend on `jobs`.
 ///
 /// # Errors
@@ -42,5 +43,5 @@ pub fn run_replications(
     jobs: usize,
 ) -> Result<Vec<RunReport>, SimError> {
     params.validate()?;
-    experiments::parallel(n, jobs, |r| run(params, r))
+    experiments::replicate(params, n, jobs, |r| run(params, r))
 }

@@ -69,6 +69,10 @@ pub enum SimError {
     /// The device refused an input or misbehaved.
     #[error("I/O: {0}")]
     Device(#[from] DeviceError),
+    /// A replication run in another shard of the sweep failed (its error as
+    /// met there), or the merged parts do not answer this point.
+    #[error(transparent)]
+    Sharded(#[from] experiments::sharding::ShardFailure),
     /// A deadline beyond the end of the virtual clock.
     #[error(
         "replication {replication}: at {now} ns a deadline {relative_ms:e} ms later is beyond representable time"
@@ -179,7 +183,7 @@ enum Fate {
 
 /// What one replication measured over its window (the transactions after
 /// the warm-up).
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunReport {
     /// The replication number.
     pub replication: u64,

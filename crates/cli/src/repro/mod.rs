@@ -1,6 +1,7 @@
 //! Reproductions of the source papers' results: `spindle repro PAPER`.
 
 pub mod chen_towsley91;
+pub mod ivy;
 pub mod towsley91;
 pub mod towsley91_analysis;
 pub mod tsai04;
@@ -111,6 +112,24 @@ pub enum Paper {
         #[cfg_attr(feature = "cli", command(flatten))]
         options: tsai04::Tsai04Options,
     },
+    /// Lo 1990 (Ivy): dynamic N-copy replication on a week of HP-UX disk
+    /// traffic, copy selection against Linux md's (Tables 5–15, Figures 21–26).
+    Ivy {
+        #[cfg_attr(feature = "cli", command(flatten))]
+        options: ivy::IvyOptions,
+    },
+}
+
+impl Paper {
+    /// The seed of the reproduction.
+    pub fn seed(&self) -> u64 {
+        match self {
+            Paper::Towsley91 { options, .. } => options.seed,
+            Paper::ChenTowsley91 { options, .. } => options.seed,
+            Paper::Tsai04 { options, .. } => options.seed,
+            Paper::Ivy { options } => options.seed,
+        }
+    }
 }
 
 /// `base`, or with several figures `base` with a `-figN` suffix.
@@ -156,7 +175,7 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
         } => {
             let started = Instant::now();
             let table = chen_towsley91::sensitivity(options, *study_replications)?;
-            print!("{}", render_all(&[table], format));
+            crate::output::emit(&render_all(&[table], format));
             eprintln!("wall time: {:.1} s", started.elapsed().as_secs_f64());
         }
         Paper::ChenTowsley91 {
@@ -202,6 +221,7 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
                 |n| tsai04::figure(n, &sweep),
             )?;
         }
+        Paper::Ivy { options } => ivy::run(options, format)?,
     }
     Ok(())
 }
@@ -222,11 +242,13 @@ fn run_figures(
         if let Some(base) = plot {
             let path = plot_path(base, n, numbers.len() > 1);
             write_svg(&path, &f.title, &f.panels)?;
-            eprintln!("wrote {}", path.display());
+            if !crate::output::results_discarded() {
+                eprintln!("wrote {}", path.display());
+            }
         }
         tables.extend(f.tables);
     }
-    print!("{}", render_all(&tables, format));
+    crate::output::emit(&render_all(&tables, format));
     let wall = started.elapsed().as_secs_f64();
     eprintln!("wall time: {wall:.1} s");
     Ok(wall)

@@ -18,8 +18,7 @@
 
 use anyhow::Result;
 use disk_emu::disk::{DiskModel, presets};
-use experiments::{MetricTable, RateReport, Tsai04Distribution, rate_label, run_rate};
-use rayon::prelude::*;
+use experiments::{MetricTable, RateReport, RunError, Tsai04Distribution, rate_label, run_rate};
 use sched_core::policy::{AperiodicReserve, RateTask, WrrMode, WrrParams, WrrScan};
 use sched_core::{AnySpec, Heap, Nanos, PolicySpec};
 
@@ -147,12 +146,12 @@ pub fn run_point(
     x: usize,
     set: u64,
     opts: &Tsai04Options,
-) -> Result<RateReport> {
+) -> Result<RateReport, RunError> {
     let model = DiskModel::from_spec(&presets::hp97560())?;
     let mut w = Tsai04Distribution::default().task_set(MAX_TASKS, opts.seed, set)?;
     w.tasks.truncate(x);
     let duration: Nanos = opts.seconds.max(1) * 1_000_000_000;
-    Ok(run_rate(&model, &w, contender, duration, opts.seed, set)?)
+    run_rate(&model, &w, contender, duration, opts.seed, set)
 }
 
 /// The metrics of Figures 5–12 (and the misses) per contender and task count.
@@ -173,41 +172,33 @@ pub fn sweep(opts: &Tsai04Options) -> Result<Sweep> {
     anyhow::ensure!(opts.sets >= 1, "--sets: at least one task set is needed");
     let xs = task_counts(opts.step);
     let cs = contenders(opts.share_ppm);
-    let work: Vec<(usize, usize, u64)> = (0..cs.len())
-        .flat_map(|c| {
-            xs.iter()
-                .enumerate()
-                .flat_map(move |(i, _)| (0..opts.sets).map(move |s| (c, i, s)))
-        })
-        .collect();
-    let bar = crate::common::progress(work.len() as u64, "tsai04");
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.jobs.max(1))
-        .build()?;
-    let reports: Vec<Result<RateReport>> = pool.install(|| {
-        work.par_iter()
-            .map(|&(c, i, s)| {
-                let r = run_point(&cs[c], xs[i], s, opts);
+    let bar = crate::common::progress((cs.len() * xs.len()) as u64 * opts.sets, "tsai04");
+    let mut tables: Vec<Vec<MetricTable>> = Vec::with_capacity(cs.len());
+    for contender in &cs {
+        let mut row = Vec::with_capacity(xs.len());
+        for &x in &xs {
+            // One point: this contender at x tasks, a replication per task set.
+            let point = (contender, x, opts.seconds, opts.seed);
+            let reports = experiments::replicate(&point, opts.sets, opts.jobs, |set| {
+                let r = run_point(contender, x, set, opts);
                 bar.inc(1);
                 r
-            })
-            .collect()
-    });
-    bar.finish_and_clear();
-    let mut tables: Vec<Vec<MetricTable>> = (0..cs.len())
-        .map(|_| xs.iter().map(|_| MetricTable::new()).collect())
-        .collect();
-    for (&(c, i, s), r) in work.iter().zip(reports) {
-        let r = r?;
-        let t = &mut tables[c][i];
-        // A metric undefined in a run (no job completed, so no slack; no
-        // aperiodic read completed, so no response) is left out of that
-        // replication: its interval is over the runs that define it, and a
-        // point no run defines shows as missing.
-        for (name, value) in metrics(&r).into_iter().filter(|(_, v)| v.is_finite()) {
-            t.record(s, name, value)?;
+            })?;
+            let mut t = MetricTable::new();
+            for (set, r) in (0..).zip(&reports) {
+                // A metric undefined in a run (no job completed, so no slack;
+                // no aperiodic read completed, so no response) is left out of
+                // that replication: its interval is over the runs that define
+                // it, and a point no run defines shows as missing.
+                for (name, value) in metrics(r).into_iter().filter(|(_, v)| v.is_finite()) {
+                    t.record(set, name, value)?;
+                }
+            }
+            row.push(t);
         }
+        tables.push(row);
     }
+    bar.finish_and_clear();
     Ok(Sweep {
         xs,
         labels: cs.iter().map(rate_label).collect(),

@@ -6,7 +6,8 @@
 //! the checked, running disk: it maps blocks to cylinders, serves dispatched
 //! requests in virtual time ([`DiskModel::serve`]) and estimates service
 //! times for the schedulers (`sched_core::ServiceEstimator`). A spec may give
-//! the drive an on-board cache ([`CacheSpec`], see [`cache`]).
+//! the drive an on-board cache ([`CacheSpec`], see [`cache`]). The drive an
+//! HP SRT trace was recorded on comes from the trace's header ([`from_srt`]).
 
 pub mod cache;
 pub mod disksim;
@@ -17,6 +18,7 @@ mod mechanics;
 mod model;
 pub mod presets;
 mod seek;
+mod srt_drive;
 pub mod validation;
 
 pub use cache::{
@@ -34,6 +36,7 @@ pub use geometry::{
 pub use model::DiskModel;
 pub use presets::{PRESETS, preset};
 pub use seek::{LongSeek, SeekSpec};
+pub use srt_drive::from_srt;
 
 use sched_core::Nanos;
 

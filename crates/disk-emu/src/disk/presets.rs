@@ -9,18 +9,26 @@ use super::{
 };
 
 /// Every preset: (name, one-line description), for `spindle presets`.
-pub const PRESETS: [(&str, &str); 10] = [
+pub const PRESETS: [(&str, &str); 12] = [
     (
         "hp97560",
         "HP 97560: 1962x19x72 x 512 B, 4002 RPM, tracked rotation (Ruemmler & Wilkes 1994)",
     ),
     (
         "hp7935",
-        "HP 7935: 1321x13x92 x 256 B, 3600 RPM, 1 MB/s, 3.5 ms overhead (Lo, Ivy 1990)",
+        "HP 7935: 1321x13x92 x 256 B, 3600 RPM, 1 MB/s, 3.5 ms overhead, long seeks 0.021 ms/cyl (Lo, Ivy 1990)",
+    ),
+    (
+        "hp7935-printed",
+        "HP 7935 with the long-seek slope as printed, 0.21 ms/cyl (a 65 ms jump at 342 cylinders)",
     ),
     (
         "hp7937",
-        "HP 7937: 1396x13x123 x 256 B, 3600 RPM, 1 MB/s, 1 ms overhead (Lo, Ivy 1990)",
+        "HP 7937: 1396x13x123 x 256 B, 3600 RPM, 1 MB/s, 1 ms overhead, long seeks 0.018 ms/cyl (Lo, Ivy 1990)",
+    ),
+    (
+        "hp7937-printed",
+        "HP 7937 with the long-seek slope as printed, 0.18 ms/cyl (a 62 ms jump at 384 cylinders)",
     ),
     (
         "chen-towsley-91",
@@ -89,7 +97,9 @@ pub fn preset(name: &str) -> Result<DiskSpec, DiskError> {
     Ok(match name {
         "hp97560" => hp97560(),
         "hp7935" => hp7935(),
+        "hp7935-printed" => hp7935_printed(),
         "hp7937" => hp7937(),
+        "hp7937-printed" => hp7937_printed(),
         "chen-towsley-91" => chen_towsley_91(),
         "ibm3330" => ibm3330(0.6),
         "exponential" => exponential(45.0),
@@ -152,10 +162,11 @@ pub fn hp97560() -> DiskSpec {
 /// The HP 7935 of Lo's Ivy study (HP Labs HPL-CSP-90-48, §4.2).
 ///
 /// - Seek (§4.2.1): 3.993 + 1.676·√d − 0.025·d ms for 0 < d ≤ 342, else
-///   19.502 + 0.21·d ms, as printed. The two pieces do not meet at the
-///   boundary (26.4 ms vs 91.3 ms at d = 342); with 0.021 for 0.21 they would
-///   (26.7 ms), which suggests a misprint, but the preset keeps the printed
-///   figure: override `seek.long.b_ms` to try the other reading.
+///   19.502 + 0.021·d ms. The paper prints 0.21 for the long slope; with it
+///   the two pieces do not meet (26.4 ms at d = 342, 91.5 ms at d = 343, a
+///   296.7 ms full stroke), while 0.021 joins them (26.7 ms at d = 343), so
+///   0.021 is taken as the intended figure and the printed one is kept as
+///   [`hp7935_printed`].
 /// - 3600 RPM, rotational latency drawn at random (§4.2.2: "we assumed a
 ///   random distribution", mean 8.3 ms): uniform over one revolution.
 /// - Transfer 1 MB/s, taken as 10⁶ bytes/s (§4.2.3); controller overhead
@@ -167,8 +178,19 @@ pub fn hp97560() -> DiskSpec {
 ///   and HP's data for the 7935 (404.46 MB, 1321 cylinders, 13 data surfaces,
 ///   92 × 256-byte sectors per track).
 pub fn hp7935() -> DiskSpec {
+    hp7935_with("hp7935", 0.021)
+}
+
+/// The [`hp7935`] with the long-seek slope as the paper prints it, 0.21 ms
+/// per cylinder: seeks of 343 cylinders or more cost 65 ms more than the
+/// short-seek curve reaches.
+pub fn hp7935_printed() -> DiskSpec {
+    hp7935_with("hp7935-printed", 0.21)
+}
+
+fn hp7935_with(name: &str, long_slope_ms: f64) -> DiskSpec {
     DiskSpec {
-        name: "hp7935".into(),
+        name: name.into(),
         geometry: GeometrySpec {
             sector_bytes: 256,
             ..GeometrySpec::uniform(1321, 13, 92)
@@ -181,7 +203,7 @@ pub fn hp7935() -> DiskSpec {
             long: Some(LongSeek {
                 from: 343,
                 a_ms: 19.502,
-                b_ms: 0.21,
+                b_ms: long_slope_ms,
             }),
         },
         rotation: RotationSpec::Random { max_ms: None },
@@ -195,8 +217,10 @@ pub fn hp7935() -> DiskSpec {
 /// The HP 7937 of Lo's Ivy study (HP Labs HPL-CSP-90-48, §4.2).
 ///
 /// - Seek (§4.2.1): 4.119 + 0.890·√d − 0.004·d ms for 0 < d ≤ 384, else
-///   12.909 + 0.18·d ms, as printed (again discontinuous: 20.0 ms vs 82.0 ms at
-///   d = 384; 0.018 would join at 19.8 ms).
+///   12.909 + 0.018·d ms. The paper prints 0.18, which leaves the curve
+///   discontinuous (20.0 ms at d = 384, 82.2 ms at d = 385, a 264 ms full
+///   stroke); 0.018 joins the pieces (19.8 ms at d = 385) and is taken as
+///   intended, the printed figure kept as [`hp7937_printed`].
 /// - 3600 RPM, random latency over one revolution, 1 MB/s (10⁶ bytes/s),
 ///   controller overhead 1 ms, no head switch, as for the [`hp7935`].
 /// - Geometry, which the paper does not give: the drive's own, 1396 cylinders
@@ -204,8 +228,19 @@ pub fn hp7935() -> DiskSpec {
 ///   "approx. 500 Mbytes"), from the 4.4BSD hp300 `rd` driver (`rdreg.h`:
 ///   "7937: 123 x 13 x 1396" 256-byte sectors, 1 116 102 512-byte blocks).
 pub fn hp7937() -> DiskSpec {
+    hp7937_with("hp7937", 0.018)
+}
+
+/// The [`hp7937`] with the long-seek slope as the paper prints it, 0.18 ms
+/// per cylinder: seeks of 385 cylinders or more cost 62 ms more than the
+/// short-seek curve reaches.
+pub fn hp7937_printed() -> DiskSpec {
+    hp7937_with("hp7937-printed", 0.18)
+}
+
+fn hp7937_with(name: &str, long_slope_ms: f64) -> DiskSpec {
     DiskSpec {
-        name: "hp7937".into(),
+        name: name.into(),
         geometry: GeometrySpec {
             sector_bytes: 256,
             ..GeometrySpec::uniform(1396, 13, 123)
@@ -218,7 +253,7 @@ pub fn hp7937() -> DiskSpec {
             long: Some(LongSeek {
                 from: 385,
                 a_ms: 12.909,
-                b_ms: 0.18,
+                b_ms: long_slope_ms,
             }),
         },
         rotation: RotationSpec::Random { max_ms: None },
@@ -335,8 +370,44 @@ mod tests {
         let err = preset("rk05").unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown disk preset `rk05` (known: hp97560, hp7935, hp7937, chen-towsley-91, ibm3330, exponential, hp-c2247a, hp-c3323a, cheetah9lp, ibm18es)"
+            "unknown disk preset `rk05` (known: hp97560, hp7935, hp7935-printed, hp7937, hp7937-printed, chen-towsley-91, ibm3330, exponential, hp-c2247a, hp-c3323a, cheetah9lp, ibm18es)"
         );
+    }
+
+    /// The paper's seek curves: the default reading joins the short and
+    /// long pieces at their boundary, the printed one jumps by over 60 ms.
+    #[test]
+    fn ivy_seek_curves_continuous_by_default_and_as_printed() {
+        use sched_core::{Head, Kind, Request, RequestId, ServiceEstimator};
+        // Seek time over `d` cylinders: positioning from cylinder 0 less the
+        // mean rotational latency (drawn at random, so estimated by its mean).
+        let seek = |spec: &DiskSpec, d: u32| {
+            let disk = DiskModel::from_spec(spec).unwrap();
+            let per_cylinder = disk.capacity_blocks() / u64::from(disk.cylinders());
+            let req = Request::new(
+                RequestId(0),
+                Kind::Read,
+                u64::from(d) * per_cylinder,
+                1,
+                d,
+                0,
+            );
+            let positioning = disk.positioning_time(Head::at(0), &req, 0);
+            (positioning - disk.mean_rotational_latency()) as f64 / 1e6
+        };
+        for (spec, boundary, step_below_ms) in [
+            (hp7935(), 342, 1.0),
+            (hp7935_printed(), 342, 66.0),
+            (hp7937(), 384, 1.0),
+            (hp7937_printed(), 384, 63.0),
+        ] {
+            let jump = seek(&spec, boundary + 1) - seek(&spec, boundary);
+            assert!(jump.abs() < step_below_ms, "{}: {jump} ms", spec.name);
+        }
+        assert!((seek(&hp7935_printed(), 343) - seek(&hp7935_printed(), 342) - 65.1).abs() < 0.1);
+        assert!((seek(&hp7937_printed(), 385) - seek(&hp7937_printed(), 384) - 62.2).abs() < 0.1);
+        assert!((seek(&hp7935(), 343) - 26.705).abs() < 0.001);
+        assert!((seek(&hp7937(), 385) - 19.839).abs() < 0.001);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The statistics of one queue: its time-averaged length and what arrivals find.
 
 use sched_core::Nanos;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::moments::{Moments, MomentsReport};
 use super::time_weighted::TimeWeighted;
@@ -98,7 +98,7 @@ impl QueueAccumulator {
 }
 
 /// A queue's length, over time and as seen by arrivals.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct QueueReport {
     /// Time-average number present over the window.
     pub time_mean: f64,

@@ -3,7 +3,7 @@
 
 use sched_core::Nanos;
 use sched_core::array::ArrayPolicy;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::class_stats::ClassReport;
 use super::moments::{Moments, MomentsReport};
@@ -21,6 +21,7 @@ struct DiskUsage {
     aborted: u64,
     service: Moments,
     seek: Moments,
+    seek_distance: Moments,
     rotation: Moments,
     transfer: Moments,
 }
@@ -33,6 +34,7 @@ impl DiskUsage {
             aborted: 0,
             service: Moments::new(),
             seek: Moments::new(),
+            seek_distance: Moments::new(),
             rotation: Moments::new(),
             transfer: Moments::new(),
         }
@@ -57,6 +59,7 @@ impl DiskUsage {
             aborted: self.aborted,
             service: self.service.report(),
             seek: self.seek.report(),
+            seek_distance: self.seek_distance.report(),
             rotation: self.rotation.report(),
             transfer: self.transfer.report(),
         }
@@ -64,7 +67,7 @@ impl DiskUsage {
 }
 
 /// How one disk of an array spent the window.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct DiskUsageReport {
     /// Busy time / window.
     pub utilisation: f64,
@@ -77,6 +80,8 @@ pub struct DiskUsageReport {
     pub service: MomentsReport,
     /// Seek part, ns.
     pub seek: MomentsReport,
+    /// Cylinders the arm travelled, per completed operation.
+    pub seek_distance: MomentsReport,
     /// Rotational part, ns.
     pub rotation: MomentsReport,
     /// Transfer part, ns.
@@ -84,7 +89,7 @@ pub struct DiskUsageReport {
 }
 
 /// Time-averaged queue lengths of an array of D disks.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ArrayQueueReport {
     /// Logical requests in the array (queued or in service).
     pub in_system: f64,
@@ -99,7 +104,7 @@ pub struct ArrayQueueReport {
 }
 
 /// What an array measured over its window.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ArrayReport {
     /// Each disk's usage.
     pub disks: Vec<DiskUsageReport>,
@@ -152,6 +157,7 @@ impl ArrayStats {
         d.stop(now);
         d.service.add((now - start) as f64);
         d.seek.add(b.seek as f64);
+        d.seek_distance.add(f64::from(b.seek_distance));
         d.rotation.add(b.rotation as f64);
         d.transfer.add(b.transfer as f64);
     }

@@ -15,7 +15,7 @@
 use std::collections::BTreeMap;
 
 use sched_core::Nanos;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::moments::{Moments, MomentsReport};
 
@@ -239,7 +239,7 @@ impl ClassStats {
 }
 
 /// The statistics of one request class over a measured window, times in ns.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClassReport {
     /// The class number.
     pub class: u16,

@@ -1,7 +1,7 @@
 //! The statistics recorder of one emulated disk.
 
 use sched_core::Nanos;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::accumulators::{QueueAccumulator, QueueReport};
 use super::class_stats::{ClassReport, ClassStats};
@@ -11,7 +11,7 @@ use super::time_weighted::TimeWeighted;
 use crate::disk::ServiceBreakdown;
 
 /// When the start-up transient ends and measurement begins.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum WarmUp {
     /// Measure from the start.
     #[default]
@@ -335,7 +335,7 @@ impl DiskStats {
 }
 
 /// Where service time went, over the requests completed in the window.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BreakdownReport {
     /// Seek time, ns.
     pub seek: MomentsReport,
@@ -353,7 +353,7 @@ pub struct BreakdownReport {
 /// nanoseconds. Requests are counted when they complete inside the window,
 /// even if they arrived before it. Undefined numbers (the mean of nothing,
 /// a rate over an empty window) are NaN, written as `null` by `serde_json`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DiskReport {
     /// Start of the window: the creation time, or the warm-up cut.
     pub window_start_ns: Nanos,

@@ -1,7 +1,7 @@
 //! Quantiles in constant memory: a log-linear histogram of nanosecond values.
 
 use sched_core::Nanos;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::moments::Moments;
 
@@ -257,7 +257,7 @@ impl Distribution {
 /// Undefined values (anything of an empty distribution, the deviation of one
 /// value, percentiles of a saturated histogram) are NaN, written as `null`
 /// by `serde_json`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DistributionReport {
     /// Number of values.
     pub count: u64,

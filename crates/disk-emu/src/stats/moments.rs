@@ -1,6 +1,6 @@
 //! Streaming count, mean, variance, minimum and maximum (Welford's method).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Count, mean, variance, minimum and maximum of a stream of numbers, in
 /// constant memory.
@@ -13,7 +13,7 @@ use serde::Serialize;
 /// LeVeque, so per-disk or per-class accumulators combine into a total.
 /// Everything is a fixed sequence of IEEE operations: the same inputs in the
 /// same order give the same bits.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Moments {
     count: u64,
     mean: f64,
@@ -127,7 +127,7 @@ impl Moments {
 /// A statistic that is undefined (the mean of nothing, the deviation of a
 /// single value) is NaN, which `serde_json` writes as `null`: it cannot be
 /// mistaken for a measured zero.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MomentsReport {
     /// Number of observations.
     pub count: u64,

@@ -40,7 +40,12 @@ impl TimeWeighted {
     }
 
     /// The signal changes to `value` at `now`.
+    #[inline]
     pub fn set(&mut self, now: Nanos, value: u64) {
+        // An unchanged value accrues the same area later: nothing to do.
+        if value == self.value {
+            return;
+        }
         self.advance(now);
         self.value = value;
         self.max = self.max.max(value);

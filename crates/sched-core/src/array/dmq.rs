@@ -22,7 +22,7 @@ use core::fmt;
 use crate::error::{BuildError, CancelError, EnqueueError, PollError, SpecError};
 use crate::policy_table::Codec;
 use crate::queue::Slot;
-use crate::request::{Kind, Nanos, Request};
+use crate::request::{Head, Kind, Nanos, Request};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
 
@@ -77,6 +77,9 @@ pub struct RouteView<'a> {
     /// The block after the last one each disk was sent to (a read starting
     /// there is sequential for that disk).
     pub next_sequential: &'a [u64],
+    /// Each disk's queue discipline, asked where the read would fall in its
+    /// queue.
+    pub queues: &'a dyn QueueOrder,
 }
 
 impl RouteView<'_> {
@@ -85,6 +88,58 @@ impl RouteView<'_> {
     pub fn distance(&self, d: usize) -> u32 {
         let c = self.copies.location(d).map_or(0, |l| l.cylinder);
         self.array.heads[d].cylinder.abs_diff(c)
+    }
+
+    /// The read as an operation on disk `d`'s copy.
+    #[inline]
+    pub fn op(&self, d: usize) -> Request {
+        match self.copies.location(d) {
+            Some(at) => at_copy(self.request, at),
+            None => *self.request,
+        }
+    }
+
+    /// Expected time before disk `d` would start the read: what remains of
+    /// its operation in service, plus the queued work its discipline would
+    /// serve first (all of it unless the discipline says otherwise; see
+    /// [`Scheduler::work_ahead`]).
+    #[inline]
+    pub fn expected_wait(&self, d: usize) -> Nanos {
+        let est = self.array.estimators[d];
+        match self
+            .queues
+            .work_ahead(d, &self.op(d), self.array.heads[d], est)
+        {
+            Some(ahead) => self.load.in_service_remaining(d).saturating_add(ahead),
+            None => self.load.backlog(d),
+        }
+    }
+}
+
+/// What each disk's queue discipline says of a new request's place in its
+/// queue; the per-disk queues of a [`Dmq`] answer it.
+pub trait QueueOrder {
+    /// Disk `disk`'s [`Scheduler::work_ahead`] for `req` (`None` for a disk
+    /// beyond the array).
+    fn work_ahead(
+        &self,
+        disk: usize,
+        req: &Request,
+        head: Head,
+        est: &dyn ServiceEstimator,
+    ) -> Option<Nanos>;
+}
+
+impl<Q: DiskQueues> QueueOrder for Q {
+    #[inline]
+    fn work_ahead(
+        &self,
+        disk: usize,
+        req: &Request,
+        head: Head,
+        est: &dyn ServiceEstimator,
+    ) -> Option<Nanos> {
+        self.queues().get(disk)?.work_ahead(req, head, est)
     }
 }
 
@@ -232,6 +287,7 @@ impl<Q: DiskQueues, R: ReadRouting, W: WriteRouting> DmqQueues<Q, R, W> {
             array: view,
             load: ledger.load(view.now),
             next_sequential: &self.next_sequential[..disks],
+            queues: &self.queues,
         };
         self.routing.route(&route).intersection(eligible)
     }
@@ -323,7 +379,8 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
         ledger: &mut Ledger<S>,
         view: &ArrayView<'_>,
     ) -> Result<Option<Start>, PollError> {
-        for d in ledger.idle().iter() {
+        // Only a disk with operations queued has anything to start.
+        for d in ledger.idle().difference(ledger.unqueued()).iter() {
             let est: &dyn ServiceEstimator = view.estimators[d];
             let Some(dispatch) = self.queues.queues_mut()[d].next(view.heads[d], view.now, est)
             else {

@@ -83,13 +83,19 @@ impl DiskLoad<'_> {
     /// what remains (by the same estimate) of the operation in service.
     #[inline]
     pub fn backlog(&self, d: usize) -> Nanos {
+        self.tally.backlog[d] + self.in_service_remaining(d)
+    }
+
+    /// What remains, by the estimate it started with, of the operation disk
+    /// `d` serves (0 when idle or already over its estimate).
+    #[inline]
+    pub fn in_service_remaining(&self, d: usize) -> Nanos {
         let t = self.tally;
-        let remaining = if t.on_disk[d] != NIL {
+        if t.on_disk[d] != NIL {
             (t.started_at[d] + t.serving_expected[d]).saturating_sub(self.now)
         } else {
             0
-        };
-        t.backlog[d] + remaining
+        }
     }
 }
 

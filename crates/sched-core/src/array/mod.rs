@@ -56,7 +56,7 @@
 //! [`CrEsq`], [`CruEsq`], [`MrEsq`]), the distributed multiple-queue family
 //! ([`Dmq`] with the read routings [`RandomRead`] (R-DMQ), [`ShortestQueue`]
 //! (SQ-DMQ), [`BothCopies`] (MR-DMQ), [`BothCopiesAbort`] (MR-DMQA), [`Md`]
-//! (Linux md RAID-1's read balancing) and [`LeastBacklog`] (Ivy's least
+//! (Linux md RAID-1's read balancing) and [`LeastTurnaround`] (Ivy's least
 //! expected turnaround)) and the common multiple-queue policy [`Cmq`]. DMQ
 //! and CMQ take any [`Scheduler`] as their queue
 //! discipline, so the real-time variants are compositions: RT-DMQ is DMQ over
@@ -78,7 +78,7 @@ mod copies;
 mod cr_esq;
 mod cru_esq;
 mod dmq;
-mod least_backlog;
+mod least_turnaround;
 mod ledger;
 mod md;
 mod mr_dmq;
@@ -96,7 +96,7 @@ pub use copies::*;
 pub use cr_esq::*;
 pub use cru_esq::*;
 pub use dmq::*;
-pub use least_backlog::*;
+pub use least_turnaround::*;
 pub use ledger::*;
 pub use md::*;
 pub use mr_dmq::*;

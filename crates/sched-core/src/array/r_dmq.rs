@@ -4,9 +4,10 @@
 //! αᵢ (the paper studies α₁ = α₂ = ½); DMQ-RD in Chen & Towsley (1991). The
 //! choice uses a seeded SplitMix64 generator compared against integer
 //! thresholds, so the same seed gives the same routing on every platform.
-//! When the disk drawn holds no up-to-date copy (it failed, or the copy is
-//! stale), the read goes to the next disk after it, in cyclic order, that
-//! does: one draw per read whatever the array's health.
+//! When some disks hold no up-to-date copy (failed, stale, or holding none:
+//! a replicated object on some of the disks), the draw is among those that
+//! do, each in proportion to its weight (evenly if all their weights are
+//! 0): one draw per read whatever the array's health.
 
 use super::DiskSet;
 use super::copies::MAX_DISKS;
@@ -90,17 +91,39 @@ impl RandomRead {
     }
 }
 
+impl RandomRead {
+    /// Disk `d`'s share of 2⁶⁴ (the last disk's one short of its share).
+    fn weight(&self, d: usize) -> u128 {
+        let below = if d == 0 { 0 } else { self.thresholds[d - 1] };
+        u128::from(self.thresholds[d] - below)
+    }
+}
+
 impl ReadRouting for RandomRead {
     fn route(&mut self, view: &RouteView<'_>) -> DiskSet {
         let x = self.draw();
         let n = self.disks;
-        let drawn = self.thresholds[..n]
-            .iter()
-            .position(|&t| x < t)
-            .unwrap_or(n - 1);
-        (0..n)
-            .map(|k| (drawn + k) % n)
-            .find(|&d| view.eligible.contains(d))
-            .map_or(DiskSet::EMPTY, DiskSet::only)
+        let eligible = view.eligible.intersection(DiskSet::all(n));
+        if eligible == DiskSet::all(n) {
+            let drawn = self.thresholds[..n]
+                .iter()
+                .position(|&t| x < t)
+                .unwrap_or(n - 1);
+            return DiskSet::only(drawn);
+        }
+        let total: u128 = eligible.iter().map(|d| self.weight(d)).sum();
+        if total == 0 {
+            let k = ((u128::from(x) * eligible.len() as u128) >> 64) as usize;
+            return eligible.iter().nth(k).map_or(DiskSet::EMPTY, DiskSet::only);
+        }
+        let target = (u128::from(x) * total) >> 64;
+        let mut below = 0;
+        for d in eligible.iter() {
+            below += self.weight(d);
+            if target < below {
+                return DiskSet::only(d);
+            }
+        }
+        DiskSet::EMPTY
     }
 }

@@ -1,11 +1,13 @@
 //! C-LOOK: serve upward in cylinder order, then jump back to the lowest request.
 //!
 //! The circular variant of LOOK: service only ever happens on the upward sweep,
-//! which evens out the waiting time of edge and middle cylinders.
+//! which evens out the waiting time of edge and middle cylinders. HP-UX's
+//! disk driver swept this way (Lo 1990, *Ivy*, §4.2.5, calls it CSCAN).
 
 use crate::error::BuildError;
+use crate::queue::Slot;
 use crate::queue::{CylinderIndex, Queue, delegate_to_queue};
-use crate::request::{Dispatch, Head, Nanos};
+use crate::request::{Dispatch, Head, Nanos, Request};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
 
@@ -35,5 +37,28 @@ impl<S: Storage> Scheduler for CLook<S> {
             .at_or_above(slab, head.cylinder)
             .or_else(|| index.lowest())?;
         Some(Dispatch::direct(self.queue.take(s)))
+    }
+
+    /// The sweep from the arm up to `req`'s cylinder: the queued requests
+    /// at or above the arm and at or below `req` (those on `req`'s own
+    /// cylinder arrived earlier, so they go first); when `req` lies below
+    /// the arm, the rest of this sweep and the next one up to `req`.
+    fn work_ahead(&self, req: &Request, head: Head, est: &dyn ServiceEstimator) -> Option<Nanos> {
+        let Queue { slab, index } = &self.queue;
+        let mut work: Nanos = 0;
+        let mut add_from = |mut at: Option<Slot>, last: u32| {
+            while let Some(s) = at.filter(|&s| slab.cylinder(s) <= last) {
+                work = work.saturating_add(est.expected_service_time(&slab.get(s)));
+                at = index.successor(slab, s);
+            }
+        };
+        let from_arm = index.at_or_above(slab, head.cylinder);
+        if req.cylinder >= head.cylinder {
+            add_from(from_arm, req.cylinder);
+        } else {
+            add_from(from_arm, u32::MAX);
+            add_from(index.lowest(), req.cylinder);
+        }
+        Some(work)
     }
 }

@@ -288,6 +288,9 @@ macro_rules! policy_table {
             fn next_eligible_at(&self, now: Nanos) -> Option<Nanos> {
                 match self { $( AnyScheduler::$V(q) => q.next_eligible_at(now), )* }
             }
+            fn work_ahead(&self, req: &Request, head: Head, est: &dyn ServiceEstimator) -> Option<Nanos> {
+                match self { $( AnyScheduler::$V(q) => q.work_ahead(req, head, est), )* }
+            }
         }
     };
 

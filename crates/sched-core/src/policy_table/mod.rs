@@ -331,13 +331,27 @@ policy_table! {
     dmq Md "md-raid1" {
         summary: "a queue per disk; Linux md RAID-1 read balancing",
         paper: "Linux drivers/md/raid1.c",
-        routing: |_disks, _seed| Ok(Md),
+        parameters: {
+            /// Every disk rotates (nearest head, not fewest pending, when none is idle).
+            rotational: bool as Flag = "true",
+                keys "rotational",
+                expects "true or false",
+                means "disks rotate: a busy array reads at the nearest head, else the fewest pending";
+        },
+        routing: |_disks, _seed| Ok(Md { rotational }),
     }
-    /// [`LeastBacklog`](crate::array::LeastBacklog): Ivy's least expected turnaround.
-    dmq LeastBacklog "ivy-dmq" {
+    /// [`LeastTurnaround`](crate::array::LeastTurnaround): Ivy's least expected turnaround.
+    dmq LeastTurnaround "ivy-dmq" {
         summary: "a queue per disk; reads go where they would finish soonest",
         paper: "Lo 1990 (Ivy)",
-        routing: |_disks, _seed| Ok(LeastBacklog),
+        parameters: {
+            /// Count only the queued work the discipline would serve first.
+            reorder: bool as Flag = "true",
+                keys "reorder",
+                expects "true or false",
+                means "count the queued work the discipline serves first (true) or all of it";
+        },
+        routing: |_disks, _seed| Ok(LeastTurnaround { reorder }),
     }
     /// [`Cmq`](crate::array::Cmq).
     cmq Cmq "cmq" {
