@@ -144,7 +144,7 @@ pub struct TaskSet {
 /// a rate or buffer that is not positive and finite, a period (buffer /
 /// rate) shorter than one revolution of the disk, too many tasks.
 pub fn load(path: &Path) -> Result<TaskSet, TaskSetError> {
-    let text = std::fs::read_to_string(path).map_err(|source| TaskSetError::Io {
+    let text = disk_emu::text_input::read_text(path).map_err(|source| TaskSetError::Io {
         path: path.to_path_buf(),
         source,
     })?;

@@ -23,13 +23,13 @@ pub enum BenchWhat {
         #[cfg_attr(feature = "cli", arg(long = "policy", default_values = ["fcfs", "sstf", "look"]))]
         policies: Vec<PolicySpec>,
         /// Open Poisson load, as a fraction of the disk's capacity.
-        #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.8))]
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.8, value_parser = crate::bounds::positive))]
         load: f64,
         /// Simulated requests per policy.
-        #[cfg_attr(feature = "cli", arg(long, default_value_t = 2_000_000))]
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 2_000_000, value_parser = crate::bounds::requests))]
         requests: u64,
         /// Runs per policy; the median is reported.
-        #[cfg_attr(feature = "cli", arg(long, default_value_t = 3))]
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 3, value_parser = crate::bounds::runs))]
         runs: usize,
     },
     /// Transactions of Chen & Towsley's real-time system simulated per second, on one core.

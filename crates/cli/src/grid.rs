@@ -42,7 +42,7 @@ pub struct SweepArgs {
     #[cfg_attr(feature = "cli", arg(long, default_value = "sweep-out"))]
     pub out_dir: PathBuf,
     /// Threads for each command run here; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs))]
     pub jobs: usize,
     /// Split each grid point's command into this many shards (with --print).
     #[cfg_attr(feature = "cli", arg(long, value_name = "COUNT"))]
@@ -105,7 +105,8 @@ pub fn read_grid(path: &Path) -> Result<Vec<GridPoint>> {
             path.display()
         );
     }
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}", path.display()))?;
+    let text =
+        disk_emu::text_input::read_text(path).with_context(|| format!("{}", path.display()))?;
     let grid: Grid = toml::from_str(&text).with_context(|| format!("{}", path.display()))?;
     let file = path.display();
     match grid.command.first().map(String::as_str) {
@@ -230,9 +231,6 @@ fn format_name(format: Format) -> &'static str {
 /// A bad grid file, an output directory that cannot be made, or commands
 /// that failed (each named; the others still run).
 pub fn run(args: &SweepArgs, format: Format) -> Result<()> {
-    if args.jobs == 0 {
-        bail!("--jobs: at least 1");
-    }
     if args.shards == Some(0) {
         bail!("--shards: at least 1");
     }

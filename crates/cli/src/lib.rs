@@ -6,6 +6,7 @@
 pub mod admit;
 pub mod analyze;
 pub mod bench;
+pub mod bounds;
 pub mod common;
 pub mod grid;
 pub mod output;

@@ -127,7 +127,7 @@ impl Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::try_parse().unwrap_or_else(|e| refuse_arguments(&e));
     let result = match cli.shard {
         Some(shard) => run_shard(cli, shard),
         None => dispatch(cli.command, cli.format),
@@ -135,9 +135,44 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", message(&e));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The error and its causes on one line, each said once: several error
+/// types of the tree (and of std) show their cause in their own message as
+/// well as returning it as their source, which anyhow's `{:#}` would print
+/// twice ("No such file or directory (os error 2): No such file or
+/// directory (os error 2)").
+fn message(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let said = cause.to_string();
+        if text.contains(&said) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&said);
+    }
+    text
+}
+
+/// Exits with clap's message about the arguments, a long bad value (a
+/// pasted file, say) cut to its first characters rather than echoed whole.
+fn refuse_arguments(e: &clap::Error) -> ! {
+    use clap::error::{ContextKind, ContextValue};
+    match e.get(ContextKind::InvalidValue) {
+        Some(ContextValue::String(value)) if value.len() > 60 => {
+            let short: String = value.chars().take(40).collect();
+            let shown = format!("{short}… ({} bytes)", value.len());
+            eprint!("{}", e.render().to_string().replace(value.as_str(), &shown));
+            std::process::exit(e.exit_code());
+        }
+        _ => e.exit(),
     }
 }
 

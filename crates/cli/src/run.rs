@@ -1,11 +1,17 @@
-//! `spindle run` and the default experiment: synthetic workloads on one disk.
+//! `spindle run` and the default experiment: synthetic workloads on one
+//! disk under single-disk policies, or on a mirrored pair under array
+//! policies, with deadline misses, drops and tardiness whenever requests
+//! carry deadlines.
 
 use anyhow::{Context, Result, bail};
+use disk_emu::DiskReport;
 use disk_emu::disk::DiskSpec;
 use experiments::{
-    Addressing, Arrivals, DeadlineRange, DiskExperiment, Load, RequestMix, metric_table,
+    Addressing, Arrivals, DeadlineRange, DiskExperiment, Load, MetricTable, MirrorExperiment,
+    MirrorReport, Placement, RequestMix, metric_table, mirror_table,
 };
-use sched_core::PolicySpec;
+use sched_core::array::ArraySpec;
+use sched_core::{AnySpec, PolicySpec};
 
 use crate::common::{estimate, policy_label, progress, resolve_disk};
 use crate::output::{Cell, Format, Table};
@@ -17,51 +23,61 @@ pub struct RunArgs {
     /// Disk: a preset (see `spindle presets`), a TOML/JSON spec file, or disksim:FILE.
     #[cfg_attr(feature = "cli", arg(long, default_value = "hp97560"))]
     pub disk: String,
-    /// Policy to run, NAME[:key=value,...]; repeat to compare (see `spindle policies`).
+    /// Policy to run, NAME[:key=value,...]; repeat to compare (see `spindle
+    /// policies`): single-disk policies on one disk, array policies on a
+    /// mirrored pair.
     #[cfg_attr(feature = "cli", arg(long = "policy", default_value = "fcfs"))]
-    pub policies: Vec<PolicySpec>,
+    pub policies: Vec<AnySpec>,
+    /// Disks: 1 for single-disk policies, 2 (a mirrored pair) for array
+    /// policies [default: what the policies need].
+    #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u32).range(1..=2)))]
+    pub disks: Option<u32>,
+    /// How a mirrored pair's second disk lays out its copies: identical,
+    /// reversed, or shifted:F (by F of the capacity, F in [0, 1)).
+    #[cfg_attr(feature = "cli", arg(long, default_value = "identical", value_parser = parse_placement))]
+    pub placement: Placement,
     /// Open Poisson load as a fraction of the disk's capacity for the request
     /// mix served one at a time; repeat to sweep.
-    #[cfg_attr(feature = "cli", arg(long = "load", conflicts_with_all = ["rates", "clients"]))]
+    #[cfg_attr(feature = "cli", arg(long = "load", conflicts_with_all = ["rates", "clients"], allow_negative_numbers = true, value_parser = crate::bounds::positive))]
     pub loads: Vec<f64>,
     /// Open Poisson arrival rate, requests per second; repeat to sweep.
-    #[cfg_attr(feature = "cli", arg(long = "rate", conflicts_with = "clients"))]
+    #[cfg_attr(feature = "cli", arg(long = "rate", conflicts_with = "clients", allow_negative_numbers = true, value_parser = crate::bounds::positive))]
     pub rates: Vec<f64>,
     /// Closed workload: this many clients, each waiting for its request then thinking.
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::population))]
     pub clients: Option<u32>,
     /// Mean think time of closed clients, ms (exponential).
     #[cfg_attr(
         feature = "cli",
-        arg(long, default_value_t = 0.0, requires = "clients")
+        arg(long, default_value_t = 0.0, requires = "clients", allow_negative_numbers = true, value_parser = crate::bounds::non_negative)
     )]
     pub think_ms: f64,
     /// Fraction of reads.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, allow_negative_numbers = true, value_parser = crate::bounds::fraction))]
     pub read_fraction: f64,
     /// Blocks per request.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub blocks: u32,
     /// Probability that a request continues where the previous one ended.
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, allow_negative_numbers = true, value_parser = crate::bounds::fraction))]
     pub sequential: Option<f64>,
     /// Relative deadlines uniform in MIN..MAX ms (for the real-time policies).
     #[cfg_attr(feature = "cli", arg(long, value_parser = parse_range))]
     pub deadline_ms: Option<(f64, f64)>,
     /// Completions measured per replication.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20_000))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20_000, value_parser = crate::bounds::requests))]
     pub requests: u64,
     /// Completions discarded at the start of each replication (default: a tenth of --requests).
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::warmup))]
     pub warmup: Option<u64>,
     /// Seed; replication r uses streams derived from (seed, r).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
     /// Independent replications (for the 95 % confidence intervals).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10, value_parser = crate::bounds::replications))]
     pub replications: u64,
     /// Threads running replications; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = default_jobs()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = default_jobs(), value_parser = crate::bounds::jobs))]
     pub jobs: usize,
     /// Run open loads at or above saturation anyway (with a warning): the
     /// queue grows without bound and the figures depend on the run length.
@@ -90,6 +106,22 @@ fn parse_range(s: &str) -> Result<(f64, f64), String> {
     Ok((a, b))
 }
 
+#[cfg(feature = "cli")]
+fn parse_placement(s: &str) -> Result<Placement, String> {
+    let placement = match s {
+        "identical" => Placement::MIRROR,
+        "reversed" => Placement::Reversed,
+        _ => match s.strip_prefix("shifted:").map(str::parse::<f64>) {
+            Some(Ok(fraction)) => Placement::Shifted { fraction },
+            _ => return Err("expected identical, reversed or shifted:F".to_string()),
+        },
+    };
+    match placement.invalid() {
+        Some(expected) => Err(format!("expected {expected}")),
+        None => Ok(placement),
+    }
+}
+
 /// One point of a sweep: how its load is labelled and what it offers.
 #[derive(Clone, Copy, Debug)]
 enum Point {
@@ -101,6 +133,9 @@ struct Plan {
     disk: DiskSpec,
     mix: RequestMix,
     policies: Vec<PolicySpec>,
+    /// Array policies on a mirrored pair (instead of `policies`).
+    arrays: Vec<ArraySpec>,
+    placement: Placement,
     points: Vec<Point>,
     requests: u64,
     warmup: u64,
@@ -142,13 +177,38 @@ pub fn run(args: &RunArgs, format: Format) -> Result<()> {
     } else {
         vec![Point::Open(Load::Utilisation(0.8))]
     };
-    if args.replications < 2 {
-        bail!("--replications: at least 2 are needed for a confidence interval");
+    let (mut policies, mut arrays) = (Vec::new(), Vec::new());
+    for spec in &args.policies {
+        match spec {
+            AnySpec::Disk(p) => policies.push(*p),
+            AnySpec::Array(a) => arrays.push(*a),
+            AnySpec::RateBased(_) => bail!(
+                "--policy {spec}: a rate-based policy serves periodic tasks, not this workload; give it a task set with `spindle admit FILE` or see `spindle repro tsai04`"
+            ),
+        }
+    }
+    if !policies.is_empty() && !arrays.is_empty() {
+        bail!(
+            "--policy: {} is an array policy and {} a single-disk one; run them in separate commands (an array runs on --disks 2)",
+            arrays[0],
+            policy_label(&policies[0])
+        );
+    }
+    let needed = if arrays.is_empty() { 1 } else { 2 };
+    if let Some(disks) = args.disks
+        && disks != needed
+    {
+        bail!(
+            "--disks {disks}: {} needs {needed} (single-disk policies run on one disk, array policies on a mirrored pair)",
+            args.policies[0]
+        );
     }
     let plan = Plan {
         disk: resolve_disk(&args.disk)?,
         mix,
-        policies: args.policies.clone(),
+        policies,
+        arrays,
+        placement: args.placement,
         points,
         requests: args.requests,
         warmup: args.warmup.unwrap_or(args.requests / 10),
@@ -157,7 +217,12 @@ pub fn run(args: &RunArgs, format: Format) -> Result<()> {
         jobs: args.jobs,
         allow_overload: args.allow_overload,
     };
-    crate::output::emit(&execute(&plan)?.render(format));
+    let table = if plan.arrays.is_empty() {
+        execute(&plan)?
+    } else {
+        execute_mirrored(&plan)?
+    };
+    crate::output::emit(&table.render(format));
     Ok(())
 }
 
@@ -173,6 +238,8 @@ pub fn default_experiment(format: Format) -> Result<()> {
             .iter()
             .map(|p| p.parse().expect("built-in policy names parse"))
             .collect(),
+        arrays: Vec::new(),
+        placement: Placement::SINGLE,
         points: [0.5, 0.8, 0.95]
             .map(|u| Point::Open(Load::Utilisation(u)))
             .to_vec(),
@@ -200,23 +267,25 @@ fn execute(plan: &Plan) -> Result<Table> {
         plan.warmup,
         describe_mix(&plan.mix)
     );
-    let mut table = Table::new(
-        title,
-        &[
-            "policy",
-            "load",
-            "rate/s",
-            "response ms",
-            "p95 ms",
-            "wait ms",
-            "service ms",
-            "seek ms",
-            "rotation ms",
-            "seek cyl",
-            "util",
-            "queue",
-        ],
-    );
+    let mut columns = vec![
+        "policy",
+        "load",
+        "rate/s",
+        "response ms",
+        "p95 ms",
+        "wait ms",
+        "service ms",
+        "seek ms",
+        "rotation ms",
+        "seek cyl",
+        "util",
+        "queue",
+    ];
+    let deadlines = plan.mix.deadline.is_some();
+    if deadlines {
+        columns.extend(DEADLINE_COLUMNS);
+    }
+    let mut table = Table::new(title, &columns);
     let bar = progress(
         (plan.policies.len() * plan.points.len()) as u64 * plan.replications,
         "replications",
@@ -283,8 +352,11 @@ fn execute(plan: &Plan) -> Result<Table> {
                 continue;
             }
         };
-        let m = metric_table(&reports)?;
-        table.row(vec![
+        let mut m = metric_table(&reports)?;
+        if deadlines {
+            record_deadlines(&mut m, reports.iter().map(disk_deadlines))?;
+        }
+        let mut row = vec![
             Cell::text(policy_label(policy)),
             Cell::text(load_label.clone()),
             rate.clone(),
@@ -297,7 +369,11 @@ fn execute(plan: &Plan) -> Result<Table> {
             estimate(&m, "seek_cylinders", 1.0, 0),
             estimate(&m, "utilisation", 1.0, 3),
             estimate(&m, "queue_mean", 1.0, 2),
-        ]);
+        ];
+        if deadlines {
+            row.extend(deadline_cells(&m));
+        }
+        table.row(row);
     }
     bar.finish_and_clear();
     table.note(format!(
@@ -305,6 +381,200 @@ fn execute(plan: &Plan) -> Result<Table> {
         plan.seed
     ));
     Ok(table)
+}
+
+/// The columns of a run whose requests carry deadlines.
+const DEADLINE_COLUMNS: [&str; 3] = ["missed %", "dropped", "tardiness ms"];
+
+/// (requests judged against a deadline, missed, dropped, mean tardiness in
+/// ns) of one replication, over its classes.
+type Deadlines = (u64, u64, u64, f64);
+
+fn disk_deadlines(r: &DiskReport) -> Deadlines {
+    let (mut judged, mut missed, mut dropped, mut tardy_sum, mut tardy_count) = (0, 0, 0, 0.0, 0);
+    for c in &r.classes {
+        judged += c.with_deadline + c.dropped;
+        missed += c.missed;
+        dropped += c.dropped;
+        if c.tardiness.count > 0 {
+            tardy_sum += c.tardiness.mean * c.tardiness.count as f64;
+            tardy_count += c.tardiness.count;
+        }
+    }
+    let tardiness = if tardy_count > 0 {
+        tardy_sum / tardy_count as f64
+    } else {
+        f64::NAN
+    };
+    (judged, missed, dropped, tardiness)
+}
+
+fn mirror_deadlines(r: &MirrorReport) -> Deadlines {
+    let d = &r.deadlines;
+    (
+        d.with_deadline + d.dropped,
+        d.missed,
+        d.dropped,
+        d.tardiness_mean,
+    )
+}
+
+/// Adds the deadline metrics of each replication to `m`.
+fn record_deadlines(m: &mut MetricTable, each: impl Iterator<Item = Deadlines>) -> Result<()> {
+    for (r, (judged, missed, dropped, tardiness)) in (0..).zip(each) {
+        if judged > 0 {
+            m.record(r, "missed_pct", 100.0 * missed as f64 / judged as f64)?;
+        }
+        m.record(r, "dropped", dropped as f64)?;
+        if tardiness.is_finite() {
+            m.record(r, "tardiness_ms", tardiness / 1e6)?;
+        }
+    }
+    Ok(())
+}
+
+fn deadline_cells(m: &MetricTable) -> [Cell; 3] {
+    [
+        estimate(m, "missed_pct", 1.0, 2),
+        estimate(m, "dropped", 1.0, 0),
+        estimate(m, "tardiness_ms", 1.0, 2),
+    ]
+}
+
+/// Array policies on a mirrored pair of `plan.disk`, laid out by
+/// `plan.placement`: reads and updates (writes of both copies) measured
+/// apart, each disk's utilisation, and the deadlines.
+fn execute_mirrored(plan: &Plan) -> Result<Table> {
+    let disks = [plan.disk.clone(), plan.disk.clone()];
+    let title = format!(
+        "{} ×2 ({}) — {} replications × {} requests (+{} warm-up), {}",
+        plan.disk.name,
+        describe_placement(plan.placement),
+        plan.replications,
+        plan.requests,
+        plan.warmup,
+        describe_mix(&plan.mix)
+    );
+    let mut columns = vec![
+        "policy",
+        "load",
+        "rate/s",
+        "read ms",
+        "update ms",
+        "all ms",
+        "read wait ms",
+        "util disk 1",
+        "util disk 2",
+        "throughput/s",
+    ];
+    let deadlines = plan.mix.deadline.is_some();
+    if deadlines {
+        columns.extend(DEADLINE_COLUMNS);
+    }
+    let mut table = Table::new(title, &columns);
+    let bar = progress(
+        (plan.arrays.len() * plan.points.len()) as u64 * plan.replications,
+        "replications",
+    );
+    let mut runs = Vec::new();
+    for point in &plan.points {
+        let (arrivals, load_label, rate) = match *point {
+            Point::Open(load) => {
+                let (rate, label) = match load {
+                    Load::Utilisation(u) => (
+                        MirrorExperiment::rate_for(&disks, &plan.mix, u)?,
+                        format!("{u}"),
+                    ),
+                    Load::Rate(r) => (r, "—".to_string()),
+                };
+                (Arrivals::Poisson { rate }, label, Cell::num(rate, 1))
+            }
+            Point::Closed { clients, think_ms } => (
+                Arrivals::Closed { clients, think_ms },
+                format!("{clients} clients, think {think_ms} ms"),
+                Cell::Missing,
+            ),
+        };
+        for policy in &plan.arrays {
+            let experiment = MirrorExperiment {
+                disks: disks.clone(),
+                placement: plan.placement,
+                policy: *policy,
+                arrivals,
+                mix: plan.mix,
+                requests: plan.requests,
+                warmup: plan.warmup,
+                seed: plan.seed,
+                allow_overload: plan.allow_overload,
+            };
+            let load = experiment
+                .check()
+                .with_context(|| format!("{policy}, load {load_label}"))?;
+            if load >= 1.0 {
+                eprintln!(
+                    "warning: {policy}, load {load_label}: the offered load is {load:.3} of the pair's capacity; the queues grow without bound and the figures depend on the run length"
+                );
+            }
+            runs.push((experiment, load_label.clone(), rate.clone()));
+        }
+    }
+    for (experiment, load_label, rate) in &runs {
+        let policy = &experiment.policy;
+        let models = experiment.models()?;
+        let reports = experiments::replicate(experiment, plan.replications, plan.jobs, |r| {
+            let out = experiment.run_on(models.clone(), r);
+            bar.inc(1);
+            out
+        });
+        let reports = match reports {
+            Ok(r) => r,
+            Err(e) => {
+                bar.suspend(|| eprintln!("{policy}, load {load_label}: {e}"));
+                let mut row = vec![
+                    Cell::text(policy.to_string()),
+                    Cell::text(load_label),
+                    rate.clone(),
+                ];
+                row.resize(table.columns.len(), Cell::text("overload"));
+                table.row(row);
+                continue;
+            }
+        };
+        let mut m = mirror_table(&reports);
+        if deadlines {
+            record_deadlines(&mut m, reports.iter().map(mirror_deadlines))?;
+        }
+        let mut row = vec![
+            Cell::text(policy.to_string()),
+            Cell::text(load_label.clone()),
+            rate.clone(),
+            estimate(&m, "read_ms", 1.0, 2),
+            estimate(&m, "update_ms", 1.0, 2),
+            estimate(&m, "all_ms", 1.0, 2),
+            estimate(&m, "read_wait_ms", 1.0, 2),
+            estimate(&m, "util_disk1", 1.0, 3),
+            estimate(&m, "util_disk2", 1.0, 3),
+            estimate(&m, "throughput_per_s", 1.0, 1),
+        ];
+        if deadlines {
+            row.extend(deadline_cells(&m));
+        }
+        table.row(row);
+    }
+    bar.finish_and_clear();
+    table.note(format!(
+        "Means over replications ± half-width of the 95 % Student-t interval; seed {}. Load is the work offered (a read one operation, an update two) over what the two disks serve, each request taking the disk's mean service alone.",
+        plan.seed
+    ));
+    Ok(table)
+}
+
+fn describe_placement(placement: Placement) -> String {
+    match placement {
+        Placement::Identical { .. } => "identical copies".to_string(),
+        Placement::Shifted { fraction } => format!("second copy shifted by {fraction} of the disk"),
+        Placement::Reversed => "second copy reversed".to_string(),
+    }
 }
 
 fn row_missing(policy: &PolicySpec, load: &str, rate: Cell, columns: usize) -> Vec<Cell> {

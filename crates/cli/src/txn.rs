@@ -22,7 +22,7 @@ pub struct TxnArgs {
     #[cfg_attr(feature = "cli", arg(long, default_value = "chen-towsley-91"))]
     pub disk: String,
     /// N_u: users.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20, value_parser = crate::bounds::population))]
     pub users: u32,
     /// Fewest steps per transaction.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]

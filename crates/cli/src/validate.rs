@@ -55,6 +55,12 @@ pub fn run(args: &ValidateArgs, format: Format) -> Result<()> {
     let run = validate(&spec, &args.trace, rng)?;
     let elapsed = started.elapsed().as_secs_f64();
     let overall = run.overall();
+    // A demerit over no requests is not a number; say so rather than print NaN.
+    anyhow::ensure!(
+        overall.requests > 0,
+        "--trace {}: no requests to validate against (an empty trace, or none the model can serve)",
+        args.trace.display()
+    );
     let mut t = Table::new(
         format!(
             "{} against {}: {} requests replayed closed-loop",

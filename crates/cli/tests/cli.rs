@@ -566,3 +566,237 @@ fn the_bundled_srt_trace_replays_at_its_times() {
         stderr(&o)
     );
 }
+
+/// The numeric options are checked before any work starts, in one layer:
+/// each refusal names the flag and what is allowed (cases a user hit).
+#[test]
+fn numeric_options_are_bounded_and_name_their_flag() {
+    let cases: &[(&[&str], &str, &str)] = &[
+        (&["run", "--jobs", "4294967296"], "--jobs", "four per core"),
+        (&["run", "--jobs", "0"], "--jobs", "must be in 1..="),
+        (
+            &["repro", "tsai04", "--sets", "4294967296"],
+            "--sets",
+            "must be in 2..=10000",
+        ),
+        (
+            &["repro", "tsai04", "--seconds", "0"],
+            "--seconds",
+            "must be in 1..=3600",
+        ),
+        (
+            &["repro", "tsai04", "--seconds", "100000"],
+            "--seconds",
+            "must be in 1..=3600",
+        ),
+        (
+            &["repro", "tsai04", "--step", "0"],
+            "--step",
+            "must be in 1..=1000",
+        ),
+        (
+            &["run", "--warmup", "99999999999"],
+            "--warmup",
+            "must be in 0..=",
+        ),
+        (
+            &["run", "--requests", "4294967296"],
+            "--requests",
+            "must be in 1..=",
+        ),
+        (
+            &["run", "--replications", "1"],
+            "--replications",
+            "needs two",
+        ),
+        (
+            &["repro", "towsley91", "--replications", "1"],
+            "--replications",
+            "needs two",
+        ),
+        (
+            &["repro", "chen-towsley91", "--replications", "0"],
+            "--replications",
+            "needs two",
+        ),
+        (
+            &["txn", "--replications", "0"],
+            "--replications",
+            "needs two",
+        ),
+        (
+            &["bench", "emu", "--runs", "0"],
+            "--runs",
+            "must be in 1..=",
+        ),
+        (&["run", "--load", "-0.5"], "--load", "must be above 0"),
+        (&["run", "--load", "NaN"], "--load", "not a finite number"),
+        (
+            &["run", "--read-fraction", "1.5"],
+            "--read-fraction",
+            "fraction in [0, 1]",
+        ),
+        (&["run", "--clients", "0"], "--clients", "must be in 1..="),
+    ];
+    for (args, flag, words) in cases {
+        let out = spindle(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} was accepted");
+        assert!(err.starts_with("error:"), "{args:?}: {err}");
+        assert!(err.contains(flag) && err.contains(words), "{args:?}: {err}");
+    }
+    // A bad token of 100 kB (about the most one argument may be) is not
+    // echoed whole.
+    let token = "9".repeat(100_000);
+    let out = spindle(&["run", "--replications", &token]);
+    assert!(!out.status.success());
+    assert!(
+        out.stderr.len() < 2_000,
+        "{} bytes of stderr",
+        out.stderr.len()
+    );
+}
+
+/// An error is said once, even when its cause is part of its own message.
+#[test]
+fn errors_say_their_cause_once() {
+    let out = spindle(&["replay", "/nonexistent/trace.srt"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+}
+
+/// An empty validation trace is refused by name, with or without a plot
+/// (it used to panic drawing the plot, and print NaN without one).
+#[test]
+fn an_empty_validation_trace_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.trace");
+    std::fs::write(&empty, "").unwrap();
+    let plot = dir.path().join("out.svg");
+    for with_plot in [false, true] {
+        let mut args = vec![
+            "validate".to_string(),
+            "--parv".into(),
+            data("hp_c2247a.parv"),
+            "--trace".into(),
+            empty.to_string_lossy().into_owned(),
+        ];
+        if with_plot {
+            args.extend(["--plot".to_string(), plot.to_string_lossy().into_owned()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = spindle(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "accepted");
+        assert!(
+            err.starts_with("error: --trace") && err.contains("no requests"),
+            "{err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+/// An endless input is refused after a bound, not read until memory runs out.
+#[test]
+fn endless_inputs_are_refused() {
+    if !std::path::Path::new("/dev/zero").exists() {
+        return;
+    }
+    for args in [
+        &["admit", "/dev/zero"][..],
+        &["validate", "--parv", "/dev/zero", "--trace", "x"],
+        &["run", "--disk", "disksim:/dev/zero"],
+    ] {
+        let out = spindle(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(
+            err.contains("/dev/zero") && err.contains("larger than 64 MiB"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// `run` takes array policies (on a mirrored pair) and, whenever requests
+/// carry deadlines, shows misses, drops and tardiness.
+#[test]
+fn run_shows_deadline_outcomes_for_disk_and_array_policies() {
+    let csv = |args: &[&str]| {
+        let out = spindle(args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let mirrored = csv(&[
+        "run",
+        "--policy",
+        "rt-dmq",
+        "--disks",
+        "2",
+        "--deadline-ms",
+        "50..150",
+        "--replications",
+        "3",
+        "--requests",
+        "2000",
+        "--format",
+        "csv",
+    ]);
+    let header = mirrored.lines().find(|l| l.starts_with("policy,")).unwrap();
+    for column in [
+        "read ms",
+        "util disk 2",
+        "missed %",
+        "dropped",
+        "tardiness ms",
+    ] {
+        assert!(header.contains(column), "{header}");
+    }
+    // FD-SCAN dropping expired requests at 0.9 drops a visible share; EDF
+    // drops nothing and misses more.
+    let dropping = csv(&[
+        "run",
+        "--policy",
+        "fd-scan:expired=drop",
+        "--policy",
+        "edf",
+        "--deadline-ms",
+        "20..40",
+        "--load",
+        "0.9",
+        "--replications",
+        "3",
+        "--requests",
+        "2000",
+        "--format",
+        "json",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&dropping).unwrap();
+    let rows = json["tables"][0]["rows"]
+        .as_array()
+        .or(json["rows"].as_array())
+        .expect("rows");
+    let dropped = |i: usize| rows[i]["dropped"]["mean"].as_f64().unwrap();
+    assert!(dropped(0) > 100.0, "FD-SCAN dropped {}", dropped(0));
+    assert_eq!(dropped(1), 0.0);
+    // Refusals that say what to do.
+    for (args, words) in [
+        (
+            &["run", "--policy", "rt-dmq", "--policy", "fcfs"][..],
+            "separate commands",
+        ),
+        (&["run", "--policy", "rt-dmq", "--disks", "1"], "needs 2"),
+        (&["run", "--policy", "wrr-scan"], "spindle admit"),
+    ] {
+        let out = spindle(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(words),
+            "{args:?}: {err}"
+        );
+    }
+}

@@ -71,6 +71,7 @@ mod events;
 pub mod faults;
 mod random;
 mod stats;
+pub mod text_input;
 pub mod trace;
 
 pub use device::{

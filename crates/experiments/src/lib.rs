@@ -52,7 +52,7 @@ pub use ivy_replay::{
     IvyTrace, TracedDisk, ivy_sweep, run_ivy,
 };
 pub use mirror_experiment::{
-    KindReport, MirrorExperiment, MirrorReport, mirror_metrics, mirror_table,
+    DeadlineReport, KindReport, MirrorExperiment, MirrorReport, mirror_metrics, mirror_table,
 };
 pub use parallel::parallel;
 pub use placement::Placement;

@@ -68,6 +68,65 @@ pub struct MirrorReport {
     pub queues: ArrayQueueReport,
     /// Length of the measured window, ms.
     pub window_ms: f64,
+    /// How the requests with deadlines fared.
+    pub deadlines: DeadlineReport,
+}
+
+/// How the requests with a deadline fared in the measured window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeadlineReport {
+    /// Completions that had a deadline.
+    pub with_deadline: u64,
+    /// Deadlines missed: completions after their deadline plus drops.
+    pub missed: u64,
+    /// Requests dropped unserved because their deadline passed.
+    pub dropped: u64,
+    /// `missed / (with_deadline + dropped)`; NaN without deadlines.
+    pub miss_ratio: f64,
+    /// Mean of max(0, finish − deadline) over completions with a deadline, ns.
+    pub tardiness_mean: f64,
+}
+
+/// What [`DeadlineReport`] is made from.
+#[derive(Clone, Copy, Debug, Default)]
+struct DeadlineTally {
+    with_deadline: u64,
+    missed: u64,
+    dropped: u64,
+    tardiness: Moments,
+}
+
+impl DeadlineTally {
+    fn complete(&mut self, finish: Nanos, deadline: Option<Nanos>) {
+        if let Some(deadline) = deadline {
+            self.with_deadline += 1;
+            let late = finish.saturating_sub(deadline);
+            if late > 0 {
+                self.missed += 1;
+            }
+            self.tardiness.add(late as f64);
+        }
+    }
+
+    fn drop_expired(&mut self) {
+        self.dropped += 1;
+        self.missed += 1;
+    }
+
+    fn report(&self) -> DeadlineReport {
+        let judged = self.with_deadline + self.dropped;
+        DeadlineReport {
+            with_deadline: self.with_deadline,
+            missed: self.missed,
+            dropped: self.dropped,
+            miss_ratio: if judged > 0 {
+                self.missed as f64 / judged as f64
+            } else {
+                f64::NAN
+            },
+            tardiness_mean: self.tardiness.mean().unwrap_or(f64::NAN),
+        }
+    }
 }
 
 /// Response and waiting times of the reads or of the updates, ns.
@@ -94,6 +153,7 @@ struct MirrorRun {
     update: Distribution,
     read_wait: Moments,
     update_wait: Moments,
+    deadlines: DeadlineTally,
     window_start: Nanos,
     /// When the target completion came.
     end: Nanos,
@@ -105,6 +165,7 @@ impl MirrorRun {
         self.update = Distribution::new();
         self.read_wait = Moments::new();
         self.update_wait = Moments::new();
+        self.deadlines = DeadlineTally::default();
         self.window_start = now;
     }
 
@@ -131,6 +192,7 @@ impl MirrorRun {
             disks: usage.disks,
             queues: usage.queues,
             window_ms: window as f64 / 1e6,
+            deadlines: self.deadlines.report(),
         }
     }
 }
@@ -178,6 +240,7 @@ impl Driver<ArrayDevice> for MirrorRun {
                     self.update.record(resp);
                     self.update_wait.add(wait as f64);
                 }
+                self.deadlines.complete(now, r.deadline);
                 self.completed += 1;
                 if self.completed == self.warmup {
                     self.reset(now);
@@ -189,7 +252,11 @@ impl Driver<ArrayDevice> for MirrorRun {
                 }
                 r.id
             }
-            Outcome::Expired(r) | Outcome::Failed(r) => r.id,
+            Outcome::Expired(r) => {
+                self.deadlines.drop_expired();
+                r.id
+            }
+            Outcome::Failed(r) => r.id,
             Outcome::MediaError { done, .. } => done.request.id,
             Outcome::Resynced { .. } => return Ok(Flow::Continue),
         };
@@ -217,6 +284,32 @@ impl Driver<ArrayDevice> for MirrorRun {
 }
 
 impl MirrorExperiment {
+    /// The load `rate` requests per second offer the pair (see
+    /// [`check`](Self::check)): a read is one operation, an update two, each
+    /// taking the disks' mean isolated service time, two disks serving.
+    fn offered_load(rate: f64, models: &[DiskModel], mix: &RequestMix) -> f64 {
+        let service: f64 = models
+            .iter()
+            .map(|m| DiskExperiment::mean_isolated_service(m, mix) as f64 / 1e9)
+            .sum::<f64>()
+            / models.len() as f64;
+        let ops = 2.0 - mix.read_fraction;
+        rate * ops * service / 2.0
+    }
+
+    /// The Poisson rate (requests per second) that offers `load` of the
+    /// pair's capacity, as [`check`](Self::check) measures it.
+    ///
+    /// # Errors
+    /// An unusable disk.
+    pub fn rate_for(disks: &[DiskSpec; 2], mix: &RequestMix, load: f64) -> Result<f64, RunError> {
+        let models = [
+            DiskModel::from_spec(&disks[0])?,
+            DiskModel::from_spec(&disks[1])?,
+        ];
+        Ok(load / Self::offered_load(1.0, &models, mix))
+    }
+
     /// Checks that the experiment can run, before anything runs (see
     /// [`DiskExperiment::check`]): the open load is the work it offers the two
     /// disks — a read is one operation, an update two — over what they serve
@@ -240,15 +333,7 @@ impl MirrorExperiment {
             models[0].capacity_blocks().min(models[1].capacity_blocks()),
         )?;
         let load = match self.arrivals {
-            Arrivals::Poisson { rate } => {
-                let service: f64 = models
-                    .iter()
-                    .map(|m| DiskExperiment::mean_isolated_service(m, &self.mix) as f64 / 1e9)
-                    .sum::<f64>()
-                    / 2.0;
-                let ops = 2.0 - self.mix.read_fraction;
-                rate * ops * service / 2.0
-            }
+            Arrivals::Poisson { rate } => Self::offered_load(rate, &models, &self.mix),
             Arrivals::Closed { .. } => f64::NAN,
         };
         if load >= 1.0 && !self.allow_overload {
@@ -316,6 +401,7 @@ impl MirrorExperiment {
             update: Distribution::new(),
             read_wait: Moments::new(),
             update_wait: Moments::new(),
+            deadlines: DeadlineTally::default(),
             window_start: 0,
             end: 0,
         })

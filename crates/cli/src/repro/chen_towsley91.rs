@@ -240,19 +240,19 @@ impl ReadingArgs {
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct TxnReproOptions {
     /// Independent replications per point (95 % intervals across them).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20, value_parser = crate::bounds::replications))]
     pub replications: u64,
     /// Transactions finished per replication, warm-up included.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1050))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1050, value_parser = crate::bounds::transactions))]
     pub transactions: u64,
     /// Transactions discarded at the start of each replication.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 50))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 50, value_parser = crate::bounds::warmup))]
     pub warmup: u64,
     /// Seed of the whole reproduction.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs))]
     pub jobs: usize,
     /// The readings of the text.
     #[cfg_attr(feature = "cli", command(flatten))]

@@ -19,19 +19,19 @@ use crate::plot::{Panel, write_svg};
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct ReproOptions {
     /// Independent replications per point (95 % intervals across them).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10, value_parser = crate::bounds::replications))]
     pub replications: u64,
     /// Requests measured per replication.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20_000))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20_000, value_parser = crate::bounds::requests))]
     pub requests: u64,
     /// Requests discarded at the start of each replication.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2_000))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2_000, value_parser = crate::bounds::warmup))]
     pub warmup: u64,
     /// Seed of the whole reproduction.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs))]
     pub jobs: usize,
 }
 
@@ -73,6 +73,11 @@ pub enum Paper {
         /// `-figN` suffix before its extension.
         #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg"))]
         plot: Option<PathBuf>,
+        /// Whose seek the IBM 3330 disk of Figures 4–6 draws: each disk its
+        /// own (per-disk), or one per request, shared by the disks serving
+        /// it (per-request: Figure 6's finding holds under it).
+        #[cfg_attr(feature = "cli", arg(long, default_value = "per-disk", value_parser = ["per-disk", "per-request"]))]
+        seek: String,
         #[cfg_attr(feature = "cli", command(flatten))]
         options: ReproOptions,
     },
@@ -155,16 +160,18 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
         Paper::Towsley91 {
             figure,
             plot,
+            seek,
             options,
         } => {
             let numbers = chosen(figure, 1..=6);
+            let seek: towsley91::SeekDraw = seek.parse()?;
             run_figures(
                 Instant::now(),
                 Vec::new(),
                 &numbers,
                 plot.as_deref(),
                 format,
-                |n| towsley91::figure(n, options),
+                |n| towsley91::figure(n, options, seek),
             )?;
         }
         Paper::ChenTowsley91 {

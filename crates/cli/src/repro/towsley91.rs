@@ -12,7 +12,7 @@
 //! draw the CMQ model against it, as the paper does.
 
 use anyhow::Result;
-use disk_emu::disk::{DiskSpec, presets};
+use disk_emu::disk::{DiskSpec, SeekSpec, presets};
 use experiments::{
     Arrivals, MetricTable, MirrorExperiment, Placement, RequestMix, RunError, mirror_table,
 };
@@ -367,8 +367,43 @@ fn cmq(label: &str, disk: DiskSpec, p_r: f64, mu: f64) -> Curve {
     }
 }
 
+/// Whose seek a mirrored IBM 3330 service draws (§4 does not say).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SeekDraw {
+    /// Each disk draws its own (the default): a duplicated read finishes
+    /// at the shorter of two independent seeks.
+    #[default]
+    PerDisk,
+    /// The seek belongs to the request, as when both disks follow the same
+    /// request stream: the copies of a request share their seek and differ
+    /// only in latency. The reading under which Figure 6's finding holds
+    /// (CMQ best except MR-DMQA's reads at low load).
+    PerRequest,
+}
+
+impl std::str::FromStr for SeekDraw {
+    type Err = anyhow::Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "per-disk" => Ok(SeekDraw::PerDisk),
+            "per-request" => Ok(SeekDraw::PerRequest),
+            _ => anyhow::bail!("--seek: `{s}` is neither per-disk nor per-request"),
+        }
+    }
+}
+
+/// The §4 disk (`presets::ibm3330`) with its seek drawn as `seek` says.
+pub fn ibm3330(p_s: f64, seek: SeekDraw) -> DiskSpec {
+    let mut disk = presets::ibm3330(p_s);
+    if let SeekSpec::Random { per_request, .. } = &mut disk.seek {
+        *per_request = seek == SeekDraw::PerRequest;
+    }
+    disk
+}
+
 /// Figure 4: CMQ with realistic service against the exponential model, at p_r = 0.25 and 0.75.
-pub fn figure4(opts: &ReproOptions) -> Result<Figure> {
+pub fn figure4(opts: &ReproOptions, seek: SeekDraw) -> Result<Figure> {
     let mut tables = Vec::new();
     let mut panels = Vec::new();
     for p_r in [0.25, 0.75] {
@@ -381,7 +416,7 @@ pub fn figure4(opts: &ReproOptions) -> Result<Figure> {
             ),
             cmq(
                 "CMQ, IBM 3330 p_s = 0.6 (simulation)",
-                presets::ibm3330(0.6),
+                ibm3330(0.6, seek),
                 p_r,
                 MU,
             ),
@@ -410,7 +445,7 @@ pub fn figure4(opts: &ReproOptions) -> Result<Figure> {
 }
 
 /// Figure 5: CMQ with different sequential-access probabilities (p_r = 0.75).
-pub fn figure5(opts: &ReproOptions) -> Result<Figure> {
+pub fn figure5(opts: &ReproOptions, seek: SeekDraw) -> Result<Figure> {
     let mut curves = vec![cmq(
         "exponential model, μ = 45",
         presets::exponential(MU),
@@ -421,7 +456,7 @@ pub fn figure5(opts: &ReproOptions) -> Result<Figure> {
         let mu = 1.0 / ibm3330_mean_service(p_s);
         curves.push(cmq(
             &format!("IBM 3330, p_s = {p_s}"),
-            presets::ibm3330(p_s),
+            ibm3330(p_s, seek),
             P_R,
             mu,
         ));
@@ -441,8 +476,8 @@ pub fn figure5(opts: &ReproOptions) -> Result<Figure> {
 }
 
 /// Figure 6: the DMQ variations and CMQ with IBM 3330 service (p_s = 0.6, p_r = 0.75).
-pub fn figure6(opts: &ReproOptions) -> Result<Figure> {
-    let disk = presets::ibm3330(0.6);
+pub fn figure6(opts: &ReproOptions, seek: SeekDraw) -> Result<Figure> {
+    let disk = ibm3330(0.6, seek);
     let mu = 1.0 / ibm3330_mean_service(0.6);
     let dmq_limit = Policy::Dmq.max_throughput(P_R, mu);
     let curves: Vec<Curve> = [
@@ -482,14 +517,14 @@ pub fn figure6(opts: &ReproOptions) -> Result<Figure> {
 ///
 /// # Errors
 /// For `n` outside 1–6, or a failed simulation or model.
-pub fn figure(n: u8, opts: &ReproOptions) -> Result<Figure> {
+pub fn figure(n: u8, opts: &ReproOptions, seek: SeekDraw) -> Result<Figure> {
     let mut f = match n {
         1 => figure1(opts),
         2 => figure2(opts),
         3 => figure3(opts),
-        4 => figure4(opts),
-        5 => figure5(opts),
-        6 => figure6(opts),
+        4 => figure4(opts, seek),
+        5 => figure5(opts, seek),
+        6 => figure6(opts, seek),
         _ => anyhow::bail!("Towsley, Chen & Yu 1991 has figures 1 to 6, not {n}"),
     }?;
     if towsley91_analysis::FIGURES.contains(&n) {

@@ -180,8 +180,12 @@ pub enum ReadAheadScheme {
     Segment,
     /// To the end of the track after the request; to the end of the track
     /// after that when the segment already spans an earlier track, i.e. the
-    /// reads are sequential (4). Neither `max_blocks` nor the segment size
-    /// bounds it: a shorter segment wraps, keeping the blocks read last.
+    /// reads are sequential (4). As in DiskSim, a `max_blocks` equal to (or
+    /// above) the segment size does not bound it, nor does the segment: a
+    /// shorter segment wraps, keeping the blocks read last. A `max_blocks`
+    /// below the segment size is a limit measured on the drive and bounds
+    /// it like the other schemes (DiskSim ignores it; the Quantum Atlas
+    /// 10K's trace follows it).
     NextTrack,
 }
 
@@ -860,13 +864,6 @@ impl Pass<'_> {
                 e
             }
             ReadAheadScheme::NextTrack => {
-                // DiskSim's DEC rule sets its own reach: neither `Maximum
-                // read-ahead` nor the segment's size bounds it. The segment
-                // wraps as the heads read on and keeps the last
-                // `segment_blocks`, so with a segment shorter than the track
-                // the blocks just past the request are overwritten before
-                // the next request comes (the Quantum Atlas III: 64-block
-                // segments; its sequential re-reads go to the media).
                 let e = self.track_end(end);
                 let (here, from) = (self.disk.place(end), self.disk.place(seg_start));
                 let reach = if (here.cylinder, here.surface) != (from.cylinder, from.surface) {
@@ -874,7 +871,24 @@ impl Pass<'_> {
                 } else {
                     e
                 };
-                return reach.max(end).min(capacity);
+                if self.cfg.max_ahead >= self.cfg.segment_blocks {
+                    // DiskSim's DEC rule sets its own reach: neither
+                    // `Maximum read-ahead` nor the segment's size bounds
+                    // it. The segment wraps as the heads read on and keeps
+                    // the last `segment_blocks`, so with a segment shorter
+                    // than the track the blocks just past the request are
+                    // overwritten before the next request comes (the
+                    // Quantum Atlas III: 64-block segments; its sequential
+                    // re-reads go to the media).
+                    return reach.max(end).min(capacity);
+                }
+                // A maximum below the segment size is a limit measured on
+                // the drive (the extraction gives the segment size where
+                // the drive reads until its segment is full), so it bounds
+                // the track rule, unlike in DiskSim: the Quantum Atlas 10K
+                // (354 of 374 blocks) keeps the blocks after a request, as
+                // its trace shows.
+                reach
             }
         };
         let mut limit = reach.min(most);
@@ -1418,6 +1432,29 @@ mod tests {
         assert!(
             next.transfer > 0,
             "the blocks just past the request were overwritten: {next:?}"
+        );
+    }
+
+    #[test]
+    fn scheme_4_stops_at_a_maximum_below_the_segment_size_and_keeps_the_blocks_after_the_request() {
+        // The Quantum Atlas 10K: `Maximum read-ahead` 354 of a 374-block
+        // segment, a limit measured on the drive, which keeps the blocks
+        // after a request; DiskSim's DEC rule ignores it, spindle does not.
+        let mut c = cache();
+        c.segment_blocks = 16;
+        c.read_ahead.scheme = ReadAheadScheme::NextTrack;
+        c.read_ahead.max_blocks = 12;
+        let mut disk = model(c);
+        serve(&mut disk, Kind::Read, 1000, 4, 0);
+        let next = serve(&mut disk, Kind::Read, 1004, 12, SECOND);
+        assert!(
+            hit(&next),
+            "the 12 blocks after the request are held: {next:?}"
+        );
+        let tail = serve(&mut disk, Kind::Read, 1090, 4, 2 * SECOND);
+        assert!(
+            tail.transfer > 0,
+            "the read-ahead stopped 12 blocks past the request: {tail:?}"
         );
     }
 

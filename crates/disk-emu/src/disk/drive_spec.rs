@@ -159,7 +159,7 @@ impl DiskSpec {
                 });
             }
         };
-        let text = std::fs::read_to_string(path).map_err(|source| DiskError::Io {
+        let text = crate::text_input::read_text(path).map_err(|source| DiskError::Io {
             path: path.to_path_buf(),
             source,
         })?;

@@ -67,6 +67,13 @@ impl DiskModel {
                 ));
             }
         };
+        if cache.is_some() && mech.seek.is_per_request() {
+            return Err(DiskError::invalid(
+                "seek.per_request",
+                true,
+                "false on a disk with a cache, whose seeks are the drive's own",
+            ));
+        }
         let mut model = DiskModel {
             name: spec.name.clone(),
             mech,
@@ -246,7 +253,9 @@ impl DiskModel {
         }
         let target = self.mech.geometry.locate_clamped(req.block);
         let (seek_distance, curve) = self.mech.legs(self.cylinder, travel, target.cylinder);
-        let seek = if self.mech.seek.is_random() {
+        let seek = if self.mech.seek.is_per_request() {
+            self.mech.seek.draw(seek_distance, &mut request_stream(req))
+        } else if self.mech.seek.is_random() {
             self.mech.seek.draw(seek_distance, rng)
         } else {
             curve
@@ -420,6 +429,20 @@ impl ServiceEstimator for DiskModel {
     }
 }
 
+/// The stream a per-request seek is drawn from: the same for every disk
+/// serving `req` (its copies share identity, arrival and block), different
+/// from request to request and, through the arrival times, from one
+/// replication to the next.
+fn request_stream(req: &Request) -> Stream {
+    let key = req.id.0.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17)
+        ^ req.arrival.wrapping_mul(0xBF58_476D_1CE4_E5B9)
+        ^ req
+            .block
+            .wrapping_mul(0x94D0_49BB_1331_11EB)
+            .rotate_left(31);
+    Stream::numbered(key)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -587,6 +610,43 @@ mod tests {
                 200
             );
         }
+    }
+
+    #[test]
+    fn a_per_request_seek_is_the_same_on_every_disk_serving_the_request() {
+        let mut spec = presets::ibm3330(0.0);
+        let SeekSpec::Random { per_request, .. } = &mut spec.seek else {
+            unreachable!("the IBM 3330 seeks at random")
+        };
+        *per_request = true;
+        let (mut a, mut b) = (model(&spec), model(&spec));
+        let (mut rng_a, mut rng_b) = (Stream::numbered(1), Stream::numbered(2));
+        let mut seeks = Vec::new();
+        for id in 0..50 {
+            let req = read(id, &a, 900 * id, 1);
+            let on_a = a.serve(&req, Travel::Direct, 0, &mut rng_a);
+            let on_b = b.serve(&req, Travel::Direct, 0, &mut rng_b);
+            assert_eq!(on_a.seek, on_b.seek, "request {id}");
+            assert_ne!(on_a.rotation, on_b.rotation, "latency stays the disk's own");
+            seeks.push(on_a.seek);
+        }
+        seeks.sort_unstable();
+        seeks.dedup();
+        assert_eq!(seeks.len(), 50, "every request draws its own seek");
+        // Drawn per disk (the default), the two disks' seeks differ.
+        let plain = presets::ibm3330(0.0);
+        let (mut a, mut b) = (model(&plain), model(&plain));
+        let req = read(0, &a, 0, 1);
+        assert_ne!(
+            a.serve(&req, Travel::Direct, 0, &mut rng_a).seek,
+            b.serve(&req, Travel::Direct, 0, &mut rng_b).seek
+        );
+        // A drive with a cache seeks by its own curve.
+        let mut cached = presets::preset("hp-c2247a").unwrap();
+        cached.seek = spec.seek.clone();
+        assert!(cached.cache.is_some());
+        let err = DiskModel::from_spec(&cached).unwrap_err();
+        assert!(err.to_string().contains("seek.per_request"), "{err}");
     }
 
     #[test]

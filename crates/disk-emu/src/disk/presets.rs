@@ -320,6 +320,7 @@ pub fn ibm3330(p_s: f64) -> DiskSpec {
             min_ms: 0.0,
             max_ms: 60.0,
             sequential_probability: p_s,
+            per_request: false,
         },
         rotation: RotationSpec::Random { max_ms: Some(16.0) },
         transfer: TransferSpec::Constant { ms: 2.0 },

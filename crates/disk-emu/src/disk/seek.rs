@@ -67,6 +67,15 @@ pub enum SeekSpec {
         /// p_s, the probability of no seek at all (0 if omitted).
         #[serde(default)]
         sequential_probability: f64,
+        /// The seek belongs to the request rather than to the disk: every
+        /// disk serving the same request (both copies of a mirrored update
+        /// or duplicated read) draws the same seek, from a stream keyed by
+        /// the request's identity, arrival time and block. Otherwise (the
+        /// default) each disk draws its own from its service stream. A
+        /// reading of Towsley, Chen & Yu §4, whose text does not say; not
+        /// with a cache, whose seeks are the drive's own.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        per_request: bool,
     },
 }
 
@@ -85,6 +94,7 @@ pub(crate) enum Seek {
         min: Nanos,
         max: Nanos,
         p_sequential: f64,
+        per_request: bool,
     },
 }
 
@@ -165,6 +175,7 @@ impl Seek {
                 min_ms,
                 max_ms,
                 sequential_probability: p,
+                per_request,
             } => {
                 let min = duration("seek.min_ms", *min_ms)?;
                 let max = duration("seek.max_ms", *max_ms)?;
@@ -186,6 +197,7 @@ impl Seek {
                     min,
                     max,
                     p_sequential: *p,
+                    per_request: *per_request,
                 }
             }
         })
@@ -194,6 +206,17 @@ impl Seek {
     /// True when the seek time is drawn at random rather than read off a curve.
     pub(crate) fn is_random(&self) -> bool {
         matches!(self, Seek::Random { .. })
+    }
+
+    /// True when every disk serving a request draws the same seek for it.
+    pub(crate) fn is_per_request(&self) -> bool {
+        matches!(
+            self,
+            Seek::Random {
+                per_request: true,
+                ..
+            }
+        )
     }
 
     /// The curve's time for a seek of `d` cylinders; for the random model,
@@ -217,6 +240,7 @@ impl Seek {
                 min,
                 max,
                 p_sequential,
+                ..
             } => ((1.0 - p_sequential) * (*min as f64 + *max as f64) / 2.0).round() as Nanos,
         }
     }
@@ -229,6 +253,7 @@ impl Seek {
                 min,
                 max,
                 p_sequential,
+                ..
             } => {
                 if rng.chance(*p_sequential) {
                     0
@@ -354,6 +379,7 @@ mod tests {
             min_ms: 0.0,
             max_ms: 60.0,
             sequential_probability: 1.5,
+            per_request: false,
         })
         .unwrap_err();
         assert_eq!(
@@ -377,6 +403,7 @@ mod tests {
             min_ms: 0.0,
             max_ms: 60.0,
             sequential_probability: 0.6,
+            per_request: false,
         })
         .unwrap();
         assert_eq!(s.time(0), 12_000_000);

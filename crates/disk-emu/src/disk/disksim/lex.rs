@@ -91,7 +91,7 @@ impl Files {
         from: Option<Pos>,
         depth: usize,
     ) -> Result<Vec<Token>, DiskError> {
-        let text = std::fs::read_to_string(path).map_err(|source| match from {
+        let text = crate::text_input::read_text(path).map_err(|source| match from {
             None => DiskError::Io {
                 path: path.to_path_buf(),
                 source,

@@ -11,7 +11,7 @@ pub(super) enum SeekFileError {
 /// Reads a DiskSim seek curve file: an optional `Seek distances measured: N`
 /// line, then `distance, ms[, stddev]` lines, distances strictly increasing.
 pub(super) fn read_seek_curve(path: &Path) -> Result<Vec<(u32, f64)>, SeekFileError> {
-    let text = std::fs::read_to_string(path).map_err(SeekFileError::Io)?;
+    let text = crate::text_input::read_text(path).map_err(SeekFileError::Io)?;
     let mut declared: Option<(usize, u32)> = None;
     let mut points: Vec<(u32, f64)> = Vec::new();
     let mut last_line = 0;

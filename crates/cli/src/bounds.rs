@@ -1,0 +1,232 @@
+//! One checking layer for the numeric options: every count, duration,
+//! fraction and thread number a command takes is parsed here, before any
+//! work starts. clap puts the flag's name in front of the message
+//! ("invalid value '0' for '--jobs <JOBS>': …"); the message says what is
+//! allowed and how to get further. Bounds on anything that allocates, spawns
+//! or runs for long keep a typo from hanging the machine: a run larger than
+//! a bound is a sweep, and `--shard` spreads it over machines.
+
+use std::num::{IntErrorKind, ParseIntError};
+
+/// Largest `--jobs`: four threads per core (more only queue behind each other).
+pub fn max_jobs() -> usize {
+    crate::run::default_jobs() * 4
+}
+
+fn integer(s: &str) -> Result<u64, String> {
+    s.trim()
+        .parse::<u64>()
+        .map_err(|e: ParseIntError| match e.kind() {
+            IntErrorKind::PosOverflow => format!("`{}` is too large", shorten(s)),
+            _ => format!("`{}` is not a whole number", shorten(s)),
+        })
+}
+
+fn in_range(s: &str, min: u64, max: u64, what: &str, fix: &str) -> Result<u64, String> {
+    let v = integer(s)?;
+    if v < min || v > max {
+        return Err(format!("{what} must be in {min}..={max}, got {v}{fix}"));
+    }
+    Ok(v)
+}
+
+/// A value echoed in a message: at most 40 characters of it.
+fn shorten(s: &str) -> String {
+    const MAX: usize = 40;
+    if s.chars().count() <= MAX {
+        s.to_string()
+    } else {
+        format!(
+            "{}… ({} bytes)",
+            s.chars().take(MAX).collect::<String>(),
+            s.len()
+        )
+    }
+}
+
+/// `--jobs`: threads, 1 to four per core.
+///
+/// # Errors
+/// Outside that range.
+pub fn jobs(s: &str) -> Result<usize, String> {
+    let max = max_jobs() as u64;
+    in_range(
+        s,
+        1,
+        max,
+        "the number of threads",
+        " (four per core at most)",
+    )
+    .map(|v| v as usize)
+}
+
+/// `--replications`: at least 2 (a confidence interval needs two), at most
+/// 10,000 per command (more is a sweep: shard it).
+///
+/// # Errors
+/// Outside that range.
+pub fn replications(s: &str) -> Result<u64, String> {
+    in_range(
+        s,
+        2,
+        10_000,
+        "replications",
+        " (a 95 % interval needs two; for more than 10,000, run shards with --shard and merge them)",
+    )
+}
+
+/// `--requests` (completions measured per replication): 1 to 10⁹.
+///
+/// # Errors
+/// Outside that range.
+pub fn requests(s: &str) -> Result<u64, String> {
+    in_range(s, 1, 1_000_000_000, "requests per replication", "")
+}
+
+/// `--warmup` (completions discarded first): 0 to 10⁹.
+///
+/// # Errors
+/// Outside that range.
+pub fn warmup(s: &str) -> Result<u64, String> {
+    in_range(s, 0, 1_000_000_000, "the warm-up", "")
+}
+
+/// `--transactions` per replication: 1 to 10⁸.
+///
+/// # Errors
+/// Outside that range.
+pub fn transactions(s: &str) -> Result<u64, String> {
+    in_range(s, 1, 100_000_000, "transactions per replication", "")
+}
+
+/// `--seconds` of a rate-based run: 1 to 3,600 (its memory grows with the
+/// simulated time).
+///
+/// # Errors
+/// Outside that range.
+pub fn seconds(s: &str) -> Result<u64, String> {
+    in_range(s, 1, 3_600, "the simulated seconds", "")
+}
+
+/// `--sets` (task sets, one replication each): 2 to 10,000.
+///
+/// # Errors
+/// Outside that range.
+pub fn sets(s: &str) -> Result<u64, String> {
+    in_range(s, 2, 10_000, "task sets", " (a 95 % interval needs two)")
+}
+
+/// A step of a sweep's axis: 1 to 1,000.
+///
+/// # Errors
+/// Outside that range.
+pub fn step(s: &str) -> Result<usize, String> {
+    in_range(s, 1, 1_000, "the step", "").map(|v| v as usize)
+}
+
+/// `--runs` of a benchmark: 1 to 1,000.
+///
+/// # Errors
+/// Outside that range.
+pub fn runs(s: &str) -> Result<usize, String> {
+    in_range(s, 1, 1_000, "runs", "").map(|v| v as usize)
+}
+
+/// A population (clients, users): 1 to 100,000.
+///
+/// # Errors
+/// Outside that range.
+pub fn population(s: &str) -> Result<u32, String> {
+    in_range(s, 1, 100_000, "the population", "").map(|v| v as u32)
+}
+
+fn finite(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{}` is not a number", shorten(s)))?;
+    if !v.is_finite() {
+        return Err(format!("`{}` is not a finite number", shorten(s)));
+    }
+    Ok(v)
+}
+
+/// A positive finite number (a rate, a load, a time scale).
+///
+/// # Errors
+/// Zero, negative, NaN or infinite.
+pub fn positive(s: &str) -> Result<f64, String> {
+    let v = finite(s)?;
+    if v <= 0.0 {
+        return Err(format!("must be above 0, got {v}"));
+    }
+    Ok(v)
+}
+
+/// A finite number at or above zero (a mean think time, a delay).
+///
+/// # Errors
+/// Negative, NaN or infinite.
+pub fn non_negative(s: &str) -> Result<f64, String> {
+    let v = finite(s)?;
+    if v < 0.0 {
+        return Err(format!("must be 0 or more, got {v}"));
+    }
+    Ok(v)
+}
+
+/// A fraction in [0, 1] (a probability).
+///
+/// # Errors
+/// Outside [0, 1], NaN or infinite.
+pub fn fraction(s: &str) -> Result<f64, String> {
+    let v = finite(s)?;
+    if !(0.0..=1.0).contains(&v) {
+        return Err(format!("must be a fraction in [0, 1], got {v}"));
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_bounded_on_both_sides() {
+        assert_eq!(jobs("1"), Ok(1));
+        assert!(jobs("0").unwrap_err().contains("must be in 1..="));
+        assert!(jobs("4294967296").unwrap_err().contains("four per core"));
+        assert!(
+            jobs("99999999999999999999999")
+                .unwrap_err()
+                .contains("too large")
+        );
+        assert!(replications("1").unwrap_err().contains("needs two"));
+        assert!(replications("4294967296").unwrap_err().contains("--shard"));
+        assert_eq!(warmup("0"), Ok(0));
+        assert!(seconds("0").is_err() && seconds("100000").is_err());
+        assert!(sets("4294967296").is_err());
+        assert!(step("0").is_err());
+    }
+
+    #[test]
+    fn reals_are_finite_and_in_their_domain() {
+        assert_eq!(positive("0.5"), Ok(0.5));
+        for bad in ["0", "-0.5", "NaN", "inf", "1e309", "x"] {
+            assert!(positive(bad).is_err(), "{bad}");
+        }
+        assert_eq!(fraction("1"), Ok(1.0));
+        assert!(fraction("1.5").is_err());
+        assert_eq!(non_negative("0"), Ok(0.0));
+        assert!(non_negative("-1").is_err());
+    }
+
+    #[test]
+    fn a_huge_token_is_not_echoed_whole() {
+        let token = "9".repeat(1_000_000);
+        let message = replications(&token).unwrap_err();
+        assert!(message.len() < 200, "{} bytes", message.len());
+        let message = positive(&"x".repeat(1_000_000)).unwrap_err();
+        assert!(message.len() < 200);
+    }
+}
