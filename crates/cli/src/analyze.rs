@@ -21,7 +21,7 @@ pub enum AnalyzePaper {
         figure: Option<u8>,
         /// Also draw the figure(s) as SVG; with several figures, FILE gets a
         /// `-figN` suffix before its extension.
-        #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg"))]
+        #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg", value_parser = crate::bounds::svg_path))]
         plot: Option<PathBuf>,
     },
 }

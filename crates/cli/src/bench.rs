@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use disk_emu::disk::DiskModel;
 use experiments::{Arrivals, DiskExperiment, Load, RequestMix};
 use sched_core::PolicySpec;
@@ -102,6 +102,9 @@ pub fn run(what: &BenchWhat, format: Format) -> Result<()> {
             seed: 1,
             allow_overload: false,
         };
+        experiment
+            .check()
+            .with_context(|| format!("--load {load:?}, --policy {policy}"))?;
         let mut times = Vec::new();
         let mut response = f64::NAN;
         for run in 0..(*runs).max(1) {

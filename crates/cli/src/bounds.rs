@@ -1,4 +1,6 @@
-//! One checking layer for the numeric options: every count, duration,
+//! One checking layer for the options: every count, duration, fraction,
+//! thread number and output file a command takes is checked here, before
+//! any work starts. The numeric options: every count, duration,
 //! fraction and thread number a command takes is parsed here, before any
 //! work starts. clap puts the flag's name in front of the message
 //! ("invalid value '0' for '--jobs <JOBS>': …"); the message says what is
@@ -132,12 +134,12 @@ pub fn runs(s: &str) -> Result<usize, String> {
     in_range(s, 1, 1_000, "runs", "").map(|v| v as usize)
 }
 
-/// A population (clients, users): 1 to 100,000.
+/// A population (clients, users): 1 to 65,535.
 ///
 /// # Errors
 /// Outside that range.
 pub fn population(s: &str) -> Result<u32, String> {
-    in_range(s, 1, 100_000, "the population", "").map(|v| v as u32)
+    in_range(s, 1, 65_535, "the population", "").map(|v| v as u32)
 }
 
 fn finite(s: &str) -> Result<f64, String> {
@@ -175,6 +177,19 @@ pub fn non_negative(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// A replay's speed-up factor: 10⁻³ to 10⁶ (beyond, a week's trace would
+/// outlast the clock, or collapse into one instant).
+///
+/// # Errors
+/// Outside that range, NaN or infinite.
+pub fn speed(s: &str) -> Result<f64, String> {
+    let v = finite(s)?;
+    if !(1e-3..=1e6).contains(&v) {
+        return Err(format!("must be in 0.001 ..= 1000000, got {v}"));
+    }
+    Ok(v)
+}
+
 /// A fraction in [0, 1] (a probability).
 ///
 /// # Errors
@@ -185,6 +200,30 @@ pub fn fraction(s: &str) -> Result<f64, String> {
         return Err(format!("must be a fraction in [0, 1], got {v}"));
     }
     Ok(v)
+}
+
+/// A plot's file (`--plot`): an `.svg` whose directory exists, checked
+/// before the run rather than after it.
+///
+/// # Errors
+/// Another extension, or a directory that does not exist.
+pub fn svg_path(s: &str) -> Result<std::path::PathBuf, String> {
+    let path = std::path::PathBuf::from(s);
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("svg") => {}
+        Some(e) => {
+            return Err(format!(
+                "plots are written as SVG; name the file FILE.svg (`.{e}` is not drawn)"
+            ));
+        }
+        None => return Err("name the file FILE.svg".to_string()),
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        return Err(format!("the directory {} does not exist", dir.display()));
+    }
+    Ok(path)
 }
 
 #[cfg(test)]
@@ -219,6 +258,22 @@ mod tests {
         assert!(fraction("1.5").is_err());
         assert_eq!(non_negative("0"), Ok(0.0));
         assert!(non_negative("-1").is_err());
+    }
+
+    #[test]
+    fn plot_files_are_svgs_in_existing_directories() {
+        assert!(svg_path("fig.svg").is_ok());
+        assert!(
+            svg_path("fig.png")
+                .unwrap_err()
+                .contains("`.png` is not drawn")
+        );
+        assert!(svg_path("fig").is_err());
+        assert!(
+            svg_path("/nonexistent-dir/fig.svg")
+                .unwrap_err()
+                .contains("does not exist")
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use experiments::sharding::{Merged, PartContext, Runner, Shard};
 use spindle::output::{Format, discarding_results};
 use spindle::{
@@ -67,7 +67,8 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Send one command to the control socket of a `spindle serve`.
     Control(serve::ControlArgs),
-    /// Measure the emulator or the schedulers.
+    /// Measure the emulator or the transaction simulator (the schedulers' decision costs:
+    /// `cargo bench --bench decision -- --ratios`).
     Bench {
         #[command(subcommand)]
         what: bench::BenchWhat,
@@ -82,6 +83,14 @@ enum Command {
     /// Run a grid of commands described in a TOML file, here or as shard
     /// commands for a cluster.
     Sweep(grid::SweepArgs),
+    /// Print a shell completion script: `spindle completions bash >
+    /// ~/.local/share/bash-completion/completions/spindle`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff): `spindle man | man -l -`.
+    Man,
 }
 
 impl Command {
@@ -103,6 +112,8 @@ impl Command {
             Command::Bench { .. } => "bench",
             Command::Merge { .. } => "merge",
             Command::Sweep(_) => "sweep",
+            Command::Completions { .. } => "completions",
+            Command::Man => "man",
         }
     }
 
@@ -200,6 +211,18 @@ fn dispatch(command: Option<Command>, format: Format) -> Result<()> {
         Some(Command::Bench { what }) => bench::run(&what, format),
         Some(Command::Merge { parts }) => merge(&parts, format),
         Some(Command::Sweep(args)) => grid::run(&args, format),
+        Some(Command::Completions { shell }) => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "spindle", &mut script);
+            spindle::output::emit(&String::from_utf8_lossy(&script));
+            Ok(())
+        }
+        Some(Command::Man) => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(Cli::command()).render(&mut page)?;
+            spindle::output::emit(&String::from_utf8_lossy(&page));
+            Ok(())
+        }
     }
 }
 

@@ -31,8 +31,9 @@ pub struct ReplayArgs {
     /// Bytes per trace block.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 512))]
     pub block_size: u32,
-    /// Divide arrival times by this factor (2 = twice as fast).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0))]
+    /// Divide arrival times by this factor (2 = twice as fast); open-loop
+    /// traces only.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, value_parser = crate::bounds::speed))]
     pub speed: f64,
     /// Seed for random service components (if the disk model has any).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
@@ -53,6 +54,29 @@ pub fn run(args: &ReplayArgs, format: Format) -> Result<()> {
         seed: args.seed,
     };
     let r = replay(&args.trace, &options)?;
+    if r.requests == 0 {
+        let filter = if args.devices.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " for --device {} ({} requests on other devices)",
+                args.devices
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                r.filtered
+            )
+        };
+        anyhow::bail!("{}: no requests to replay{filter}", args.trace.display());
+    }
+    if r.validation.is_some() && args.speed != 1.0 {
+        anyhow::bail!(
+            "--speed {}: {} is a closed-loop validation trace (each request issued when the previous completes), which has no arrival times to speed up",
+            args.speed,
+            args.trace.display()
+        );
+    }
     let mut t = Table::new(
         format!(
             "{} ({}) on {} under {}: {} requests over {:.1} s of virtual time",

@@ -321,6 +321,7 @@ fn execute(plan: &Plan) -> Result<Table> {
             };
             let load = experiment
                 .check()
+                .map_err(overload_hint)
                 .with_context(|| format!("{}, load {load_label}", policy_label(policy)))?;
             if load >= 1.0 {
                 eprintln!(
@@ -331,6 +332,7 @@ fn execute(plan: &Plan) -> Result<Table> {
             runs.push((experiment, load_label.clone(), rate.clone()));
         }
     }
+    let mut failed = 0;
     for (experiment, load_label, rate) in &runs {
         let policy = &experiment.policy;
         let model = experiment.model()?;
@@ -342,7 +344,10 @@ fn execute(plan: &Plan) -> Result<Table> {
         let reports = match reports {
             Ok(r) => r,
             Err(e) => {
-                bar.suspend(|| eprintln!("{}, load {load_label}: {e}", policy_label(policy)));
+                failed += 1;
+                bar.suspend(|| {
+                    eprintln!("warning: {}, load {load_label}: {e}", policy_label(policy));
+                });
                 table.row(row_missing(
                     policy,
                     load_label,
@@ -376,11 +381,24 @@ fn execute(plan: &Plan) -> Result<Table> {
         table.row(row);
     }
     bar.finish_and_clear();
+    if failed > 0 && failed == runs.len() {
+        bail!("every run failed (the warnings above say why); lower the load or the population");
+    }
     table.note(format!(
         "Means over replications ± half-width of the 95 % Student-t interval; seed {}. Load is relative to the mean service of one request served alone.",
         plan.seed
     ));
     Ok(table)
+}
+
+/// A refusal of an overloaded run, with the option that runs it anyway.
+fn overload_hint(e: experiments::RunError) -> anyhow::Error {
+    match e {
+        experiments::RunError::Overload { load } => anyhow::anyhow!(
+            "the offered load is {load:.3} of the capacity, at or above saturation: the queue would grow without bound and every figure would depend on the run's length; lower --load or --rate, or pass --allow-overload to run it anyway"
+        ),
+        other => other.into(),
+    }
 }
 
 /// The columns of a run whose requests carry deadlines.
@@ -509,6 +527,7 @@ fn execute_mirrored(plan: &Plan) -> Result<Table> {
             };
             let load = experiment
                 .check()
+                .map_err(overload_hint)
                 .with_context(|| format!("{policy}, load {load_label}"))?;
             if load >= 1.0 {
                 eprintln!(
@@ -518,6 +537,7 @@ fn execute_mirrored(plan: &Plan) -> Result<Table> {
             runs.push((experiment, load_label.clone(), rate.clone()));
         }
     }
+    let mut failed = 0;
     for (experiment, load_label, rate) in &runs {
         let policy = &experiment.policy;
         let models = experiment.models()?;
@@ -529,7 +549,8 @@ fn execute_mirrored(plan: &Plan) -> Result<Table> {
         let reports = match reports {
             Ok(r) => r,
             Err(e) => {
-                bar.suspend(|| eprintln!("{policy}, load {load_label}: {e}"));
+                failed += 1;
+                bar.suspend(|| eprintln!("warning: {policy}, load {load_label}: {e}"));
                 let mut row = vec![
                     Cell::text(policy.to_string()),
                     Cell::text(load_label),
@@ -562,6 +583,9 @@ fn execute_mirrored(plan: &Plan) -> Result<Table> {
         table.row(row);
     }
     bar.finish_and_clear();
+    if failed > 0 && failed == runs.len() {
+        bail!("every run failed (the warnings above say why); lower the load or the population");
+    }
     table.note(format!(
         "Means over replications ± half-width of the 95 % Student-t interval; seed {}. Load is the work offered (a read one operation, an update two) over what the two disks serve, each request taking the disk's mean service alone.",
         plan.seed

@@ -49,7 +49,7 @@ pub struct TxnArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub dl_low: Option<f64>,
     /// No deadlines (the non-real-time setting).
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, conflicts_with_all = ["dl_low", "k", "alpha"]))]
     pub no_deadlines: bool,
     /// Replications, their length, seed and threads (the paper's method by
     /// default), and the readings of the text, as `spindle repro

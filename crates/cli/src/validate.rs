@@ -30,7 +30,7 @@ pub struct ValidateArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub trace: PathBuf,
     /// Write a plot of both access-time distributions (CDFs) to this SVG.
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::svg_path))]
     pub plot: Option<PathBuf>,
     /// Write every request (trace line, kind, class, blocks, measured and
     /// simulated ms, the model's seek, rotation, transfer and overhead ms,

@@ -637,6 +637,31 @@ fn numeric_options_are_bounded_and_name_their_flag() {
             "fraction in [0, 1]",
         ),
         (&["run", "--clients", "0"], "--clients", "must be in 1..="),
+        (
+            &["run", "--clients", "100000"],
+            "--clients",
+            "must be in 1..=65535",
+        ),
+        (
+            &["run", "--load", "1.2"],
+            "--allow-overload",
+            "lower --load",
+        ),
+        (
+            &["txn", "--no-deadlines", "--dl-low", "3"],
+            "--no-deadlines",
+            "cannot be used with",
+        ),
+        (
+            &["repro", "towsley91", "--plot", "x.png"],
+            "--plot",
+            "`.png` is not drawn",
+        ),
+        (
+            &["bench", "emu", "--load", "1e-300", "--requests", "10"],
+            "--load",
+            "past what the clock counts",
+        ),
     ];
     for (args, flag, words) in cases {
         let out = spindle(args);
@@ -799,4 +824,24 @@ fn run_shows_deadline_outcomes_for_disk_and_array_policies() {
             "{args:?}: {err}"
         );
     }
+}
+
+/// A replay with nothing to replay, or a speed-up it cannot apply, is
+/// refused rather than printing an empty table.
+#[test]
+fn replays_of_nothing_are_refused() {
+    let trace = data("ascii.trace");
+    let out = spindle(&["replay", &trace, "--device", "99"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("no requests to replay for --device 99"),
+        "{err}"
+    );
+    let validation = data("hp_c2247a.trace");
+    let out = spindle(&["replay", &validation, "--speed", "2"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("closed-loop validation trace"),
+        "{err}"
+    );
 }

@@ -8,7 +8,7 @@ use sched_core::{Nanos, PolicySpec, RequestId};
 use serde::Serialize;
 
 use crate::confidence::MetricTable;
-use crate::run_error::{RunError, check_fits, check_requests};
+use crate::run_error::{RunError, check_fits, check_requests, check_span};
 use crate::seeds::{Purpose, Unit};
 use crate::sharding::replicate;
 use crate::simulation::{Driver, Flow, Simulation};
@@ -184,6 +184,7 @@ impl DiskExperiment {
         check_requests(self.requests)?;
         let model = DiskModel::from_spec(&self.disk)?;
         self.arrivals.validate()?;
+        check_span(&self.arrivals, self.warmup + self.requests)?;
         check_fits(&self.mix, model.capacity_blocks())?;
         let load = match self.arrivals {
             Arrivals::Poisson { rate } => {

@@ -61,7 +61,7 @@ pub use rate_based::{
     Tsai04Distribution, rate_label, run_rate,
 };
 pub use replication::{Replication, ReplicationConfig, ReplicationPolicy};
-pub use run_error::{RunError, check_fits, check_requests};
+pub use run_error::{RunError, check_fits, check_requests, check_span};
 pub use sharding::{replicate, replicate_points};
 pub use simulation::{Driver, Flow, Simulation};
 pub use trace_replay::{

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::confidence::MetricTable;
 use crate::disk_experiment::DiskExperiment;
 use crate::placement::Placement;
-use crate::run_error::{RunError, check_fits, check_requests};
+use crate::run_error::{RunError, check_fits, check_requests, check_span};
 use crate::seeds::{Purpose, Unit};
 use crate::sharding::replicate;
 use crate::simulation::{Driver, Flow, Simulation};
@@ -328,6 +328,7 @@ impl MirrorExperiment {
             DiskModel::from_spec(&self.disks[1])?,
         ];
         self.arrivals.validate()?;
+        check_span(&self.arrivals, self.warmup + self.requests)?;
         check_fits(
             &self.mix,
             models[0].capacity_blocks().min(models[1].capacity_blocks()),

@@ -6,7 +6,7 @@ use disk_emu::disk::DiskError;
 use sched_core::{BuildError, CompleteError, EnqueueError, Nanos, PollError};
 
 use crate::confidence::StatsError;
-use crate::workload::{RequestMix, WorkloadError};
+use crate::workload::{Arrivals, RequestMix, WorkloadError};
 
 /// Why a run could not complete.
 #[derive(Debug, thiserror::Error)]
@@ -64,6 +64,14 @@ pub enum RunError {
         /// Offered work per unit of capacity.
         load: f64,
     },
+    /// The run would last longer than the clock can count.
+    #[error(
+        "at this arrival rate the run would last {years:.3e} years of simulated time, past what the clock counts (about 73 years with margin): raise the rate or measure fewer requests"
+    )]
+    Span {
+        /// Simulated years the run would take.
+        years: f64,
+    },
     /// Replication statistics could not be combined.
     #[error(transparent)]
     Stats(#[from] StatsError),
@@ -94,6 +102,22 @@ impl RunError {
             e => RunError::from(e),
         }
     }
+}
+
+/// Refuses an open run whose arrivals would pass the end of the clock: its
+/// `completions` at `arrivals`' rate would take over half of the 292 years
+/// of simulated time an integer nanosecond counts (half, so that the
+/// randomness of the gaps cannot carry it over).
+pub fn check_span(arrivals: &Arrivals, completions: u64) -> Result<(), RunError> {
+    if let Arrivals::Poisson { rate } = *arrivals {
+        let span_ns = completions as f64 / rate * 1e9;
+        if span_ns > (u64::MAX / 4) as f64 {
+            return Err(RunError::Span {
+                years: span_ns / 1e9 / 3.156e7,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Refuses a run that would measure nothing.

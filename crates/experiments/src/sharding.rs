@@ -61,6 +61,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::parallel;
 
+/// The longest header line a part may have (a sweep of a million points
+/// fits).
+const MAX_HEADER_BYTES: u64 = 64 << 20;
+
 /// The format tag of a part file's header.
 pub const PART_FORMAT: &str = "spindle-part/1";
 
@@ -622,27 +626,39 @@ impl Part {
     /// # Errors
     /// A typed [`PartError`] naming the file.
     pub fn read(path: &Path) -> Result<Part, PartError> {
+        use std::io::{BufRead, BufReader, Read};
         let file = || path.to_path_buf();
-        let bytes = std::fs::read(path).map_err(|e| PartError::Io {
+        let io = |e: std::io::Error| PartError::Io {
+            file: file(),
+            why: e.to_string(),
+        };
+        // The header line is read with a bound, and then exactly the body it
+        // announces (and one byte more, to find a longer file): naming the
+        // wrong file (`/dev/zero`, a disk image) reads little.
+        let mut reader = BufReader::new(std::fs::File::open(path).map_err(io)?);
+        let mut line = Vec::new();
+        (&mut reader)
+            .take(MAX_HEADER_BYTES)
+            .read_until(b'\n', &mut line)
+            .map_err(io)?;
+        if line.pop() != Some(b'\n') {
+            return Err(PartError::NotAPart { file: file() });
+        }
+        let header: PartHeader = serde_json::from_slice(&line).map_err(|e| PartError::Header {
             file: file(),
             why: e.to_string(),
         })?;
-        let newline = bytes
-            .iter()
-            .position(|&b| b == b'\n')
-            .ok_or_else(|| PartError::NotAPart { file: file() })?;
-        let header: PartHeader =
-            serde_json::from_slice(&bytes[..newline]).map_err(|e| PartError::Header {
-                file: file(),
-                why: e.to_string(),
-            })?;
         if header.format != PART_FORMAT {
             return Err(PartError::Format {
                 file: file(),
                 found: header.format,
             });
         }
-        let body = &bytes[newline + 1..];
+        let mut body = Vec::new();
+        reader
+            .take(header.body_bytes.saturating_add(1))
+            .read_to_end(&mut body)
+            .map_err(io)?;
         if body.len() as u64 != header.body_bytes {
             return Err(PartError::Truncated {
                 file: file(),
@@ -650,6 +666,7 @@ impl Part {
                 found: body.len() as u64,
             });
         }
+        let body = body.as_slice();
         if format!("{:016x}", fnv1a(body)) != header.body_fnv1a {
             return Err(PartError::Corrupt {
                 file: file(),

@@ -338,3 +338,26 @@ fn the_registry_grammar_parses() {
     assert!("wrr-scan:speed=1".parse::<WrrParams>().is_err());
     assert!("look".parse::<WrrParams>().is_err());
 }
+
+/// Descriptions that parse as numbers but mean nothing, or mean something
+/// the writer probably did not, are refused.
+#[test]
+fn nonsense_parameters_are_refused() {
+    for bad in [
+        "ssedo:beta=inf",
+        "ssedo:beta=NaN",
+        "vscan:r=-inf",
+        "ssedo:m=3,m=4",
+        "ssedo:M=3,m=4",
+        "ssedv:unit=1",
+        "scan-edf:granularity=5",
+    ] {
+        assert!(bad.parse::<PolicySpec>().is_err(), "{bad} was accepted");
+    }
+    assert!("ssedv:unit=1ns".parse::<PolicySpec>().is_ok());
+    let e = "ssedo:m=3,m=4"
+        .parse::<PolicySpec>()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("each parameter given once"), "{e}");
+}

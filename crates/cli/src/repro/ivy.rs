@@ -91,7 +91,7 @@ pub struct IvyOptions {
     pub jobs: usize,
     /// Also draw read and write turnaround against copies, one line per
     /// policy (the first routing), as SVG.
-    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg"))]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg", value_parser = crate::bounds::svg_path))]
     pub plot: Option<PathBuf>,
 }
 

@@ -71,7 +71,7 @@ pub enum Paper {
         figure: Option<u8>,
         /// Also draw the figure(s) as SVG; with several figures, FILE gets a
         /// `-figN` suffix before its extension.
-        #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg"))]
+        #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg", value_parser = crate::bounds::svg_path))]
         plot: Option<PathBuf>,
         /// Whose seek the IBM 3330 disk of Figures 4–6 draws: each disk its
         /// own (per-disk), or one per request, shared by the disks serving
@@ -89,7 +89,7 @@ pub enum Paper {
         figure: Option<u8>,
         /// Also draw the figure(s) as SVG; with several figures, FILE gets a
         /// `-figN` suffix before its extension.
-        #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg"))]
+        #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg", value_parser = crate::bounds::svg_path))]
         plot: Option<PathBuf>,
         /// Instead of the figures, the study of how the headline figures
         /// (68 %, 81 %, 17 %) depend on each reading of the text.
@@ -112,7 +112,7 @@ pub enum Paper {
         figure: Option<u8>,
         /// Also draw the figure(s) as SVG; with several figures, FILE gets a
         /// `-figN` suffix before its extension.
-        #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg"))]
+        #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg", value_parser = crate::bounds::svg_path))]
         plot: Option<PathBuf>,
         #[cfg_attr(feature = "cli", command(flatten))]
         options: tsai04::Tsai04Options,

@@ -144,19 +144,22 @@ impl Mechanics {
         let period_ps = spec
             .rpm
             .map(|rpm| {
+                // Spindles have turned from about 1,000 (drums) to 15,000 RPM;
+                // outside 60 ..= 10⁶ a value is a typo, whose revolution would
+                // be days long or shorter than a nanosecond.
                 let rpm = positive(
                     "rpm",
                     rpm,
                     "a positive, finite number of revolutions per minute",
                 )?;
-                match (60e12 / rpm).round() as u64 {
-                    0 => Err(DiskError::invalid(
+                if !(60.0..=1e6).contains(&rpm) {
+                    return Err(DiskError::invalid(
                         "rpm",
                         rpm,
-                        "slow enough for a revolution of at least 1 ps",
-                    )),
-                    ps => Ok(ps),
+                        "revolutions per minute in 60 ..= 1000000",
+                    ));
                 }
+                Ok((60e12 / rpm).round() as u64)
             })
             .transpose()?;
         let spindle = |expected: &'static str| {

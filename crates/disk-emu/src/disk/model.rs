@@ -912,7 +912,16 @@ mod tests {
         let err = DiskModel::from_spec(&spec).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "`controller_overhead_ms` = -1: a finite, non-negative number of milliseconds"
+            "`controller_overhead_ms` = -1: a non-negative number of milliseconds, at most an hour (3.6e6)"
         );
+        // Values that parse but mean nothing (DiskSim's 1e308, a slip of the
+        // exponent) are refused rather than taken as 0 or days.
+        spec.controller_overhead_ms = 1e308;
+        assert!(DiskModel::from_spec(&spec).is_err());
+        let mut spec = presets::hp97560();
+        for rpm in [1e-10, 59.0, 2e6, f64::INFINITY] {
+            spec.rpm = Some(rpm);
+            assert!(DiskModel::from_spec(&spec).is_err(), "rpm {rpm}");
+        }
     }
 }

@@ -105,13 +105,16 @@ pub(crate) fn ms_to_ns(ms: f64) -> Nanos {
 
 /// Checks that `ms` is a usable duration and converts it.
 pub(crate) fn duration(field: &str, ms: f64) -> Result<Nanos, DiskError> {
-    if ms.is_finite() && ms >= 0.0 {
+    // An hour bounds any one mechanical or controller time; a larger value is
+    // a typo (or DiskSim's 1e308 for "never"), and would overflow the clock.
+    const HOUR_MS: f64 = 3.6e6;
+    if (0.0..=HOUR_MS).contains(&ms) {
         Ok(ms_to_ns(ms))
     } else {
         Err(DiskError::invalid(
             field,
             ms,
-            "a finite, non-negative number of milliseconds",
+            "a non-negative number of milliseconds, at most an hour (3.6e6)",
         ))
     }
 }

@@ -200,6 +200,12 @@ macro_rules! policy_table {
             /// This policy with `params` applied and checked.
             fn with_parameters(mut self, params: &str) -> Result<PolicySpec, SpecError> {
                 let policy = self.name();
+                if repeated_key(params).is_some() {
+                    return Err(SpecError::BadValue {
+                        parameter: "parameters",
+                        expected: "each parameter given once",
+                    });
+                }
                 for pair in pairs(params) {
                     let (key, value) = key_value(pair).ok_or(SpecError::BadValue {
                         parameter: "parameters",

@@ -44,7 +44,11 @@ pub(crate) struct Real;
 impl Codec for Real {
     type Value = f64;
     fn parse(text: &str) -> Result<f64, Option<SpecError>> {
-        f64::from_str(text).map_err(|_| None)
+        // NaN and the infinities parse as numbers but mean nothing here.
+        f64::from_str(text)
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or(None)
     }
     fn write(value: &f64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{value}")
@@ -76,6 +80,9 @@ impl Codec for Duration {
             .unwrap_or(text.len());
         let (number, unit) = text.split_at(split);
         let scale = match unit {
+            // A bare number is ambiguous (1 meant as 1 ms would be read as
+            // 1 ns): only 0 may go without its unit.
+            "" if f64::from_str(number) != Ok(0.0) => return Err(None),
             "" | "ns" => 1.0,
             "us" => 1e3,
             "ms" => 1e6,
@@ -234,6 +241,20 @@ pub(crate) fn split_description(s: &str) -> (&str, &str) {
 /// at every comma, trimmed, empty ones skipped.
 pub(crate) fn pairs(params: &str) -> impl Iterator<Item = &str> {
     params.split(',').map(str::trim).filter(|p| !p.is_empty())
+}
+
+/// The first key given twice among `params`' `key=value` pairs (compared
+/// without case), if any: a second value would silently replace the first.
+pub(crate) fn repeated_key(params: &str) -> Option<&str> {
+    let keys = || pairs(params).filter_map(|p| key_value(p).map(|(k, _)| k));
+    keys()
+        .enumerate()
+        .find(|&(i, key)| {
+            keys()
+                .take(i)
+                .any(|earlier| earlier.eq_ignore_ascii_case(key))
+        })
+        .map(|(_, key)| key)
 }
 
 /// The `key=value` pairs of array parameters, split at the commas outside

@@ -46,7 +46,7 @@ pub use any_spec::{AnySpec, AnySpecError};
 pub(crate) use grammar::{Codec, Separator};
 use grammar::{
     Count, Discipline, Duration, Flag, PAIRS_EXPECTED, Real, Window, any, key_value, pairs,
-    same_name, split_description, top_level_pairs,
+    repeated_key, same_name, split_description, top_level_pairs,
 };
 
 use crate::array::*;
