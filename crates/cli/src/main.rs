@@ -12,7 +12,8 @@ use clap::{CommandFactory, Parser, Subcommand};
 use experiments::sharding::{Merged, PartContext, Runner, Shard};
 use spindle::output::{Format, discarding_results};
 use spindle::{
-    admit, analyze, bench, common, disk_array, grid, replay, repro, run, trace_info, txn, validate,
+    admit, analyze, bench, common, disk_array, grid, replay, repro, run, serve, trace_info, txn,
+    validate,
 };
 
 /// Disk I/O scheduling experiments on emulated disks.
@@ -65,6 +66,10 @@ enum Command {
     Array(disk_array::ArrayArgs),
     /// Run Chen & Towsley's real-time transaction system once (every parameter settable).
     Txn(Box<txn::TxnArgs>),
+    /// Serve an emulated disk or mirror over NBD, timed by its model, with faults.
+    Serve(serve::ServeArgs),
+    /// Send one command to the control socket of a `spindle serve`.
+    Control(serve::ControlArgs),
     /// Measure the emulator or the transaction simulator (the schedulers' decision costs:
     /// `cargo bench --bench decision -- --ratios`).
     Bench {
@@ -106,6 +111,8 @@ impl Command {
             Command::Analyze { .. } => "analyze",
             Command::Txn(_) => "txn",
             Command::Array(_) => "array",
+            Command::Serve(_) => "serve",
+            Command::Control(_) => "control",
             Command::Bench { .. } => "bench",
             Command::Merge { .. } => "merge",
             Command::Sweep(_) => "sweep",
@@ -209,6 +216,8 @@ fn dispatch(command: Option<Command>, format: Format) -> Result<()> {
         Some(Command::Analyze { paper }) => analyze::run(&paper, format),
         Some(Command::Txn(args)) => txn::run(&args, format),
         Some(Command::Array(args)) => disk_array::run(&args, format),
+        Some(Command::Serve(args)) => serve::run(&args, format),
+        Some(Command::Control(args)) => serve::control(&args),
         Some(Command::Bench { what }) => bench::run(&what, format),
         Some(Command::Merge { parts }) => merge(&parts, format),
         Some(Command::Sweep(args)) => grid::run(&args, format),

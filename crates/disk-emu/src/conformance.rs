@@ -8,7 +8,7 @@
 //! device. It asserts, and reports the first breach as a [`Violation`]:
 //!
 //! - **exactly once**: every accepted request has exactly one outcome
-//!   (completed, expired or failed) unless it was withdrawn, and a withdrawn
+//!   (completed, expired, failed or a media error) unless it was withdrawn, and a withdrawn
 //!   one has none; no outcome names a request never submitted;
 //! - **cancel semantics**: withdrawing a request a disk is serving is
 //!   refused with `InService`, withdrawing one never submitted with
@@ -146,6 +146,8 @@ pub struct Summary {
     pub expired: u64,
     /// Requests a failure left without a copy.
     pub failed: u64,
+    /// Reads a media error failed.
+    pub media_errors: u64,
     /// Requests withdrawn.
     pub cancelled: u64,
     /// Withdrawals refused because a disk was serving the request.
@@ -309,6 +311,11 @@ impl<D: Device> Run<'_, D> {
                     self.end(r.id.0, "failed")?;
                     self.summary.failed += 1;
                     self.digest(&[r.id.0, 3, now]);
+                }
+                Outcome::MediaError { done, block } => {
+                    self.end(done.request.id.0, "failed with a media error")?;
+                    self.summary.media_errors += 1;
+                    self.digest(&[done.request.id.0, 5, done.timing.disk as u64, block, now]);
                 }
                 Outcome::Resynced { disk, at } => {
                     self.summary.resynced += 1;

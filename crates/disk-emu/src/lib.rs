@@ -18,6 +18,9 @@
 //!   data, any array policy, with failure and resync); their [`Outcome`]s
 //!   with per-request [`Timing`]; the [`conformance`] suite every
 //!   implementation passes.
+//! - **Faults** ([`faults`]): [`FaultInjector`], a wrapper around any
+//!   device that fails, replaces and slows disks, injects media errors and
+//!   cuts power, on a schedule (by hand, from a file or from a seed).
 //! - **The clock**: [`EventQueue`] of timed events and their [`Rank`] among
 //!   simultaneous ones; seeded random [`Stream`]s a device draws the random
 //!   parts of its service times from.
@@ -65,6 +68,7 @@ pub mod conformance;
 mod device;
 pub mod disk;
 mod events;
+pub mod faults;
 mod random;
 mod stats;
 pub mod text_input;
@@ -75,6 +79,7 @@ pub use device::{
     FixedPlaces, Outcome, Places, QUEUE_CAPACITY, ResyncRate, Timing,
 };
 pub use events::{EventKey, EventQueue, Rank};
+pub use faults::{FaultInjector, FaultTarget};
 pub use random::{Exponential, Stream};
 pub use stats::{
     ArrayQueueReport, ArrayReport, ArrayStats, BreakdownReport, ClassReport, ClassStats,

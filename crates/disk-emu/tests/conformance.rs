@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use disk_emu::conformance::{Options, Summary, Violation, check};
 use disk_emu::disk::{DiskModel, presets};
 use disk_emu::{
-    ArrayDevice, ArrayOptions, Device, DeviceError, DiskDevice, DiskReport, Outcome, ResyncRate,
-    Stream,
+    ArrayDevice, ArrayOptions, Device, DeviceError, DiskDevice, DiskReport, FaultInjector, Outcome,
+    ResyncRate, Stream,
 };
 use sched_core::array::{Copies, DiskState};
 use sched_core::{Nanos, PolicySpec, Request, RequestId};
@@ -34,6 +34,7 @@ fn array(policy: &str, disks: usize) -> ArrayDevice {
             blocks_per_s: 200_000.0,
             chunk_blocks: 512,
         },
+        ..ArrayOptions::default()
     })
 }
 
@@ -80,6 +81,21 @@ fn arrays_conform_under_dmq_cmq_and_the_single_queue_family() {
         plausible(&s, &what);
         // Every block has a second copy: one failure loses nothing.
         assert_eq!((s.failed, s.refused), (0, 0), "{what}: {s:?}");
+    }
+}
+
+#[test]
+fn the_fault_injector_with_no_fault_conforms_and_changes_nothing() {
+    for policy in ["fcfs", "sptf"] {
+        let plain = check(|| disk(policy), &Options::default()).unwrap();
+        let wrapped = check(|| FaultInjector::new(disk(policy)), &Options::default()).unwrap();
+        assert_eq!(plain, wrapped, "{policy}");
+    }
+    for policy in ["rt-dmq", "cmq"] {
+        let plain = check(|| array(policy, 2), &Options::default()).unwrap();
+        let wrapped = check(|| FaultInjector::new(array(policy, 2)), &Options::default()).unwrap();
+        assert_eq!(plain, wrapped, "{policy}");
+        plausible(&wrapped, policy);
     }
 }
 

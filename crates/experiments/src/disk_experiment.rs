@@ -106,6 +106,7 @@ impl Driver<DiskDevice> for SingleRun {
             }
             // A dropped request's client comes back as if it had completed.
             Outcome::Expired(req) | Outcome::Failed(req) => req.id,
+            Outcome::MediaError { done, .. } => done.request.id,
             Outcome::Resynced { .. } => return Ok(Flow::Continue),
         };
         if let Some((t, client)) = self.arrivals.after_completion(id, now) {

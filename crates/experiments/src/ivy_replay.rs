@@ -680,6 +680,8 @@ impl Driver<Array> for IvyRun<'_> {
         let done = match outcome {
             Outcome::Completed(done) => done,
             Outcome::Failed(r) | Outcome::Expired(r) => return Err(IvyError::Lost(r)),
+            // Only a fault injector reports one; the replay has none.
+            Outcome::MediaError { done, .. } => return Err(IvyError::Lost(done.request)),
             Outcome::Resynced { .. } => return Ok(Flow::Continue),
         };
         let disk = device as u16;

@@ -257,6 +257,7 @@ impl Driver<ArrayDevice> for MirrorRun {
                 r.id
             }
             Outcome::Failed(r) => r.id,
+            Outcome::MediaError { done, .. } => done.request.id,
             Outcome::Resynced { .. } => return Ok(Flow::Continue),
         };
         if let Some((t, client)) = self.arrivals.after_completion(r, now) {

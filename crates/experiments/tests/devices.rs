@@ -419,7 +419,10 @@ fn failed_disk_is_replaced_and_resynced_while_requests_flow() {
         resynced_at: None,
     };
     let mut sim = Simulation::new();
-    sim.add_device(array("dmq", 2).with_options(ArrayOptions { resync: rate }));
+    sim.add_device(array("dmq", 2).with_options(ArrayOptions {
+        resync: rate,
+        ..ArrayOptions::default()
+    }));
     sim.schedule(rebuild.rng.exponential(50_000_000), Scenario::Arrival);
     sim.schedule(fail_at, Scenario::Fail);
     sim.schedule(replace_at, Scenario::Replace);

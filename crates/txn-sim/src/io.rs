@@ -204,6 +204,7 @@ impl IoLedger {
                 Ok(None)
             }
             Outcome::Failed(req) => Err(IoError::Failed(req.id)),
+            Outcome::MediaError { done, .. } => Err(IoError::Failed(done.request.id)),
             Outcome::Resynced { .. } => Ok(None),
         }
     }

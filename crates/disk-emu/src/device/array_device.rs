@@ -46,6 +46,11 @@ impl Default for ResyncRate {
 pub struct ArrayOptions {
     /// Resync speed of replaced disks.
     pub resync: ResyncRate,
+    /// How many blocks, from block 0, a resync rebuilds (`None`: the whole
+    /// disk). A driver that uses less than the disks hold (`spindle
+    /// serve --size`) rebuilds what it uses, as Linux md rebuilds its
+    /// component devices rather than the drives beneath them.
+    pub resync_blocks: Option<u64>,
 }
 
 /// Request ids are dense integers: a multiplicative hash spreads them well
@@ -312,6 +317,18 @@ impl<P: ArrayPolicy, F: Places> ArrayDevice<P, F> {
         Ok(())
     }
 
+    /// Where a resync of `disk` ends: its capacity, or less if the options
+    /// say so.
+    pub fn resync_end(&self, disk: usize) -> u64 {
+        let capacity = self
+            .members
+            .get(disk)
+            .map_or(0, |m| m.model.capacity_blocks());
+        self.options
+            .resync_blocks
+            .map_or(capacity, |b| b.min(capacity))
+    }
+
     /// Issues the next resync chunk of `disk` if none is in flight.
     fn issue_resync(&mut self, disk: usize, now: Nanos) -> Result<(), DeviceError> {
         let Some(r) = self.resync[disk] else {
@@ -320,9 +337,9 @@ impl<P: ArrayPolicy, F: Places> ArrayDevice<P, F> {
         if r.in_flight.is_some() {
             return Ok(());
         }
-        let capacity = self.members[disk].model.capacity_blocks();
         let block = r.rebuilt_to;
-        let blocks = u64::from(self.options.resync.chunk_blocks).min(capacity - block) as u32;
+        let blocks = u64::from(self.options.resync.chunk_blocks)
+            .min(self.resync_end(disk).saturating_sub(block)) as u32;
         let cylinder = self.members[disk]
             .model
             .check_extent(block, blocks)
@@ -349,7 +366,7 @@ impl<P: ArrayPolicy, F: Places> ArrayDevice<P, F> {
         };
         r.in_flight = None;
         r.rebuilt_to = end;
-        if end >= self.members[disk].model.capacity_blocks() {
+        if end >= self.resync_end(disk) {
             self.resync[disk] = None;
             self.set_state(disk, DiskState::Online)?;
             self.outbox.push_back(Outcome::Resynced { disk, at: now });
@@ -512,6 +529,71 @@ impl<P: ArrayPolicy, F: Places> ArrayDevice<P, F> {
         }
     }
 
+    /// Disk `disk`'s mechanics, for the fault injector to slow the disk or
+    /// cut its power (the only changes it makes; a replacement starts from
+    /// the model as built).
+    pub(crate) fn model_mut(&mut self, disk: usize) -> Option<&mut DiskModel> {
+        self.members.get_mut(disk).map(|m| &mut m.model)
+    }
+
+    /// Changes the resync speed of later replacements.
+    ///
+    /// # Errors
+    /// [`DeviceError::Invalid`] while a replacement is being resynchronised
+    /// (its chunks are paced by the rate it started with), or for an unusable
+    /// rate.
+    pub fn set_resync_rate(&mut self, rate: ResyncRate) -> Result<(), DeviceError> {
+        check_rate(rate)?;
+        if self.resync.iter().any(Option::is_some) {
+            return Err(DeviceError::Invalid {
+                field: "resync",
+                expected: "no resync under way when the rate changes",
+            });
+        }
+        self.options.resync = rate;
+        Ok(())
+    }
+
+    /// [`replace_disk`](Device::replace_disk) for a replacement whose blocks
+    /// below `rebuilt_to` are already current: a resync interrupted by a
+    /// restart of the driver (a server on the same backing files) goes on
+    /// from where it was rather than from block 0. `rebuilt_to` at or past
+    /// the [resync's end](Self::resync_end) puts the disk back online at once.
+    ///
+    /// # Errors
+    /// As [`replace_disk`](Device::replace_disk).
+    pub fn replace_disk_rebuilt_to(
+        &mut self,
+        disk: usize,
+        rebuilt_to: u64,
+    ) -> Result<(), DeviceError> {
+        let state = self.disk_state(disk)?;
+        if state != DiskState::Failed {
+            return Err(DeviceError::DiskState {
+                disk,
+                state,
+                expected: "a failed disk to replace",
+            });
+        }
+        check_rate(self.options.resync)?;
+        self.members[disk].model = self.originals[disk].clone();
+        let now = self.clock;
+        if rebuilt_to >= self.resync_end(disk) {
+            self.set_state(disk, DiskState::Online)?;
+            self.outbox.push_back(Outcome::Resynced { disk, at: now });
+            return Ok(());
+        }
+        self.set_state(disk, DiskState::Rebuilding { rebuilt_to })?;
+        self.resync[disk] = Some(Resync {
+            began: now,
+            issued: 0,
+            rebuilt_to,
+            in_flight: None,
+        });
+        self.events.schedule(now, Internal::Resync { disk });
+        Ok(())
+    }
+
     /// The policy, for inspection.
     pub fn policy(&self) -> &P {
         &self.policy
@@ -639,32 +721,7 @@ impl<P: ArrayPolicy, F: Places> Device for ArrayDevice<P, F> {
     }
 
     fn replace_disk(&mut self, disk: usize) -> Result<(), DeviceError> {
-        let state = self.disk_state(disk)?;
-        if state != DiskState::Failed {
-            return Err(DeviceError::DiskState {
-                disk,
-                state,
-                expected: "a failed disk to replace",
-            });
-        }
-        let rate = self.options.resync;
-        if !(rate.blocks_per_s > 0.0 && rate.blocks_per_s.is_finite()) || rate.chunk_blocks == 0 {
-            return Err(DeviceError::Invalid {
-                field: "resync",
-                expected: "a positive, finite rate and chunks of at least one block",
-            });
-        }
-        self.members[disk].model = self.originals[disk].clone();
-        self.set_state(disk, DiskState::Rebuilding { rebuilt_to: 0 })?;
-        let now = self.clock;
-        self.resync[disk] = Some(Resync {
-            began: now,
-            issued: 0,
-            rebuilt_to: 0,
-            in_flight: None,
-        });
-        self.events.schedule(now, Internal::Resync { disk });
-        Ok(())
+        self.replace_disk_rebuilt_to(disk, 0)
     }
 
     fn reset_stats(&mut self) {
@@ -717,6 +774,17 @@ impl<P: ArrayPolicy, F: Places> Device for ArrayDevice<P, F> {
         report.classes = self.classes.report();
         report
     }
+}
+
+/// Refuses a resync rate the device cannot pace.
+fn check_rate(rate: ResyncRate) -> Result<(), DeviceError> {
+    if !(rate.blocks_per_s > 0.0 && rate.blocks_per_s.is_finite()) || rate.chunk_blocks == 0 {
+        return Err(DeviceError::Invalid {
+            field: "resync",
+            expected: "a positive, finite rate and chunks of at least one block",
+        });
+    }
+    Ok(())
 }
 
 /// `op` moved to `at`.

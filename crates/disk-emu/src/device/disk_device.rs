@@ -195,6 +195,13 @@ impl<S: Scheduler> DiskDevice<S> {
     pub fn stats(&self) -> &DiskStats {
         &self.stats
     }
+
+    /// The disk's mechanics, for the fault injector to slow the disk or cut
+    /// its power (the only changes it makes; a replacement starts from the
+    /// model as built).
+    pub(crate) fn model_mut(&mut self) -> &mut DiskModel {
+        &mut self.model
+    }
 }
 
 impl<S: Scheduler> Device for DiskDevice<S> {

@@ -243,6 +243,17 @@ pub enum Outcome {
     /// No disk can serve the request any more: every up-to-date copy of a
     /// read, or every target of a write, is on a failed disk.
     Failed(Request),
+    /// A read was served, but the disk that served it could not read one of
+    /// its sectors (a media error injected by
+    /// [`FaultInjector`](crate::FaultInjector)): the time was spent, the data
+    /// is not returned. Another copy, where there is one, may still be read.
+    /// Only a device wrapped in a fault injector reports it.
+    MediaError {
+        /// The read and its timing (`timing.disk` is the disk that failed it).
+        done: Done,
+        /// The first unreadable block, on that disk.
+        block: u64,
+    },
     /// The replacement `disk` is fully resynchronised and back online.
     Resynced {
         /// The disk.
@@ -332,7 +343,7 @@ pub enum DeviceError {
 }
 
 /// Checks the time of an input: not before the clock, not past a due event.
-fn check_input_time(
+pub(crate) fn check_input_time(
     now: Nanos,
     clock: Nanos,
     next_event: Option<Nanos>,

@@ -399,6 +399,19 @@ struct Config {
     period_ps: u64,
 }
 
+/// Written-back data a drive holds in its buffer and has not yet put on the
+/// media: what a power cut loses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unflushed {
+    /// The blocks.
+    pub blocks: std::ops::Range<u64>,
+    /// When the media write of them began: the same for as long as later
+    /// writes join this write-back, another for the next one.
+    pub started: Nanos,
+    /// When the media write of the last of them ends.
+    pub durable_at: Nanos,
+}
+
 /// A buffer segment: blocks `start..end` (none when equal), the request
 /// that last used it (for LRU), and whether a write put them there.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -572,6 +585,31 @@ impl Cache {
             last_write_end: None,
         };
         Ok(Cache { config, state })
+    }
+
+    /// The written-back blocks not yet on the media at `at`.
+    pub(super) fn unflushed(&self, at: Nanos) -> Option<Unflushed> {
+        self.state.flush.filter(|f| f.done > at).map(|f| Unflushed {
+            blocks: f.first..f.first + f.blocks,
+            started: f.start,
+            durable_at: f.done,
+        })
+    }
+
+    /// Power lost at `at`: the buffer empties and the drive forgets its
+    /// background work; returns the written-back blocks that never reached
+    /// the media.
+    pub(super) fn cut_power(&mut self, at: Nanos) -> Option<Unflushed> {
+        let lost = self.unflushed(at);
+        self.state = State {
+            segments: vec![Segment::default(); self.config.segments],
+            prefetch: None,
+            flush: None,
+            clock: self.state.clock,
+            after_write: false,
+            last_write_end: None,
+        };
+        lost
     }
 
     /// What a read that misses pays after a read, besides the media and

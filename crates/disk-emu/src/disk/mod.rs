@@ -23,7 +23,7 @@ pub mod validation;
 
 pub use cache::{
     AfterPrevious, BusSpec, CacheOverheads, CacheSpec, ExtraWriteDisconnect, ReadAheadScheme,
-    ReadAheadSpec, WriteBack, WriteStart,
+    ReadAheadSpec, Unflushed, WriteBack, WriteStart,
 };
 pub use disksim::{
     DISKSIM_VALIDATED, DisksimDisk, DisksimOptions, DisksimOverheads, from_disksim, load_disksim,

@@ -11,7 +11,7 @@
 
 use sched_core::{Cylinder, Head, Nanos, Request, ServiceEstimator, Travel};
 
-use super::cache::Cache;
+use super::cache::{Cache, Unflushed};
 use super::geometry::Geometry;
 use super::mechanics::{Arm, Mechanics, MediaStart, Rotation, Transfer, latency};
 use super::seek::duration;
@@ -36,6 +36,9 @@ pub struct DiskModel {
     cache: Option<Box<Cache>>,
     /// Mean random seek plus mean rotational latency, for expected service times.
     mean_positioning: Nanos,
+    /// Services take this many times as long as the mechanics say: 1 but
+    /// while a fault injector has slowed the disk.
+    slowdown: f64,
 }
 
 impl DiskModel {
@@ -79,6 +82,7 @@ impl DiskModel {
             surface: 0,
             cache,
             mean_positioning: 0,
+            slowdown: 1.0,
         };
         model.mean_positioning = model.mean_random_seek() + model.mean_rotational_latency();
         Ok(model)
@@ -163,7 +167,78 @@ impl DiskModel {
     /// call's `start`, and a written-back write completes before its media
     /// write, which the next request may have to wait for (see
     /// [`super::cache`]). The arm is then where the media work left it.
+    ///
+    /// A disk slowed by [`DiskModel::set_slowdown`] stretches every part of
+    /// the service by its factor.
     pub fn serve(
+        &mut self,
+        req: &Request,
+        travel: Travel,
+        start: Nanos,
+        rng: &mut Stream,
+    ) -> ServiceBreakdown {
+        let b = self.serve_mechanics(req, travel, start, rng);
+        if self.slowdown == 1.0 {
+            return b;
+        }
+        let k = |t: Nanos| (t as f64 * self.slowdown).round() as Nanos;
+        ServiceBreakdown {
+            seek: k(b.seek),
+            rotation: k(b.rotation),
+            transfer: k(b.transfer),
+            overhead: k(b.overhead),
+            seek_distance: b.seek_distance,
+        }
+    }
+
+    /// Makes every later service `factor` times as long (1 restores the
+    /// disk). This is the fault injector's slow disk: a drive retrying
+    /// marginal sectors or throttled by heat. It stretches what the host
+    /// sees; the cache's background work (read-ahead, write-back) and the
+    /// service-time estimates the policies ask for keep the drive's normal
+    /// pace.
+    ///
+    /// # Errors
+    /// [`DiskError::InvalidParameter`] for a factor that is not finite or
+    /// below 1.
+    pub fn set_slowdown(&mut self, factor: f64) -> Result<(), DiskError> {
+        if !(factor.is_finite() && factor >= 1.0) {
+            return Err(DiskError::invalid(
+                "slowdown",
+                factor,
+                "a finite factor of at least 1",
+            ));
+        }
+        self.slowdown = factor;
+        Ok(())
+    }
+
+    /// Back to the mechanics' own speed.
+    pub fn restore_speed(&mut self) {
+        self.slowdown = 1.0;
+    }
+
+    /// The current slowdown factor (1: normal speed).
+    pub fn slowdown(&self) -> f64 {
+        self.slowdown
+    }
+
+    /// The blocks the write-back cache has reported written but not yet put
+    /// on the media at `at`, and when they will be: what a power cut at `at`
+    /// would lose. `None` without a write-back cache or with nothing dirty.
+    pub fn unflushed(&self, at: Nanos) -> Option<Unflushed> {
+        self.cache.as_ref()?.unflushed(at)
+    }
+
+    /// The drive loses power at `at` and comes back at once: its buffer is
+    /// emptied, and the written-back data it had not yet put on the media
+    /// (returned) is lost. The arm stays where it was.
+    pub fn cut_power(&mut self, at: Nanos) -> Option<Unflushed> {
+        self.cache.as_mut()?.cut_power(at)
+    }
+
+    /// [`DiskModel::serve`] at the mechanics' own speed.
+    fn serve_mechanics(
         &mut self,
         req: &Request,
         travel: Travel,

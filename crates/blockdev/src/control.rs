@@ -1,0 +1,285 @@
+//! The control socket of `spindle serve`: one command a line, one reply a
+//! line, on a Unix socket (`socat - UNIX-CONNECT:PATH`, `nc -U PATH`).
+//!
+//! | command | what it does |
+//! |---|---|
+//! | `fail DISK` | disk `DISK` (from 0) fails: reads go to the other copies |
+//! | `replace DISK` | a blank disk replaces failed `DISK` and is resynchronised in the background |
+//! | `resync-rate MB_PER_S [CHUNK_KB]` | the resync speed of later replacements (default 10 MB/s in 64 KB chunks) |
+//! | `media-error DISK FIRST_BLOCK BLOCKS` | those blocks of that disk fail reads until rewritten |
+//! | `slow DISK FACTOR SECONDS` | the disk's services take FACTOR times as long for SECONDS of the disk's time |
+//! | `power-cut` | every drive loses what its write-back cache held unflushed |
+//! | `state` | each disk's state, and a rebuild's progress |
+//! | `stats` | the statistics of the whole run so far, as JSON |
+//! | `shutdown` | stop cleanly (sync, save the mirror's state) |
+//! | `help` | the commands |
+//!
+//! Replies start with `ok` or `error:`. `power-cut` answers `ok lost
+//! DISK:FIRST+BLOCKS ...` (blocks of each disk the caches lost) or `ok lost
+//! nothing`; `state` answers `ok disk0=online disk1=rebuilding:BLOCK/END`,
+//! END the block where the resync ends (the export's size in blocks).
+
+use std::sync::Arc;
+
+use disk_emu::ResyncRate;
+use disk_emu::faults::Fault;
+use sched_core::array::DiskState;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::UnixListener;
+
+use crate::engine::Emulated;
+use crate::server::Shared;
+
+/// A parsed command.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Request {
+    /// A fault to inject now.
+    Fault(Fault),
+    /// A resync rate for later replacements.
+    ResyncRate(ResyncRate),
+    /// Each disk's state.
+    State,
+    /// The statistics.
+    Stats,
+    /// Stop the server.
+    Shutdown,
+    /// The commands.
+    Help,
+}
+
+/// A line that is not a command.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0} (try `help`)")]
+pub struct ControlError(String);
+
+const HELP: &str = "commands: fail DISK | replace DISK | resync-rate MB_PER_S [CHUNK_KB] | media-error DISK FIRST_BLOCK BLOCKS | slow DISK FACTOR SECONDS | power-cut | state | stats | shutdown | help";
+
+/// Parses one line.
+///
+/// # Errors
+/// [`ControlError`] naming what is wrong.
+pub fn parse(line: &str) -> Result<Request, ControlError> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let Some((&command, args)) = words.split_first() else {
+        return Err(ControlError("empty line".into()));
+    };
+    let arity = |n: std::ops::RangeInclusive<usize>| {
+        if n.contains(&args.len()) {
+            Ok(())
+        } else {
+            Err(ControlError(format!(
+                "`{command}` takes {} arguments, got {}",
+                if n.start() == n.end() {
+                    n.start().to_string()
+                } else {
+                    format!("{} to {}", n.start(), n.end())
+                },
+                args.len()
+            )))
+        }
+    };
+    fn number<T: std::str::FromStr>(what: &str, s: &str) -> Result<T, ControlError> {
+        s.parse()
+            .map_err(|_| ControlError(format!("{what}: `{s}` is not a number")))
+    }
+    let positive = |what: &str, s: &str| -> Result<f64, ControlError> {
+        let x: f64 = number(what, s)?;
+        if x.is_finite() && x > 0.0 {
+            Ok(x)
+        } else {
+            Err(ControlError(format!(
+                "{what}: expected a positive number, got {s}"
+            )))
+        }
+    };
+    Ok(match command {
+        "fail" => {
+            arity(1..=1)?;
+            Request::Fault(Fault::FailDisk {
+                disk: number("DISK", args[0])?,
+            })
+        }
+        "replace" => {
+            arity(1..=1)?;
+            Request::Fault(Fault::ReplaceDisk {
+                disk: number("DISK", args[0])?,
+            })
+        }
+        "resync-rate" => {
+            arity(1..=2)?;
+            let mb = positive("MB_PER_S", args[0])?;
+            let chunk_kb = match args.get(1) {
+                Some(s) => positive("CHUNK_KB", s)?,
+                None => 64.0,
+            };
+            Request::ResyncRate(ResyncRate {
+                blocks_per_s: mb * 1e6 / 512.0,
+                chunk_blocks: ((chunk_kb * 1024.0 / 512.0) as u32).max(1),
+            })
+        }
+        "media-error" => {
+            arity(3..=3)?;
+            let first: u64 = number("FIRST_BLOCK", args[1])?;
+            let blocks: u64 = number("BLOCKS", args[2])?;
+            Request::Fault(Fault::MediaError {
+                disk: number("DISK", args[0])?,
+                blocks: first..first.saturating_add(blocks),
+            })
+        }
+        "slow" => {
+            arity(3..=3)?;
+            let factor = positive("FACTOR", args[1])?;
+            let seconds = positive("SECONDS", args[2])?;
+            Request::Fault(Fault::Slow {
+                disk: number("DISK", args[0])?,
+                factor,
+                duration: (seconds * 1e9) as u64,
+            })
+        }
+        "power-cut" => {
+            arity(0..=0)?;
+            Request::Fault(Fault::PowerCut)
+        }
+        "state" => Request::State,
+        "stats" => Request::Stats,
+        "shutdown" => Request::Shutdown,
+        "help" => Request::Help,
+        other => return Err(ControlError(format!("unknown command `{other}`"))),
+    })
+}
+
+/// Carries out `request`; returns the reply line.
+pub fn execute<D: Emulated>(shared: &Shared<D>, request: &Request) -> String {
+    match request {
+        Request::Fault(fault) => match shared.with_engine(|e| e.inject(fault)) {
+            Ok(lost) if matches!(fault, Fault::PowerCut) => {
+                if lost.is_empty() {
+                    "ok lost nothing".into()
+                } else {
+                    let parts: Vec<String> = lost
+                        .iter()
+                        .map(|l| {
+                            let b = &l.unflushed.blocks;
+                            format!("{}:{}+{}", l.disk, b.start, b.end - b.start)
+                        })
+                        .collect();
+                    format!("ok lost {}", parts.join(" "))
+                }
+            }
+            Ok(_) => "ok".into(),
+            Err(e) => format!("error: {e}"),
+        },
+        Request::ResyncRate(rate) => match shared.with_engine(|e| e.set_resync_rate(*rate)) {
+            Ok(()) => "ok".into(),
+            Err(e) => format!("error: {e}"),
+        },
+        Request::State => shared.with_engine(|e| {
+            let states = e.disk_states();
+            let parts: Vec<String> = states
+                .iter()
+                .enumerate()
+                .map(|(d, s)| match s {
+                    DiskState::Online => format!("disk{d}=online"),
+                    DiskState::Failed => format!("disk{d}=failed"),
+                    DiskState::Rebuilding { rebuilt_to } => {
+                        let end = e.device().inner().resync_end(d);
+                        format!("disk{d}=rebuilding:{rebuilt_to}/{end}")
+                    }
+                })
+                .collect();
+            format!("ok {}", parts.join(" "))
+        }),
+        Request::Stats => {
+            let total = shared.with_engine(|e| e.stats_mut().total());
+            match serde_json::to_string(&total) {
+                Ok(json) => format!("ok {json}"),
+                Err(e) => format!("error: {e}"),
+            }
+        }
+        Request::Shutdown => {
+            shared.shutdown.notify_one();
+            "ok stopping".into()
+        }
+        Request::Help => format!("ok {HELP}"),
+    }
+}
+
+/// Serves control clients until the server stops.
+pub async fn listen<D: Emulated>(listener: UnixListener, shared: Arc<Shared<D>>) {
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of descriptors, most likely: let some close.
+                eprintln!("spindle serve: control socket: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let (read, mut write) = stream.into_split();
+            let mut lines = BufReader::new(read).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let reply = match parse(&line) {
+                    Ok(request) => execute(&shared, &request),
+                    Err(e) => format!("error: {e}"),
+                };
+                if write
+                    .write_all(format!("{reply}\n").as_bytes())
+                    .await
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_parse_and_bad_ones_are_named() {
+        assert_eq!(
+            parse("fail 1"),
+            Ok(Request::Fault(Fault::FailDisk { disk: 1 }))
+        );
+        assert_eq!(
+            parse("  media-error 0 100 8 "),
+            Ok(Request::Fault(Fault::MediaError {
+                disk: 0,
+                blocks: 100..108
+            }))
+        );
+        assert_eq!(
+            parse("slow 1 4 0.5"),
+            Ok(Request::Fault(Fault::Slow {
+                disk: 1,
+                factor: 4.0,
+                duration: 500_000_000
+            }))
+        );
+        assert_eq!(
+            parse("resync-rate 20"),
+            Ok(Request::ResyncRate(ResyncRate {
+                blocks_per_s: 39_062.5,
+                chunk_blocks: 128
+            }))
+        );
+        assert_eq!(parse("power-cut"), Ok(Request::Fault(Fault::PowerCut)));
+        for (line, says) in [
+            ("", "empty line"),
+            ("fail", "takes 1 arguments, got 0"),
+            ("fail x", "DISK: `x` is not a number"),
+            ("slow 0 -2 1", "FACTOR: expected a positive number"),
+            ("melt 0", "unknown command `melt`"),
+            ("power-cut now", "takes 0 arguments"),
+        ] {
+            let err = parse(line).unwrap_err().to_string();
+            assert!(err.contains(says), "{line:?}: {err}");
+        }
+    }
+}

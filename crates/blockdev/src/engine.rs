@@ -1,0 +1,835 @@
+//! The real-time device: a disk-emu [`Device`] (wrapped in a
+//! [`FaultInjector`]) driven on a clock mapped from the wall clock, with
+//! real bytes in one [`Store`] per disk.
+//!
+//! Each request is submitted to the device at the current virtual time and
+//! completes when the device says it does; its bytes move at that moment:
+//! a read is served from the store of the disk that served it, a write goes
+//! to the store of every disk that has not failed. So the policy objects
+//! and the models of the simulation order and time real requests, and a
+//! mirror's disks really hold their own data: a replacement is rebuilt by
+//! copying, chunk by chunk, as the device's resync mark rises, and a read
+//! is only ever sent (by the array policy) to a disk whose copy is current.
+//!
+//! A single disk that fails answers every request with `EIO` until it is
+//! replaced; the replacement keeps the store's bytes, there being no copy
+//! to rebuild it from (what is emulated is the drive's service failing,
+//! not its platters).
+//!
+//! Durability follows the model's write-back cache: `FLUSH`, and a write
+//! with `FUA`, are answered once every disk's cache has put the data on the
+//! media (the model's time) and the backing files are synced. A power cut
+//! loses exactly what the model's caches held unflushed: the engine keeps
+//! the old bytes of every write the model still holds in a cache, and puts
+//! them back.
+
+use std::collections::{HashMap, VecDeque};
+use std::ops::Range;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use disk_emu::faults::{Applied, Fault, FaultError, FaultInjector, Lost};
+use disk_emu::{ArrayDevice, Device, DeviceError, DiskDevice, FaultTarget, Outcome, ResyncRate};
+use sched_core::array::{Copies, DiskSet, DiskState, Location};
+use sched_core::{EnqueueError, Kind, Nanos, Request, RequestId};
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::backing::{Store, StoreError};
+use crate::clock::Clock;
+use crate::io_stats::Stats;
+use crate::nbd::{Command, Errno};
+use crate::persist::{MirrorState, SavedDisk, StateFile};
+
+/// The devices the engine serves from: a single disk or an array, with the
+/// array operations a mirror needs across restarts.
+pub trait Emulated: FaultTarget + Send + 'static {
+    /// Changes the resync speed of later replacements.
+    ///
+    /// # Errors
+    /// [`DeviceError::Invalid`] during a resync, for a bad rate, or on a
+    /// single disk (which has nothing to resync from).
+    fn set_resync_rate(&mut self, rate: ResyncRate) -> Result<(), DeviceError>;
+
+    /// Replaces failed `disk` with one current below block `rebuilt_to`.
+    ///
+    /// # Errors
+    /// As [`Device::replace_disk`].
+    fn resume_resync(&mut self, disk: usize, rebuilt_to: u64) -> Result<(), DeviceError>;
+
+    /// The block where a resync of `disk` ends.
+    fn resync_end(&self, disk: usize) -> u64;
+}
+
+impl Emulated for DiskDevice {
+    fn set_resync_rate(&mut self, _: ResyncRate) -> Result<(), DeviceError> {
+        Err(DeviceError::Invalid {
+            field: "resync",
+            expected: "a mirror: a single disk has no copy to resync from",
+        })
+    }
+
+    fn resume_resync(&mut self, disk: usize, _: u64) -> Result<(), DeviceError> {
+        self.replace_disk(disk)
+    }
+
+    fn resync_end(&self, disk: usize) -> u64 {
+        Device::model(self, disk).map_or(0, |m| m.capacity_blocks())
+    }
+}
+
+impl Emulated for ArrayDevice {
+    fn set_resync_rate(&mut self, rate: ResyncRate) -> Result<(), DeviceError> {
+        ArrayDevice::set_resync_rate(self, rate)
+    }
+
+    fn resume_resync(&mut self, disk: usize, rebuilt_to: u64) -> Result<(), DeviceError> {
+        self.replace_disk_rebuilt_to(disk, rebuilt_to)
+    }
+
+    fn resync_end(&self, disk: usize) -> u64 {
+        ArrayDevice::resync_end(self, disk)
+    }
+}
+
+/// A reply on its way to its connection.
+#[derive(Debug)]
+pub struct Reply {
+    /// The client's handle.
+    pub handle: u64,
+    /// The data of a read, or the error.
+    pub result: Result<Option<Vec<u8>>, Errno>,
+}
+
+/// Where a connection's replies go.
+pub type Replier = UnboundedSender<Reply>;
+
+/// Why the engine could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EngineError {
+    /// The export does not fit the disk.
+    #[error("--size: {size} bytes, but the disk {model} holds {capacity} bytes")]
+    TooBig {
+        /// Bytes asked for.
+        size: u64,
+        /// The disk's model.
+        model: String,
+        /// Bytes it holds.
+        capacity: u64,
+    },
+    /// One store per disk is needed.
+    #[error("{stores} stores for {disks} disks")]
+    Stores {
+        /// Stores given.
+        stores: usize,
+        /// Disks.
+        disks: usize,
+    },
+    /// A store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The device refused an operation.
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    /// The saved mirror state does not fit this device.
+    #[error(transparent)]
+    State(#[from] crate::persist::StateError),
+}
+
+/// What a request in the device still has to do.
+#[derive(Debug)]
+enum Op {
+    Read,
+    Write(Bytes),
+    Zero,
+}
+
+#[derive(Debug)]
+struct Pending {
+    reply: Replier,
+    handle: u64,
+    op: Op,
+    offset: u64,
+    len: u32,
+    fua: bool,
+    arrived: Instant,
+    /// Disks whose copy failed with a media error: the read is retried on
+    /// the others.
+    avoid: DiskSet,
+}
+
+/// A `FLUSH` or `FUA` write waiting until the caches have written back.
+#[derive(Debug)]
+struct Waiter {
+    at: Nanos,
+    reply: Replier,
+    handle: u64,
+    arrived: Instant,
+}
+
+/// The old bytes under a write a drive's cache still holds.
+#[derive(Debug)]
+struct Undo {
+    disk: usize,
+    offset: u64,
+    old: Vec<u8>,
+    /// The write-back holding it (by when its media write began): once
+    /// that write-back is over, a later one of the same blocks holds newer
+    /// data.
+    write_back: Nanos,
+}
+
+/// The real-time device (see the [module](self) documentation).
+pub struct Engine<D: Emulated> {
+    device: FaultInjector<D>,
+    stores: Vec<Store>,
+    size: u64,
+    block_bytes: u64,
+    clock: Clock,
+    pending: HashMap<u64, Pending>,
+    /// Requests the device's queue had no room for, oldest first.
+    backlog: VecDeque<u64>,
+    waiters: Vec<Waiter>,
+    undo: Vec<Undo>,
+    /// Bytes of each disk known current: the export's size for a disk in
+    /// service, the copied part for one being rebuilt.
+    marks: Vec<u64>,
+    next_id: u64,
+    stats: Stats,
+    state_file: Option<StateFile>,
+    saved: Option<MirrorState>,
+    saved_at: Instant,
+}
+
+impl<D: Emulated> Engine<D> {
+    /// An engine serving `size` bytes from `device`, disk `d`'s bytes in
+    /// `stores[d]`, on `clock`; a mirror's state is kept in `state_file`
+    /// (restored from it if it exists).
+    ///
+    /// # Errors
+    /// [`EngineError`]: an export larger than a disk, a store count other
+    /// than the disk count, a saved state that does not fit.
+    pub fn new(
+        device: FaultInjector<D>,
+        stores: Vec<Store>,
+        size: u64,
+        clock: Clock,
+        state_file: Option<StateFile>,
+    ) -> Result<Self, EngineError> {
+        let disks = device.disks();
+        if stores.len() != disks {
+            return Err(EngineError::Stores {
+                stores: stores.len(),
+                disks,
+            });
+        }
+        let mut block_bytes = 512;
+        for d in 0..disks {
+            if let Some(m) = device.model(d) {
+                block_bytes = u64::from(m.block_bytes());
+                let capacity = m.capacity_blocks() * block_bytes;
+                if size > capacity {
+                    return Err(EngineError::TooBig {
+                        size,
+                        model: m.name().to_string(),
+                        capacity,
+                    });
+                }
+            }
+        }
+        let mut engine = Engine {
+            device,
+            stores,
+            size,
+            block_bytes,
+            clock,
+            pending: HashMap::new(),
+            backlog: VecDeque::new(),
+            waiters: Vec::new(),
+            undo: Vec::new(),
+            marks: vec![size; disks],
+            next_id: 0,
+            stats: Stats::new(),
+            state_file,
+            saved: None,
+            saved_at: Instant::now(),
+        };
+        engine.restore()?;
+        Ok(engine)
+    }
+
+    /// Brings back a mirror's saved state: failed disks stay failed, a
+    /// resync goes on from its saved mark. After an unclean stop the disks
+    /// may differ where writes were in flight: every disk but the first in
+    /// service is resynchronised from the start, as Linux md does without a
+    /// write-intent bitmap.
+    fn restore(&mut self) -> Result<(), EngineError> {
+        let Some(file) = &self.state_file else {
+            return Ok(());
+        };
+        let disks = self.device.disks();
+        if let Some(saved) = file.load(disks, self.size)? {
+            let mut kept_one = false;
+            for (d, disk) in saved.disks.iter().enumerate() {
+                match *disk {
+                    SavedDisk::Online if saved.clean || !kept_one => kept_one = true,
+                    SavedDisk::Online => self.rebuild(d, 0)?,
+                    SavedDisk::Failed => {
+                        self.device.fail_disk(d)?;
+                        self.marks[d] = 0;
+                    }
+                    // After an unclean stop even the rebuilt part may
+                    // have missed a write in flight.
+                    SavedDisk::Rebuilding { rebuilt_to } if saved.clean => {
+                        self.rebuild(d, rebuilt_to)?;
+                    }
+                    SavedDisk::Rebuilding { .. } => self.rebuild(d, 0)?,
+                }
+            }
+            self.drain_without_replies();
+        }
+        self.persist(true);
+        Ok(())
+    }
+
+    fn rebuild(&mut self, disk: usize, rebuilt_to: u64) -> Result<(), EngineError> {
+        self.device.fail_disk(disk)?;
+        self.device.inner_mut().resume_resync(disk, rebuilt_to)?;
+        self.marks[disk] = (rebuilt_to * self.block_bytes).min(self.size);
+        Ok(())
+    }
+
+    /// Outcomes of disk operations before any request (nothing to reply to).
+    fn drain_without_replies(&mut self) {
+        while self.device.poll().is_some() {}
+    }
+
+    /// The clock.
+    pub fn clock(&self) -> Clock {
+        self.clock
+    }
+
+    /// The device.
+    pub fn device(&self) -> &FaultInjector<D> {
+        &self.device
+    }
+
+    /// The statistics.
+    pub fn stats_mut(&mut self) -> &mut Stats {
+        &mut self.stats
+    }
+
+    /// When the engine next has something to do on its own.
+    pub fn next_wake(&self) -> Option<Nanos> {
+        let waiter = self.waiters.iter().map(|w| w.at).min();
+        match (self.device.next_event_time(), waiter) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Every disk's state.
+    pub fn disk_states(&self) -> Vec<DiskState> {
+        (0..self.device.disks())
+            .map(|d| self.device.disk_state(d).unwrap_or(DiskState::Failed))
+            .collect()
+    }
+
+    /// Brings the device to the present, completing what is due.
+    pub fn catch_up(&mut self) {
+        let now = self.clock.now();
+        self.advance_to(now);
+    }
+
+    /// Steps the device event by event up to `now`, handling each step's
+    /// outcomes before the next (so that a resync's copy, a power cut's
+    /// losses and the completions around them happen in the model's order).
+    fn advance_to(&mut self, now: Nanos) {
+        let now = now.max(self.device.now());
+        loop {
+            let step = self.device.next_event_time().filter(|&t| t <= now);
+            let to = step.unwrap_or(now);
+            if let Err(e) = self.device.advance(to) {
+                eprintln!("spindle serve: device: {e}");
+            }
+            self.resync_copy();
+            while let Some(o) = self.device.poll() {
+                self.outcome(o);
+            }
+            while let Some(applied) = self.device.poll_applied() {
+                self.applied(applied);
+            }
+            self.release_waiters();
+            self.retry_backlog();
+            if step.is_none() {
+                break;
+            }
+        }
+        self.prune_undo();
+        self.persist(false);
+    }
+
+    /// Takes one request of a connection.
+    pub fn request(&mut self, reply: &Replier, handle: u64, cmd: Command, payload: Option<Bytes>) {
+        let arrived = Instant::now();
+        let now = self.clock.virtual_at(arrived);
+        self.advance_to(now);
+        let (op, offset, len, fua) = match cmd {
+            Command::Read { offset, len } => (Op::Read, offset, len, false),
+            Command::Write { offset, len, fua } => {
+                (Op::Write(payload.unwrap_or_default()), offset, len, fua)
+            }
+            Command::WriteZeroes { offset, len, fua } => (Op::Zero, offset, len, fua),
+            // A 1990s disk has no use for the hint.
+            Command::Trim { .. } => {
+                self.answer(reply, handle, arrived, None, Ok(None));
+                return;
+            }
+            Command::Flush => {
+                self.durable(reply.clone(), handle, arrived, None);
+                return;
+            }
+            Command::Disconnect => return,
+        };
+        let id = self.next_id;
+        self.next_id += 1;
+        self.pending.insert(
+            id,
+            Pending {
+                reply: reply.clone(),
+                handle,
+                op,
+                offset,
+                len,
+                fua,
+                arrived,
+                avoid: DiskSet::EMPTY,
+            },
+        );
+        if !self.submit(id) {
+            self.backlog.push_back(id);
+        }
+        self.stats.depth(self.pending.len());
+        // What is already due (everything, on the zero-latency disk)
+        // completes now, on this thread, rather than after a wake-up of the
+        // clock thread.
+        let now = self.clock.now();
+        if self.device.next_event_time().is_some_and(|t| t <= now) {
+            self.advance_to(now);
+        }
+    }
+
+    /// Submits pending request `id` to the device at its clock; `false` if
+    /// the device's queue is full (the request stays pending).
+    fn submit(&mut self, id: u64) -> bool {
+        let Some(p) = self.pending.get(&id) else {
+            return true;
+        };
+        let bb = self.block_bytes;
+        let block = p.offset / bb;
+        let blocks = (p.offset + u64::from(p.len)).div_ceil(bb) - block;
+        let kind = match p.op {
+            Op::Read => Kind::Read,
+            Op::Write(_) | Op::Zero => Kind::Write,
+        };
+        let now = self.device.now();
+        let req = Request::new(RequestId(id), kind, block, blocks as u32, 0, now);
+        let at = Location { block, cylinder: 0 };
+        let mut copies = Copies::new();
+        for d in (0..self.device.disks()).filter(|&d| !p.avoid.contains(d)) {
+            copies = copies.with(d, at);
+        }
+        match self.device.submit(req, &copies, now) {
+            Ok(()) => {}
+            Err(DeviceError::Refused(EnqueueError::QueueFull { .. })) => return false,
+            // No disk can take it (a failed single disk, a mirror with no
+            // copy left): the client gets an I/O error.
+            Err(_) => self.fail(id, Errno::Io, None),
+        }
+        while let Some(o) = self.device.poll() {
+            self.outcome(o);
+        }
+        true
+    }
+
+    fn retry_backlog(&mut self) {
+        while let Some(&id) = self.backlog.front() {
+            if !self.submit(id) {
+                break;
+            }
+            self.backlog.pop_front();
+        }
+    }
+
+    /// Replies to a pending request with `errno`.
+    fn fail(&mut self, id: u64, errno: Errno, due: Option<Instant>) {
+        if let Some(p) = self.pending.remove(&id) {
+            self.answer(&p.reply, p.handle, p.arrived, due, Err(errno));
+        }
+    }
+
+    /// Hands a reply to its connection and counts it.
+    fn answer(
+        &mut self,
+        reply: &Replier,
+        handle: u64,
+        arrived: Instant,
+        due: Option<Instant>,
+        result: Result<Option<Vec<u8>>, Errno>,
+    ) {
+        let now = Instant::now();
+        let late = due.map_or(Duration::ZERO, |d| now.saturating_duration_since(d));
+        self.stats.depth(self.pending.len());
+        self.stats.complete(
+            now.saturating_duration_since(arrived),
+            late,
+            result.is_err(),
+        );
+        // A connection that has gone away no longer wants its replies.
+        let _ = reply.send(Reply { handle, result });
+    }
+
+    fn outcome(&mut self, o: Outcome) {
+        match o {
+            Outcome::Completed(done) => {
+                let id = done.request.id.0;
+                let due = self.clock.wall(done.timing.finish);
+                let Some(p) = self.pending.remove(&id) else {
+                    return;
+                };
+                let result = match &p.op {
+                    Op::Read => {
+                        let mut buf = vec![0u8; p.len as usize];
+                        self.stores[done.timing.disk]
+                            .read(p.offset, &mut buf)
+                            .map(|()| Some(buf))
+                    }
+                    Op::Write(data) => self.store_write(p.offset, u64::from(p.len), Some(data)),
+                    Op::Zero => self.store_write(p.offset, u64::from(p.len), None),
+                };
+                match result {
+                    Err(e) => {
+                        eprintln!("spindle serve: {e}");
+                        self.answer(&p.reply, p.handle, p.arrived, Some(due), Err(Errno::Io));
+                    }
+                    Ok(data) if !p.fua => {
+                        self.answer(&p.reply, p.handle, p.arrived, Some(due), Ok(data));
+                    }
+                    Ok(_) => {
+                        let blocks = self.blocks_of(p.offset, p.len);
+                        self.durable(p.reply, p.handle, p.arrived, Some(blocks));
+                    }
+                }
+            }
+            Outcome::MediaError { done, .. } => {
+                let id = done.request.id.0;
+                let due = self.clock.wall(done.timing.finish);
+                let disks = self.device.disks();
+                let retry = self.pending.get_mut(&id).is_some_and(|p| {
+                    p.avoid = p.avoid.with(done.timing.disk);
+                    (0..disks).any(|d| {
+                        !p.avoid.contains(d)
+                            && !matches!(self.device.disk_state(d), Ok(DiskState::Failed) | Err(_))
+                    })
+                });
+                if retry {
+                    if !self.submit(id) {
+                        self.backlog.push_back(id);
+                    }
+                } else {
+                    self.fail(id, Errno::Io, Some(due));
+                }
+            }
+            Outcome::Failed(r) | Outcome::Expired(r) => self.fail(r.id.0, Errno::Io, None),
+            Outcome::Resynced { .. } => {
+                self.resync_copy();
+                self.persist(true);
+            }
+        }
+    }
+
+    fn blocks_of(&self, offset: u64, len: u32) -> Range<u64> {
+        offset / self.block_bytes..(offset + u64::from(len)).div_ceil(self.block_bytes)
+    }
+
+    /// Writes `data` (zeroes if `None`) at `offset` on every disk that has
+    /// not failed, keeping the old bytes where the disk's cache holds the
+    /// write unflushed.
+    fn store_write(
+        &mut self,
+        offset: u64,
+        len: u64,
+        data: Option<&Bytes>,
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let now = self.device.now();
+        let blocks = offset / self.block_bytes..(offset + len).div_ceil(self.block_bytes);
+        for d in 0..self.stores.len() {
+            if matches!(self.device.disk_state(d), Ok(DiskState::Failed) | Err(_)) {
+                continue;
+            }
+            let cached = self
+                .device
+                .model(d)
+                .and_then(|m| m.unflushed(now))
+                .filter(|u| overlaps(&u.blocks, &blocks));
+            if let Some(u) = cached {
+                let mut old = vec![0u8; len as usize];
+                self.stores[d].read(offset, &mut old)?;
+                self.undo.push(Undo {
+                    disk: d,
+                    offset,
+                    old,
+                    write_back: u.started,
+                });
+            }
+            match data {
+                Some(bytes) => self.stores[d].write(offset, bytes)?,
+                None => self.stores[d].zero(offset, len)?,
+            }
+        }
+        Ok(None)
+    }
+
+    /// When every write back of the disks' caches touching `blocks` (any,
+    /// if `None`) is on the media, or `None` if it is.
+    fn durable_at(&self, blocks: Option<&Range<u64>>) -> Option<Nanos> {
+        let now = self.device.now();
+        (0..self.device.disks())
+            .filter_map(|d| self.device.model(d)?.unflushed(now))
+            .filter(|u| blocks.is_none_or(|b| overlaps(&u.blocks, b)))
+            .map(|u| u.durable_at)
+            .max()
+    }
+
+    /// Replies once `blocks` (everything, if `None`) is durable: on the
+    /// media of the model, and synced in the backing files.
+    fn durable(
+        &mut self,
+        reply: Replier,
+        handle: u64,
+        arrived: Instant,
+        blocks: Option<Range<u64>>,
+    ) {
+        match self.durable_at(blocks.as_ref()) {
+            Some(at) => self.waiters.push(Waiter {
+                at,
+                reply,
+                handle,
+                arrived,
+            }),
+            None => {
+                let result = self.sync().map(|()| None).map_err(|_| Errno::Io);
+                self.answer(&reply, handle, arrived, None, result);
+            }
+        }
+    }
+
+    fn sync(&self) -> Result<(), StoreError> {
+        for s in &self.stores {
+            s.sync().inspect_err(|e| eprintln!("spindle serve: {e}"))?;
+        }
+        Ok(())
+    }
+
+    fn release_waiters(&mut self) {
+        let now = self.device.now();
+        if !self.waiters.iter().any(|w| w.at <= now) {
+            return;
+        }
+        let result = self.sync().map(|()| None).map_err(|_| Errno::Io);
+        let (due, waiting): (Vec<Waiter>, Vec<Waiter>) =
+            self.waiters.drain(..).partition(|w| w.at <= now);
+        self.waiters = waiting;
+        for w in due {
+            let at = self.clock.wall(w.at);
+            self.answer(&w.reply, w.handle, w.arrived, Some(at), result.clone());
+        }
+    }
+
+    /// Drops the old bytes of writes whose caches have written them back.
+    fn prune_undo(&mut self) {
+        if self.undo.is_empty() {
+            return;
+        }
+        let now = self.device.now();
+        let bb = self.block_bytes;
+        let device = &self.device;
+        self.undo.retain(|u| {
+            let blocks = u.offset / bb..(u.offset + u.old.len() as u64).div_ceil(bb);
+            device
+                .model(u.disk)
+                .and_then(|m| m.unflushed(now))
+                .is_some_and(|f| f.started == u.write_back && overlaps(&f.blocks, &blocks))
+        });
+    }
+
+    /// Puts back what a power cut lost; fails the flushes waiting for it.
+    fn lose(&mut self, lost: &[Lost]) {
+        let bb = self.block_bytes;
+        for l in lost {
+            let gone = l.unflushed.blocks.start * bb..l.unflushed.blocks.end * bb;
+            for u in self.undo.iter().rev().filter(|u| u.disk == l.disk) {
+                let start = u.offset.max(gone.start);
+                let end = (u.offset + u.old.len() as u64).min(gone.end);
+                if start < end {
+                    let from = (start - u.offset) as usize..(end - u.offset) as usize;
+                    if let Err(e) = self.stores[l.disk].write(start, &u.old[from]) {
+                        eprintln!("spindle serve: {e}");
+                    }
+                }
+            }
+            self.undo.retain(|u| u.disk != l.disk);
+        }
+        for w in std::mem::take(&mut self.waiters) {
+            self.answer(&w.reply, w.handle, w.arrived, None, Err(Errno::Io));
+        }
+    }
+
+    fn applied(&mut self, applied: Applied) {
+        match applied.effect {
+            Ok(lost) => self.lose(&lost),
+            Err(e) => eprintln!(
+                "spindle serve: scheduled fault {:?} at {} ns: {e}",
+                applied.fault, applied.at
+            ),
+        }
+        self.persist(true);
+    }
+
+    /// Applies `fault` now; returns what a power cut lost.
+    ///
+    /// # Errors
+    /// [`FaultError`]: the device's refusal, a disk or range that does not exist.
+    pub fn inject(&mut self, fault: &Fault) -> Result<Vec<Lost>, FaultError> {
+        self.catch_up();
+        let lost = self.device.inject(fault)?;
+        self.lose(&lost);
+        if let Fault::ReplaceDisk { disk } = *fault {
+            self.marks[disk] = 0;
+        }
+        // The failure's and the replacement's outcomes.
+        let now = self.device.now();
+        self.advance_to(now);
+        self.persist(true);
+        Ok(lost)
+    }
+
+    /// Sets the resync speed of later replacements.
+    ///
+    /// # Errors
+    /// As [`Emulated::set_resync_rate`].
+    pub fn set_resync_rate(&mut self, rate: ResyncRate) -> Result<(), DeviceError> {
+        self.device.inner_mut().set_resync_rate(rate)
+    }
+
+    /// Copies to each disk being rebuilt the blocks its resync has reached.
+    fn resync_copy(&mut self) {
+        let all_current = self.marks.iter().all(|&m| m == self.size)
+            && (0..self.device.disks())
+                .all(|d| matches!(self.device.disk_state(d), Ok(DiskState::Online)));
+        if all_current {
+            return;
+        }
+        let states = self.disk_states();
+        for d in 0..states.len() {
+            let target = match states[d] {
+                DiskState::Failed => {
+                    self.marks[d] = 0;
+                    continue;
+                }
+                DiskState::Online => self.size,
+                DiskState::Rebuilding { rebuilt_to } => {
+                    (rebuilt_to.saturating_mul(self.block_bytes)).min(self.size)
+                }
+            };
+            if self.marks[d] >= target {
+                continue;
+            }
+            let source = (0..states.len()).find(|&s| s != d && states[s] == DiskState::Online);
+            let Some(source) = source else {
+                continue;
+            };
+            let from = self.marks[d];
+            let (left, right) = self.stores.split_at_mut(d.max(source));
+            let (to_store, from_store) = if d < source {
+                (&mut left[d], &right[0])
+            } else {
+                (&mut right[0], &left[source])
+            };
+            if let Err(e) = to_store.copy_from(from_store, from, target - from) {
+                eprintln!("spindle serve: resync of disk {d}: {e}");
+                continue;
+            }
+            self.marks[d] = target;
+        }
+    }
+
+    /// Saves the mirror's state if it changed (a resync's progress at most
+    /// once a second, unless `now`), syncing a rebuilt disk's store before
+    /// its mark is recorded.
+    fn persist(&mut self, now: bool) {
+        let Some(file) = &self.state_file else {
+            return;
+        };
+        let disks: Vec<SavedDisk> = self
+            .disk_states()
+            .iter()
+            .zip(&self.marks)
+            .map(|(s, &mark)| match s {
+                DiskState::Online => SavedDisk::Online,
+                DiskState::Failed => SavedDisk::Failed,
+                DiskState::Rebuilding { .. } => SavedDisk::Rebuilding {
+                    rebuilt_to: mark / self.block_bytes,
+                },
+            })
+            .collect();
+        let state = MirrorState {
+            disks,
+            size: self.size,
+            clean: false,
+        };
+        if self.saved.as_ref() == Some(&state) {
+            return;
+        }
+        let progress_only = self.saved.as_ref().is_some_and(|s| {
+            s.disks
+                .iter()
+                .zip(&state.disks)
+                .all(|(a, b)| std::mem::discriminant(a) == std::mem::discriminant(b))
+        });
+        if progress_only && !now && self.saved_at.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        if self.sync().is_err() {
+            return;
+        }
+        match file.save(&state) {
+            Ok(()) => {
+                self.saved = Some(state);
+                self.saved_at = Instant::now();
+            }
+            Err(e) => eprintln!("spindle serve: {e}"),
+        }
+    }
+
+    /// A clean stop: every store synced, the mirror's state saved as clean.
+    ///
+    /// # Errors
+    /// The first store or state file that failed.
+    pub fn shut_down(&mut self) -> Result<(), EngineError> {
+        self.catch_up();
+        self.sync()?;
+        self.persist(true);
+        if let (Some(file), Some(state)) = (&self.state_file, &self.saved) {
+            file.save(&MirrorState {
+                clean: true,
+                ..state.clone()
+            })?;
+        }
+        Ok(())
+    }
+}
+
+fn overlaps(a: &Range<u64>, b: &Range<u64>) -> bool {
+    a.start < b.end && b.start < a.end
+}

@@ -1,0 +1,121 @@
+//! `spindle serve` and `spindle control` as a user meets them: the export
+//! checked against the disk, a bad fault schedule named by file and field,
+//! a server stopped from its control socket writing its statistics.
+
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn spindle(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .args(args)
+        .output()
+        .expect("spindle runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn an_export_larger_than_the_disk_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("s.sock");
+    let o = spindle(&[
+        "serve",
+        "--disk",
+        "hp97560",
+        "--size",
+        "2G",
+        "--socket",
+        socket.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(
+        e.contains("--size: 2147483648 bytes, but the disk hp97560 holds 1374216192 bytes"),
+        "{e}"
+    );
+    let o = spindle(&["serve", "--size", "1Q"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("the suffix must be K, M, G or T"));
+}
+
+#[test]
+fn a_bad_fault_schedule_names_its_file_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let faults = dir.path().join("faults.toml");
+    std::fs::write(
+        &faults,
+        "[[fault]]\nat_ms = 5\nkind = \"slow\"\ndisk = 0\nfactor = 3\n",
+    )
+    .unwrap();
+    let o = spindle(&[
+        "serve",
+        "--faults",
+        faults.to_str().unwrap(),
+        "--socket",
+        dir.path().join("s.sock").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(
+        e.contains("faults.toml: fault 0 (slow): `for_ms`: expected a duration"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_server_stopped_from_its_control_socket_writes_its_statistics() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("s.sock");
+    let control = dir.path().join("s.ctl");
+    let stats = dir.path().join("stats.json");
+    let server = Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .args([
+            "serve",
+            "--disk",
+            "zero-latency",
+            "--size",
+            "1M",
+            "--socket",
+            socket.to_str().unwrap(),
+            "--control",
+            control.to_str().unwrap(),
+            "--quiet",
+            "--stats-out",
+            stats.to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !control.exists() {
+        assert!(Instant::now() < deadline, "no control socket");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let ctl = |args: &[&str]| {
+        let mut all = vec!["control", control.to_str().unwrap()];
+        all.extend_from_slice(args);
+        spindle(&all)
+    };
+    let o = ctl(&["state"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "ok disk0=online");
+    let o = ctl(&["fail", "7"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("disk 7 is not in the device of 1 disks"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(ctl(&["shutdown"]).status.success());
+    let out = server.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("completions"), "{table}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    assert!(json["total"]["completions"].is_u64());
+}
