@@ -349,6 +349,6 @@ pub fn run(args: &AdmitArgs, format: Format) -> Result<()> {
         admitted[0], admitted[1], admitted[2], rounds[0], rounds[1], rounds[2]
     ));
     t.note("q = rounds a period, x = blocks a round, W = x·C/V, resp = worst-case response");
-    crate::output::emit(&t.render(format));
+    crate::output::emit_table(&t, format)?;
     Ok(())
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::output::{Format, render_all};
+use crate::output::Format;
 use crate::plot::write_svg;
 use crate::repro::{plot_path, towsley91_analysis};
 
@@ -47,7 +47,7 @@ pub fn run(paper: &AnalyzePaper, format: Format) -> Result<()> {
         }
         tables.extend(f.tables);
     }
-    crate::output::emit(&render_all(&tables, format));
+    crate::output::emit_tables(&tables, format)?;
     eprintln!("analysis time: {:.1} ms", solved.as_secs_f64() * 1e3);
     Ok(())
 }

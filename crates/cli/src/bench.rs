@@ -128,6 +128,6 @@ pub fn run(what: &BenchWhat, format: Format) -> Result<()> {
             "Peak resident memory of the whole process: {mb:.1} MB."
         ));
     }
-    crate::output::emit(&t.render(format));
+    crate::output::emit_table(&t, format)?;
     Ok(())
 }

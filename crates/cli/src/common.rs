@@ -25,7 +25,7 @@ pub fn resolve_disk(name: &str) -> Result<DiskSpec> {
 }
 
 /// `spindle presets`.
-pub fn print_presets(format: Format) {
+pub fn print_presets(format: Format) -> Result<()> {
     let mut t = Table::new(
         "Disk presets (use with --disk; any field can be overridden from a TOML/JSON file)",
         &["name", "description"],
@@ -34,11 +34,11 @@ pub fn print_presets(format: Format) {
         t.row(vec![Cell::text(name), Cell::text(description)]);
     }
     t.note("Also: --disk FILE.toml|FILE.json (a whole spec, or `preset = \"name\"` plus overrides), --disk disksim:FILE.parv");
-    crate::output::emit(&t.render(format));
+    crate::output::emit_table(&t, format)
 }
 
 /// `spindle policies`: every single-disk and array policy of sched-core's registry.
-pub fn print_policies(format: Format) {
+pub fn print_policies(format: Format) -> Result<()> {
     let mut t = Table::new(
         "Policies: NAME[:key=value,...] (single-disk ones with --policy)",
         &[
@@ -70,7 +70,7 @@ pub fn print_policies(format: Format) {
         ]);
     }
     t.note("A nested discipline is written in parentheses: dmq-sq:queue=ssedo(m=5,beta=1.5)");
-    crate::output::emit(&t.render(format));
+    crate::output::emit_table(&t, format)
 }
 
 /// A progress bar on stderr for `total` units of work; hidden when stderr is

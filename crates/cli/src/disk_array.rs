@@ -218,7 +218,7 @@ pub fn run(args: &ArrayArgs, format: Format) -> Result<()> {
         rates.iter().sum::<f64>() / rates.len().max(1) as f64,
         rates.len()
     );
-    print!("{}", t.render(format));
+    crate::output::emit_table(&t, format)?;
     eprintln!("wall time: {:.1} s", started.elapsed().as_secs_f64());
     Ok(())
 }

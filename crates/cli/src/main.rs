@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{CommandFactory, Parser, Subcommand};
 use experiments::sharding::{Merged, PartContext, Runner, Shard};
-use spindle::output::{Format, discarding_results};
+use spindle::output::{Format, discarding_results, tables_into};
 use spindle::{
     admit, analyze, bench, common, disk_array, grid, replay, repro, run, serve, trace_info, txn,
     validate,
@@ -34,6 +34,11 @@ struct Cli {
     /// Where a shard writes its part [default: part-INDEX-of-COUNT.spindle].
     #[arg(long, global = true, value_name = "FILE")]
     part: Option<PathBuf>,
+    /// Write each result table to its own file in DIR (NN-title.csv, .json or
+    /// .txt as --format says) rather than all to standard output: one
+    /// parseable CSV per table for the commands that print several.
+    #[arg(long, global = true, value_name = "DIR")]
+    out_dir: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -148,9 +153,12 @@ impl Command {
 
 fn main() -> ExitCode {
     let cli = Cli::try_parse().unwrap_or_else(|e| refuse_arguments(&e));
-    let result = match cli.shard {
-        Some(shard) => run_shard(cli, shard),
-        None => dispatch(cli.command, cli.format),
+    let result = match (cli.shard, cli.out_dir.clone()) {
+        (Some(shard), _) => run_shard(cli, shard),
+        (None, Some(dir)) => std::fs::create_dir_all(&dir)
+            .with_context(|| format!("--out-dir: creating {}", dir.display()))
+            .and_then(|()| tables_into(dir, || dispatch(cli.command, cli.format))),
+        (None, None) => dispatch(cli.command, cli.format),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -204,14 +212,8 @@ fn dispatch(command: Option<Command>, format: Format) -> Result<()> {
         Some(Command::TraceInfo(args)) => trace_info::run(&args, format),
         Some(Command::Validate(args)) => validate::run(&args, format),
         Some(Command::Admit(args)) => admit::run(&args, format),
-        Some(Command::Presets) => {
-            common::print_presets(format);
-            Ok(())
-        }
-        Some(Command::Policies) => {
-            common::print_policies(format);
-            Ok(())
-        }
+        Some(Command::Presets) => common::print_presets(format),
+        Some(Command::Policies) => common::print_policies(format),
         Some(Command::Repro { paper }) => repro::run(&paper, format),
         Some(Command::Analyze { paper }) => analyze::run(&paper, format),
         Some(Command::Txn(args)) => txn::run(&args, format),
@@ -239,7 +241,7 @@ fn dispatch(command: Option<Command>, format: Format) -> Result<()> {
 /// The options that change how a command runs or where its results go, but
 /// not its results: left out of a part's command, so shards may differ in
 /// them and a merge chooses its own.
-const PRESENTATION_OPTIONS: [&str; 4] = ["--shard", "--part", "--jobs", "--format"];
+const PRESENTATION_OPTIONS: [&str; 5] = ["--shard", "--part", "--jobs", "--format", "--out-dir"];
 
 /// The command line without [`PRESENTATION_OPTIONS`] (as `--opt value` or
 /// `--opt=value`).

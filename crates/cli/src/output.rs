@@ -7,6 +7,80 @@ use serde_json::{Map, Value, json};
 
 thread_local! {
     static DISCARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static OUT_DIR: std::cell::RefCell<Option<std::path::PathBuf>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `command` with its tables written one per file into `dir` (global
+/// `--out-dir`): `NN-title.csv` (or `.json`, `.txt` as `--format` says),
+/// numbered in the order the command prints them, so a command of several
+/// tables gives each its own parseable CSV. Standard output lists the files.
+pub fn tables_into<R>(dir: std::path::PathBuf, command: impl FnOnce() -> R) -> R {
+    let before = OUT_DIR.with(|d| d.replace(Some(dir)));
+    let result = command();
+    OUT_DIR.with(|d| d.replace(before));
+    result
+}
+
+/// Prints a command's one result table (as [`Table::render`]), or writes it
+/// to its own file under the `--out-dir` ([`tables_into`]).
+///
+/// # Errors
+/// A file that cannot be written.
+pub fn emit_table(table: &Table, format: Format) -> anyhow::Result<()> {
+    if OUT_DIR.with(|d| d.borrow().is_none()) {
+        emit(&table.render(format));
+        return Ok(());
+    }
+    emit_tables(std::slice::from_ref(table), format)
+}
+
+/// Prints a command's result tables (as [`render_all`]), or writes each to
+/// its own file under the `--out-dir` ([`tables_into`]).
+///
+/// # Errors
+/// A file that cannot be written.
+pub fn emit_tables(tables: &[Table], format: Format) -> anyhow::Result<()> {
+    let Some(dir) = OUT_DIR.with(|d| d.borrow().clone()) else {
+        emit(&render_all(tables, format));
+        return Ok(());
+    };
+    if results_discarded() {
+        return Ok(());
+    }
+    let extension = match format {
+        Format::Table => "txt",
+        Format::Csv => "csv",
+        Format::Json => "json",
+    };
+    let mut written = String::new();
+    for (k, table) in tables.iter().enumerate() {
+        let slug: String = table
+            .title
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .collect::<String>()
+            .split('-')
+            .filter(|w| !w.is_empty())
+            .take(8)
+            .collect::<Vec<_>>()
+            .join("-");
+        let path = dir.join(format!("{:02}-{slug}.{extension}", k + 1));
+        let text = match format {
+            Format::Json => serde_json::to_string_pretty(&table.to_json())? + "\n",
+            other => table.render(other),
+        };
+        std::fs::write(&path, text)
+            .map_err(|e| anyhow::anyhow!("--out-dir: writing {}: {e}", path.display()))?;
+        let _ = writeln!(written, "{}", path.display());
+    }
+    emit(&written);
+    Ok(())
 }
 
 /// Runs `command` with its results (tables on standard output, plot files)

@@ -131,6 +131,6 @@ pub fn run(args: &ReplayArgs, format: Format) -> Result<()> {
             v.relative_demerit * 100.0
         ));
     }
-    crate::output::emit(&t.render(format));
+    crate::output::emit_table(&t, format)?;
     Ok(())
 }

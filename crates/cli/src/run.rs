@@ -222,7 +222,7 @@ pub fn run(args: &RunArgs, format: Format) -> Result<()> {
     } else {
         execute_mirrored(&plan)?
     };
-    crate::output::emit(&table.render(format));
+    crate::output::emit_table(&table, format)?;
     Ok(())
 }
 
@@ -254,7 +254,7 @@ pub fn default_experiment(format: Format) -> Result<()> {
     table.note(
         "Try `spindle run --help`, `spindle policies`, `spindle presets`, `spindle replay FILE`.",
     );
-    crate::output::emit(&table.render(format));
+    crate::output::emit_table(&table, format)?;
     Ok(())
 }
 

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use disk_emu::trace::{self, TraceFormat, TraceOptions, TraceProfile, TraceSummary};
 
-use crate::output::{Cell, Format, Table, render_all};
+use crate::output::{Cell, Format, Table};
 
 /// Options of `spindle trace-info`.
 #[derive(Debug)]
@@ -33,7 +33,7 @@ pub fn run(args: &TraceInfoArgs, format: Format) -> Result<()> {
     let reader = trace::open(&args.trace, args.trace_format, options)?;
     let file = reader.file().to_string();
     let profile = reader.profile()?;
-    crate::output::emit(&render_all(&tables(&file, &profile), format));
+    crate::output::emit_tables(&tables(&file, &profile), format)?;
     Ok(())
 }
 

@@ -105,7 +105,7 @@ pub fn run(args: &TxnArgs, format: Format) -> Result<()> {
             "Real-time transaction system (Chen & Towsley 1991): {} on {}, {} users",
             p.io, p.disk.name, p.users
         ),
-        &["metric", "mean ± 95 % CI", "meaning"],
+        &["metric", "mean", "meaning"],
     );
     for &(name, meaning) in METRICS {
         if m.values(name).is_some() {
@@ -129,7 +129,7 @@ pub fn run(args: &TxnArgs, format: Format) -> Result<()> {
         total(|r| r.ledger.issued),
         total(|r| r.ledger.cancelled),
     ));
-    crate::output::emit(&t.render(format));
+    crate::output::emit_table(&t, format)?;
     Ok(())
 }
 
@@ -181,6 +181,6 @@ pub fn bench(
             Cell::num(r.loss_ratio, 3),
         ]);
     }
-    crate::output::emit(&t.render(format));
+    crate::output::emit_table(&t, format)?;
     Ok(())
 }

@@ -139,7 +139,7 @@ pub fn run(args: &ValidateArgs, format: Format) -> Result<()> {
         )?;
         t.note(format!("CDF plot written to {}.", path.display()));
     }
-    crate::output::emit(&t.render(format));
+    crate::output::emit_table(&t, format)?;
     Ok(())
 }
 

@@ -845,3 +845,57 @@ fn replays_of_nothing_are_refused() {
         "{err}"
     );
 }
+
+/// `--out-dir` writes each table of a several-table command to its own
+/// parseable CSV; the CSV header of an estimate is `x` and `x_ci95`.
+#[test]
+fn several_tables_go_to_their_own_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("tables");
+    let out = spindle(&[
+        "repro",
+        "towsley91",
+        "--figure",
+        "2",
+        "--replications",
+        "2",
+        "--requests",
+        "300",
+        "--warmup",
+        "30",
+        "--format",
+        "csv",
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = String::from_utf8(out.stdout).unwrap();
+    let files: Vec<&str> = listed.lines().collect();
+    assert!(files.len() >= 2, "{listed}");
+    for file in files {
+        let text = std::fs::read_to_string(file).unwrap();
+        assert!(!text.contains("\n#") && !text.starts_with('#'), "{file}");
+        let width = text.lines().next().unwrap().split(',').count();
+        assert!(width > 2);
+    }
+    let txn = spindle(&[
+        "txn",
+        "--replications",
+        "2",
+        "--transactions",
+        "60",
+        "--warmup",
+        "5",
+        "--format",
+        "csv",
+    ]);
+    let header = String::from_utf8(txn.stdout).unwrap();
+    assert!(
+        header.starts_with("metric,mean,mean_ci95,meaning"),
+        "{header}"
+    );
+}

@@ -25,7 +25,7 @@ use experiments::{
 use sched_core::PolicySpec;
 
 use crate::common::resolve_disk;
-use crate::output::{Cell, Format, Table, render_all};
+use crate::output::{Cell, Format, Table};
 use crate::plot::{Panel, Series, Source, write_svg};
 
 /// The bundled week of `hplajw`'s disk traffic, beside the checkout.
@@ -396,7 +396,7 @@ pub fn run(options: &IvyOptions, format: Format) -> Result<()> {
             eprintln!("wrote {}", path.display());
         }
     }
-    crate::output::emit(&render_all(&tables, format));
+    crate::output::emit_tables(&tables, format)?;
     let replications = options.replications.max(1);
     eprintln!(
         "{} configurations ({} distinct) of {} requests: {:.2} s of one core per replication ({:.1} s for {} replications); all tables {:.1} s of one core, {:.1} s wall with {} jobs",

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use crate::output::{Format, Table, render_all};
+use crate::output::{Format, Table};
 use crate::plot::{Panel, write_svg};
 
 /// How much simulation each point gets.
@@ -193,7 +193,7 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
         } => {
             let started = Instant::now();
             let table = chen_towsley91::sensitivity(options, *study_replications)?;
-            crate::output::emit(&render_all(&[table], format));
+            crate::output::emit_tables(std::slice::from_ref(&table), format)?;
             eprintln!("wall time: {:.1} s", started.elapsed().as_secs_f64());
         }
         Paper::ChenTowsley91 {
@@ -276,7 +276,7 @@ fn run_figures(
         }
         tables.extend(f.tables);
     }
-    crate::output::emit(&render_all(&tables, format));
+    crate::output::emit_tables(&tables, format)?;
     let wall = started.elapsed().as_secs_f64();
     eprintln!("wall time: {wall:.1} s");
     Ok(wall)
