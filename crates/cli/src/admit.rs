@@ -306,31 +306,51 @@ pub fn run(args: &AdmitArgs, format: Format) -> Result<()> {
             "task",
             "period ms",
             "blocks",
-            "WRR-SCAN-R",
-            "WRR-SCAN-C",
-            "WRR-SCAN-CA",
+            "version",
+            "admitted",
+            "rounds a period",
+            "blocks a round",
+            "weight ms",
+            "worst response ms",
+            "refused by",
         ],
     );
+    // One row per task and version, each figure in a column of its own, so
+    // that CSV and JSON carry numbers rather than sentences.
     for (i, task) in set.tasks.iter().enumerate() {
-        let mut row = vec![
-            Cell::text(&set.names[i]),
-            Cell::num(task.period as f64 / 1e6, 1),
-            Cell::Int(u64::from(task.blocks)),
-        ];
-        for d in &decisions {
-            row.push(Cell::text(match &d[i] {
-                Ok(r) => format!(
-                    "admitted q={} x={} W={:.2}ms resp<={:.0}ms",
-                    r.rounds_per_period,
-                    r.blocks_per_round,
-                    r.weight as f64 / 1e6,
-                    r.worst_case_response as f64 / 1e6
-                ),
-                Err(AdmitError::Unschedulable { bound, .. }) => format!("refused: {bound}"),
-                Err(e) => format!("refused: {e}"),
-            }));
+        for (mode, d) in WrrMode::ALL.iter().zip(&decisions) {
+            let mut row = vec![
+                Cell::text(&set.names[i]),
+                Cell::num(task.period as f64 / 1e6, 1),
+                Cell::Int(u64::from(task.blocks)),
+                Cell::text(mode.to_string()),
+            ];
+            match &d[i] {
+                Ok(r) => row.extend([
+                    Cell::text("yes"),
+                    Cell::Int(r.rounds_per_period as u64),
+                    Cell::Int(r.blocks_per_round as u64),
+                    Cell::num(r.weight as f64 / 1e6, 2),
+                    Cell::num(r.worst_case_response as f64 / 1e6, 0),
+                    Cell::Missing,
+                ]),
+                Err(e) => {
+                    let why = match e {
+                        AdmitError::Unschedulable { bound, .. } => bound.to_string(),
+                        other => other.to_string(),
+                    };
+                    row.extend([
+                        Cell::text("no"),
+                        Cell::Missing,
+                        Cell::Missing,
+                        Cell::Missing,
+                        Cell::Missing,
+                        Cell::text(why),
+                    ]);
+                }
+            }
+            t.row(row);
         }
-        t.row(row);
     }
     let admitted: Vec<usize> = decisions
         .iter()
@@ -348,7 +368,7 @@ pub fn run(args: &AdmitArgs, format: Format) -> Result<()> {
         "admitted: R {}, C {}, CA {}; round length: R {}, C {}, CA {}",
         admitted[0], admitted[1], admitted[2], rounds[0], rounds[1], rounds[2]
     ));
-    t.note("q = rounds a period, x = blocks a round, W = x·C/V, resp = worst-case response");
+    t.note("weight W = x·C/V for x blocks a round; worst response is the admission test's bound");
     crate::output::emit_table(&t, format)?;
     Ok(())
 }

@@ -302,8 +302,18 @@ fn admit_decides_the_example_task_set_under_each_version() {
     let text = String::from_utf8_lossy(&o.stdout);
     // The 4 MB/s bulk copy fits no version; the 400 KB/s stream fits only
     // the versions that read each task's data contiguously.
-    assert!(text.contains("refused: Eq. (7)"), "{text}");
-    assert!(text.contains("refused: Eq. (10)"), "{text}");
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let rows = json["rows"].as_array().expect("rows");
+    // One row per task and version, each figure typed.
+    assert_eq!(rows.len(), 7 * 3);
+    let refused: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["admitted"] == "no")
+        .map(|r| r["refused by"].as_str().unwrap())
+        .collect();
+    assert!(refused.iter().any(|w| w.contains("Eq. (7)")), "{text}");
+    assert!(refused.iter().any(|w| w.contains("Eq. (10)")), "{text}");
+    assert!(rows[0]["rounds a period"].is_number(), "{text}");
     let table = String::from_utf8_lossy(&spindle(&["admit", example]).stdout).into_owned();
     assert!(table.contains("admitted: R 5, C 6, CA 6"), "{table}");
 }
