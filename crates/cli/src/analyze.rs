@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::output::Format;
+use queueing::closed_form::Policy;
+
+use crate::output::{Cell, Format, Table};
 use crate::plot::write_svg;
 use crate::repro::{plot_path, towsley91_analysis};
 
@@ -23,7 +25,78 @@ pub enum AnalyzePaper {
         /// `-figN` suffix before its extension.
         #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg", value_parser = crate::bounds::svg_path))]
         plot: Option<PathBuf>,
+        /// Instead of a figure, the models at one arrival rate (requests/s).
+        #[cfg_attr(feature = "cli", arg(long, conflicts_with_all = ["figure", "plot"], allow_negative_numbers = true, value_parser = crate::bounds::positive))]
+        lambda: Option<f64>,
+        /// With --lambda: the probability that a request reads.
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.5, requires = "lambda", allow_negative_numbers = true, value_parser = crate::bounds::fraction))]
+        p_read: f64,
+        /// With --lambda: each disk's service rate, per second (exponential).
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 45.0, requires = "lambda", allow_negative_numbers = true, value_parser = crate::bounds::positive))]
+        mu: f64,
+        /// With --lambda: the models to solve (repeat): s-pssq, c-pssq,
+        /// cr-esq, cru-esq, mr-esq, dmq, cmq [default: all seven].
+        #[cfg_attr(feature = "cli", arg(long = "model", requires = "lambda", value_parser = parse_model))]
+        models: Vec<Policy>,
     },
+}
+
+#[cfg(feature = "cli")]
+fn parse_model(s: &str) -> Result<Policy, String> {
+    Policy::ALL
+        .into_iter()
+        .find(|p| p.name().eq_ignore_ascii_case(s))
+        .ok_or_else(|| {
+            let names: Vec<&str> = Policy::ALL.iter().map(|p| p.name()).collect();
+            format!("expected one of {}", names.join(", "))
+        })
+}
+
+/// The models' mean responses at one configuration.
+fn at_point(models: &[Policy], lambda: f64, p_r: f64, mu: f64) -> Table {
+    let mut t = Table::new(
+        format!("Towsley, Chen & Yu 1991 — analysis at λ = {lambda}/s, p_r = {p_r}, μ = {mu}/s"),
+        &[
+            "model",
+            "limit λ/s",
+            "read ms",
+            "update ms",
+            "all ms",
+            "note",
+        ],
+    );
+    for &policy in models {
+        let limit = policy.max_throughput(p_r, mu);
+        let mut row = vec![Cell::text(policy.name()), Cell::num(limit, 2)];
+        match towsley91_analysis::point(policy, lambda, p_r, mu) {
+            Ok(p) => {
+                let shown = |b: queueing::forkjoin::Bounds| {
+                    if b.lower == b.upper {
+                        Cell::num(b.lower, 3)
+                    } else {
+                        Cell::text(format!("{:.3}..{:.3}", b.lower, b.upper))
+                    }
+                };
+                row.extend([
+                    shown(p.read),
+                    shown(p.update),
+                    shown(p.overall),
+                    Cell::Missing,
+                ]);
+            }
+            Err(e) => row.extend([
+                Cell::Missing,
+                Cell::Missing,
+                Cell::Missing,
+                Cell::text(format!("{e:#}")),
+            ]),
+        }
+        t.row(row);
+    }
+    t.note(
+        "Exponential service; a range is the model's bounds (truncated chains, fork-join bounds).",
+    );
+    t
 }
 
 /// `spindle analyze ...`.
@@ -31,7 +104,22 @@ pub enum AnalyzePaper {
 /// # Errors
 /// A failed model or an unwritable plot.
 pub fn run(paper: &AnalyzePaper, format: Format) -> Result<()> {
-    let AnalyzePaper::Towsley91 { figure, plot } = paper;
+    let AnalyzePaper::Towsley91 {
+        figure,
+        plot,
+        lambda,
+        p_read,
+        mu,
+        models,
+    } = paper;
+    if let Some(lambda) = *lambda {
+        let models = if models.is_empty() {
+            Policy::ALL.to_vec()
+        } else {
+            models.clone()
+        };
+        return crate::output::emit_table(&at_point(&models, lambda, *p_read, *mu), format);
+    }
     let started = std::time::Instant::now();
     let figures = match figure {
         Some(n) => vec![towsley91_analysis::figure(*n)?],

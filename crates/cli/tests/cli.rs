@@ -909,3 +909,41 @@ fn several_tables_go_to_their_own_files() {
         "{header}"
     );
 }
+
+/// The analytic models at a configuration the user chooses, every model or
+/// some; past a model's limit it says so in its row.
+#[test]
+fn analyze_answers_at_a_chosen_configuration() {
+    let out = spindle(&[
+        "analyze",
+        "towsley91",
+        "--lambda",
+        "30",
+        "--p-read",
+        "0.7",
+        "--mu",
+        "45",
+        "--format",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = json["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 7);
+    // MR-ESQ: each disk an M/M/1 fed half the requests, 1 / (μ − λ/2).
+    let mr = rows.iter().find(|r| r["model"] == "MR-ESQ").unwrap();
+    let read = mr["read ms"].as_f64().unwrap();
+    assert!((read - 1e3 / (45.0 - 15.0)).abs() < 0.01, "{read}");
+    let out = spindle(&["analyze", "towsley91", "--lambda", "80", "--model", "cmq"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("unstable at λ = 80/s"),
+        "{text}"
+    );
+    let out = spindle(&["analyze", "towsley91", "--lambda", "30", "--model", "nope"]);
+    assert!(!out.status.success());
+}

@@ -199,6 +199,16 @@ const SHAPES: &[Shape] = &[
         &[("--trace", "file"), ("--disk", "disk"), ("--plot", "plot")],
     ),
     (&["admit"], &[], &[("--format", "format")]),
+    (
+        &["analyze", "towsley91", "--lambda", "20"],
+        &[],
+        &[
+            ("--lambda", "real"),
+            ("--p-read", "real"),
+            ("--mu", "real"),
+            ("--model", "policy"),
+        ],
+    ),
     (&["trace-info"], &[], &[("--format", "format")]),
     (&["merge"], &[], &[("--format", "format")]),
 ];
