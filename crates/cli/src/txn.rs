@@ -4,7 +4,7 @@
 
 use anyhow::{Context, Result};
 use sched_core::AnySpec;
-use txn_sim::{Deadlines, METRICS, TxnParams, metric_table, run_replications};
+use txn_sim::{Deadlines, METRICS, TxnParams, metric_table};
 
 use crate::common::{estimate, resolve_disk};
 use crate::output::{Cell, Format, Table};
@@ -98,7 +98,15 @@ impl TxnArgs {
 /// Invalid options or a failed run.
 pub fn run(args: &TxnArgs, format: Format) -> Result<()> {
     let p = args.params()?;
-    let reports = run_replications(&p, args.method.replications, args.method.jobs)?;
+    // run_replications with a progress bar (with its ETA) on stderr.
+    p.validate()?;
+    let bar = crate::common::progress(args.method.replications, "replications");
+    let reports = experiments::replicate(&p, args.method.replications, args.method.jobs, |r| {
+        let report = txn_sim::run(&p, r);
+        bar.inc(1);
+        report
+    })?;
+    bar.finish_and_clear();
     let m = metric_table(&reports)?;
     let mut t = Table::new(
         format!(
