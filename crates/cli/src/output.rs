@@ -108,6 +108,50 @@ pub fn emit(text: &str) {
     }
 }
 
+/// Free text longer than this many characters wraps within its column in
+/// the aligned-table format.
+const WRAP_AT: usize = 30;
+
+/// `text` in lines of at most `width` characters, broken at spaces or
+/// after commas (a piece longer than `width` keeps a line of its own).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    if text.chars().count() <= width {
+        return vec![text.to_string()];
+    }
+    // Pieces end after a comma or before a space (the space is dropped at a
+    // break).
+    let mut pieces: Vec<(String, bool)> = Vec::new();
+    let mut piece = String::new();
+    for c in text.chars() {
+        match c {
+            ' ' => {
+                pieces.push((std::mem::take(&mut piece), true));
+            }
+            ',' => {
+                piece.push(c);
+                pieces.push((std::mem::take(&mut piece), false));
+            }
+            _ => piece.push(c),
+        }
+    }
+    pieces.push((piece, false));
+    let mut lines = Vec::new();
+    let mut current = String::new();
+    let mut space_before = false;
+    for (piece, space_after) in pieces {
+        let joiner = usize::from(space_before);
+        if !current.is_empty() && current.chars().count() + joiner + piece.chars().count() > width {
+            lines.push(std::mem::take(&mut current));
+        } else if space_before && !current.is_empty() {
+            current.push(' ');
+        }
+        current.push_str(&piece);
+        space_before = space_after;
+    }
+    lines.push(current);
+    lines
+}
+
 /// Output format of every command that prints results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
@@ -224,16 +268,41 @@ impl Table {
     }
 
     fn render_text(&self) -> String {
-        let cells: Vec<Vec<String>> = self
+        let text_column = |c: usize| self.rows.iter().all(|r| r[c].is_text());
+        // Each row as lines of cells: long free text wraps within its column,
+        // so a table of descriptions stays as wide as a terminal.
+        let rows: Vec<Vec<Vec<String>>> = self
             .rows
             .iter()
-            .map(|r| r.iter().map(Cell::text_form).collect())
+            .map(|r| {
+                let cells: Vec<Vec<String>> = r
+                    .iter()
+                    .enumerate()
+                    .map(|(c, cell)| {
+                        let text = cell.text_form();
+                        if text_column(c) {
+                            wrap(&text, WRAP_AT)
+                        } else {
+                            vec![text]
+                        }
+                    })
+                    .collect();
+                let height = cells.iter().map(Vec::len).max().unwrap_or(1);
+                (0..height)
+                    .map(|k| {
+                        cells
+                            .iter()
+                            .map(|lines| lines.get(k).cloned().unwrap_or_default())
+                            .collect()
+                    })
+                    .collect()
+            })
             .collect();
         let widths: Vec<usize> = (0..self.columns.len())
             .map(|c| {
-                cells
-                    .iter()
-                    .map(|r| r[c].chars().count())
+                rows.iter()
+                    .flatten()
+                    .map(|line| line[c].chars().count())
                     .chain(std::iter::once(self.columns[c].chars().count()))
                     .max()
                     .unwrap_or(0)
@@ -258,7 +327,6 @@ impl Table {
                 .collect();
             let _ = writeln!(out, "{}", parts.join("  ").trim_end());
         };
-        let text_column = |c: usize| self.rows.iter().all(|r| r[c].is_text());
         line(&mut out, &self.columns, &text_column);
         let _ = writeln!(
             out,
@@ -269,8 +337,10 @@ impl Table {
                 .collect::<Vec<_>>()
                 .join("  ")
         );
-        for row in &cells {
-            line(&mut out, row, &text_column);
+        for row_lines in &rows {
+            for l in row_lines {
+                line(&mut out, l, &text_column);
+            }
         }
         for n in &self.notes {
             let _ = writeln!(out, "{n}");
@@ -386,6 +456,21 @@ mod tests {
         assert!(s.contains("fcfs    25.12 ± 0.46  10"), "{s}");
         assert!(s.contains("sstf               —   3"), "{s}");
         assert!(s.ends_with("load 0.8\n"));
+    }
+
+    #[test]
+    fn long_text_wraps_at_spaces_and_commas() {
+        assert_eq!(wrap("short", 10), ["short"]);
+        assert_eq!(wrap("a few words here", 8), ["a few", "words", "here"]);
+        assert_eq!(
+            wrap("m=3,beta=2,window=4", 9),
+            ["m=3,", "beta=2,", "window=4"]
+        );
+        let mut t = Table::new("t", &["name", "what"]);
+        t.row(vec![Cell::text("x"), Cell::text("word ".repeat(30).trim())]);
+        let text = t.render(Format::Table);
+        assert!(text.lines().all(|l| l.chars().count() <= 60), "{text}");
+        assert!(t.render(Format::Csv).lines().count() == 2);
     }
 
     #[test]
