@@ -16,11 +16,11 @@ pub const MAX_TEXT_INPUT: u64 = 64 << 20;
 /// The file cannot be opened or read, is not UTF-8, or is larger than the
 /// bound (an [`io::ErrorKind::InvalidData`] error saying so).
 pub fn read_text(path: &Path) -> io::Result<String> {
-    let mut text = String::new();
+    let mut bytes = Vec::new();
     File::open(path)?
         .take(MAX_TEXT_INPUT + 1)
-        .read_to_string(&mut text)?;
-    if text.len() as u64 > MAX_TEXT_INPUT {
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_TEXT_INPUT {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             format!(
@@ -29,12 +29,30 @@ pub fn read_text(path: &Path) -> io::Result<String> {
             ),
         ));
     }
-    Ok(text)
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("line {line}: not UTF-8 text (byte {at})"),
+        )
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_that_is_not_utf8_is_refused_with_its_line() {
+        let dir = std::env::temp_dir().join(format!("spindle-text-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("bad.toml");
+        std::fs::write(&file, b"rpm = 5400\nname = \"\xff\"\n").unwrap();
+        let err = read_text(&file).unwrap_err();
+        assert_eq!(err.to_string(), "line 2: not UTF-8 text (byte 19)");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn an_endless_file_is_refused_after_the_bound() {
