@@ -13,8 +13,11 @@ use experiments::{
 use sched_core::array::ArraySpec;
 use sched_core::{AnySpec, PolicySpec};
 
+use experiments::{Fate, HeadTrace};
+
 use crate::common::{estimate, policy_label, progress, resolve_disk};
 use crate::output::{Cell, Format, Table};
+use crate::plot::{HeadLane, MARKED_PERCENTILES, ResponseCdf, RunSheet};
 
 /// Options of `spindle run`.
 #[derive(Debug)]
@@ -83,6 +86,14 @@ pub struct RunArgs {
     /// queue grows without bound and the figures depend on the run length.
     #[cfg_attr(feature = "cli", arg(long))]
     pub allow_overload: bool,
+    /// Draw the run's sheet into FILE.svg: the arm's cylinder over time for
+    /// the first --plot-requests requests, one lane per policy over the same
+    /// arrivals, and each policy's response-time distribution (replication 0).
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::svg_path))]
+    pub plot: Option<std::path::PathBuf>,
+    /// Requests the sheet's lanes follow.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 40, requires = "plot", value_parser = clap::value_parser!(u64).range(1..=10_000)))]
+    pub plot_requests: u64,
 }
 
 /// All cores.
@@ -147,6 +158,153 @@ struct Plan {
 
 /// `spindle run`.
 pub fn run(args: &RunArgs, format: Format) -> Result<()> {
+    let plan = plan(args)?;
+    if args.plot.is_some() {
+        if !plan.arrays.is_empty() {
+            bail!("--plot draws single-disk runs; array policies are not drawn yet");
+        }
+        if plan.points.len() > 1 {
+            bail!("--plot draws one load point; give one --load or --rate");
+        }
+    }
+    let table = if plan.arrays.is_empty() {
+        execute(&plan)?
+    } else {
+        execute_mirrored(&plan)?
+    };
+    if let Some(path) = &args.plot {
+        crate::plot::write_run_sheet(path, &sheet(&plan, args.plot_requests)?)?;
+    }
+    crate::output::emit_table(&table, format)?;
+    Ok(())
+}
+
+/// The traced replication 0 of each policy of a single-disk `spindle run`
+/// at its first load point, following the first `followed` requests: the
+/// data behind the sheet `--plot` draws, in the order of the policies.
+///
+/// # Errors
+/// The run's refusals and failures.
+pub fn traces(args: &RunArgs, followed: u64) -> Result<Vec<(String, HeadTrace)>> {
+    traces_of(&plan(args)?, followed)
+}
+
+fn traces_of(plan: &Plan, followed: u64) -> Result<Vec<(String, HeadTrace)>> {
+    let Some(point) = plan.points.first() else {
+        bail!("nothing to trace");
+    };
+    let arrivals = match *point {
+        Point::Open(load) => Arrivals::Poisson {
+            rate: DiskExperiment::rate_for(&plan.disk, &plan.mix, load)?,
+        },
+        Point::Closed { clients, think_ms } => Arrivals::Closed { clients, think_ms },
+    };
+    let mut traces = Vec::new();
+    for policy in &plan.policies {
+        let experiment = DiskExperiment {
+            disk: plan.disk.clone(),
+            policy: *policy,
+            arrivals,
+            mix: plan.mix,
+            requests: plan.requests,
+            warmup: plan.warmup,
+            seed: plan.seed,
+            allow_overload: plan.allow_overload,
+        };
+        experiment.check().map_err(overload_hint)?;
+        let trace = experiment
+            .trace_on(experiment.model()?, 0, followed)
+            .with_context(|| format!("tracing {}", policy_label(policy)))?;
+        traces.push((policy_label(policy), trace));
+    }
+    Ok(traces)
+}
+
+/// The sheet of a single-disk run (see [`crate::plot::write_run_sheet`]).
+fn sheet(plan: &Plan, followed: u64) -> Result<RunSheet> {
+    let ms = |ns: u64| ns as f64 / 1e6;
+    let traces = traces_of(plan, followed)?;
+    let mut lanes = Vec::new();
+    let mut cdfs = Vec::new();
+    for (policy, trace) in &traces {
+        let span_end = trace.span_end();
+        let mut path = vec![(0.0, trace.initial)];
+        for visit in trace.visits() {
+            if let Fate::Served {
+                from,
+                start,
+                seek_end,
+                finish,
+            } = visit.fate
+            {
+                path.extend([
+                    (ms(start), from),
+                    (ms(seek_end), visit.cylinder),
+                    (ms(finish), visit.cylinder),
+                ]);
+            }
+        }
+        let arrivals = trace
+            .requests
+            .iter()
+            .filter(|r| r.arrival <= span_end)
+            .map(|r| (ms(r.arrival), r.cylinder))
+            .collect();
+        lanes.push(HeadLane {
+            policy: policy.clone(),
+            path,
+            arrivals,
+            span_end_ms: ms(span_end),
+        });
+        cdfs.push(response_cdf(policy, &trace.responses));
+    }
+    Ok(RunSheet {
+        title: format!(
+            "{}: {}, replication 0 of seed {}",
+            plan.disk.name,
+            describe_mix(&plan.mix),
+            plan.seed
+        ),
+        cylinders: traces.first().map_or(1, |(_, t)| t.cylinders),
+        followed,
+        lanes,
+        cdfs,
+    })
+}
+
+/// Points of the response-time distribution: the value at each of 500
+/// evenly spaced ranks (enough for a smooth curve, far fewer than the
+/// requests) and the nearest-rank percentiles the sheet marks.
+fn response_cdf(policy: &str, responses: &[u64]) -> ResponseCdf {
+    let mut sorted: Vec<f64> = responses.iter().map(|&ns| ns as f64 / 1e6).collect();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    let at_rank = |q: f64| -> f64 {
+        if n == 0 {
+            return 0.0;
+        }
+        let rank = ((q * n as f64).ceil() as usize).clamp(1, n);
+        sorted[rank - 1]
+    };
+    const STEPS: usize = 500;
+    let points = if n == 0 {
+        Vec::new()
+    } else {
+        (1..=STEPS.min(n))
+            .map(|i| {
+                let rank = (i * n).div_ceil(STEPS.min(n));
+                (sorted[rank - 1], rank as f64 / n as f64)
+            })
+            .collect()
+    };
+    ResponseCdf {
+        policy: policy.to_string(),
+        points,
+        percentiles: MARKED_PERCENTILES.map(|(q, _)| at_rank(q)),
+    }
+}
+
+fn plan(args: &RunArgs) -> Result<Plan> {
     let mix = RequestMix {
         read_fraction: args.read_fraction,
         blocks: args.blocks,
@@ -217,13 +375,7 @@ pub fn run(args: &RunArgs, format: Format) -> Result<()> {
         jobs: args.jobs,
         allow_overload: args.allow_overload,
     };
-    let table = if plan.arrays.is_empty() {
-        execute(&plan)?
-    } else {
-        execute_mirrored(&plan)?
-    };
-    crate::output::emit_table(&table, format)?;
-    Ok(())
+    Ok(plan)
 }
 
 /// The seed of the default experiment.

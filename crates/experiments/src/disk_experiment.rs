@@ -8,6 +8,7 @@ use sched_core::{Nanos, PolicySpec, RequestId};
 use serde::Serialize;
 
 use crate::confidence::MetricTable;
+use crate::head_trace::{Fate, HeadTrace, Recorder};
 use crate::run_error::{RunError, check_fits, check_requests, check_span};
 use crate::seeds::{Purpose, Unit};
 use crate::sharding::replicate;
@@ -58,6 +59,11 @@ struct SingleRun {
     target: u64,
     /// When the target completion came.
     end: Nanos,
+    /// Completions discarded before the measured window (for the recorder).
+    warmup: u64,
+    /// What the arm did, when the run is traced; the run is the same
+    /// without it.
+    recorder: Option<Recorder>,
 }
 
 impl Driver<DiskDevice> for SingleRun {
@@ -76,6 +82,12 @@ impl Driver<DiskDevice> for SingleRun {
         let id = RequestId(self.next_id);
         let req = d.request(id, now);
         self.next_id += 1;
+        if let Some(recorder) = &mut self.recorder {
+            // A block the disk lacks is refused by `submit` below.
+            if let Some(Ok(cylinder)) = sim.device(0).model(0).map(|m| m.locate(d.block)) {
+                recorder.arrived(id.0, now, cylinder);
+            }
+        }
         let at = Location {
             block: d.block,
             cylinder: 0,
@@ -98,6 +110,19 @@ impl Driver<DiskDevice> for SingleRun {
         let id = match outcome {
             Outcome::Completed(done) => {
                 self.completed += 1;
+                if let Some(recorder) = &mut self.recorder {
+                    let t = done.timing;
+                    recorder.served(
+                        done.request.id.0,
+                        done.request.cylinder,
+                        t.start,
+                        t.start + t.seek,
+                        t.finish,
+                    );
+                    if self.completed > self.warmup {
+                        recorder.responses.push(t.finish - t.arrival);
+                    }
+                }
                 if self.completed >= self.target {
                     self.end = now;
                     return Ok(Flow::Stop);
@@ -105,7 +130,12 @@ impl Driver<DiskDevice> for SingleRun {
                 done.request.id
             }
             // A dropped request's client comes back as if it had completed.
-            Outcome::Expired(req) | Outcome::Failed(req) => req.id,
+            Outcome::Expired(req) | Outcome::Failed(req) => {
+                if let Some(recorder) = &mut self.recorder {
+                    recorder.left(req.id.0, Fate::Dropped(now));
+                }
+                req.id
+            }
             Outcome::MediaError { done, .. } => done.request.id,
             Outcome::Resynced { .. } => return Ok(Flow::Continue),
         };
@@ -222,6 +252,45 @@ impl DiskExperiment {
     /// # Errors
     /// Any [`RunError`]: bad parameters, or a queue overflow under overload.
     pub fn run_on(&self, model: DiskModel, replication: u64) -> Result<DiskReport, RunError> {
+        self.drive(model, replication, None)
+            .map(|(report, _)| report)
+    }
+
+    /// [`run_on`](Self::run_on), recording what the arm did for the first
+    /// `followed` requests (and every request competing with them) and the
+    /// response time of every measured completion: the data behind a
+    /// picture of the run. The report is the one `run_on` returns; the
+    /// recording changes nothing in the run.
+    ///
+    /// # Errors
+    /// Those of [`run_on`](Self::run_on).
+    pub fn trace_on(
+        &self,
+        model: DiskModel,
+        replication: u64,
+        followed: u64,
+    ) -> Result<HeadTrace, RunError> {
+        let cylinders = model.cylinders();
+        let initial = model.head().cylinder;
+        let recorder = Recorder::new(followed, initial);
+        let (report, recorder) = self.drive(model, replication, Some(recorder))?;
+        let recorder = recorder.expect("the recorder given comes back");
+        Ok(HeadTrace {
+            cylinders,
+            initial,
+            followed: followed.min(recorder.requests.len() as u64),
+            requests: recorder.requests,
+            responses: recorder.responses,
+            report,
+        })
+    }
+
+    fn drive(
+        &self,
+        model: DiskModel,
+        replication: u64,
+        recorder: Option<Recorder>,
+    ) -> Result<(DiskReport, Option<Recorder>), RunError> {
         check_requests(self.requests)?;
         let unit = Unit::new(self.seed, 0, replication);
         let generator = Generator::new(
@@ -246,14 +315,18 @@ impl DiskExperiment {
         for (t, client) in arrivals.first() {
             sim.schedule(t, client);
         }
-        sim.run(&mut SingleRun {
+        let mut driver = SingleRun {
             generator,
             arrivals,
             next_id: 0,
             completed: 0,
             target: self.warmup + self.requests,
             end: 0,
-        })
+            warmup: self.warmup,
+            recorder,
+        };
+        let report = sim.run(&mut driver)?;
+        Ok((report, driver.recorder))
     }
 
     /// Runs replications `0..n` on up to `jobs` threads, after

@@ -38,6 +38,7 @@ mod batch_means;
 mod confidence;
 mod disk_experiment;
 pub mod free_map;
+pub mod head_trace;
 mod ivy_replay;
 mod mirror_experiment;
 pub mod oltp;
@@ -64,6 +65,7 @@ pub use confidence::{
     Interval, MetricRow, MetricTable, StatsError, normal_quantile, student_t_quantile,
 };
 pub use disk_experiment::{DiskExperiment, Load, headline_metrics, metric_table};
+pub use head_trace::{Fate, HeadTrace, TracedRequest};
 pub use ivy_replay::{
     CopySelection, IVY_METRICS, IvyConfig, IvyDisk, IvyError, IvyMeasures, IvyPoint, IvySweep,
     IvyTrace, TracedDisk, ivy_sweep, run_ivy,
