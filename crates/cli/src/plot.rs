@@ -95,6 +95,20 @@ fn tick_label(v: f64) -> String {
     }
 }
 
+/// `v` if it is 1, 2 or 5 times a power of ten (to rounding): the only
+/// ticks a log axis labels, so that its labels do not crowd each other.
+fn one_two_five(v: f64) -> Option<f64> {
+    if !(v > 0.0 && v.is_finite()) {
+        return None;
+    }
+    let decade = 10f64.powf(v.log10().floor());
+    let lead = v / decade;
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .any(|m| (lead - m).abs() < 1e-6 * m)
+        .then_some(v)
+}
+
 /// Writes `panels` side by side into an SVG file (nothing while results are
 /// thrown away: [`discarding_results`](crate::output::discarding_results)).
 ///
@@ -366,7 +380,8 @@ fn draw_cdfs(sheet: &RunSheet, area: &Area<'_>) -> Result<()> {
         .configure_mesh()
         .x_desc("response time (ms, log scale)")
         .y_desc("fraction of requests")
-        .x_label_formatter(&|v| tick_label(*v))
+        .max_light_lines(1)
+        .x_label_formatter(&|v| one_two_five(*v).map_or_else(String::new, tick_label))
         .y_label_formatter(&|v| tick_label(*v))
         .draw()?;
     for &(q, name) in &MARKED_PERCENTILES {
