@@ -140,6 +140,32 @@ enum Point {
     Closed { clients: u32, think_ms: f64 },
 }
 
+impl Point {
+    /// The arrivals of this point, its label in the table and its rate cell;
+    /// `rate_for` turns an open load into requests per second for the
+    /// device run (one disk or a mirrored pair).
+    fn arrivals(
+        self,
+        rate_for: impl FnOnce(Load) -> Result<f64>,
+    ) -> Result<(Arrivals, String, Cell)> {
+        Ok(match self {
+            Point::Open(load) => {
+                let rate = rate_for(load)?;
+                let label = match load {
+                    Load::Utilisation(u) => format!("{u}"),
+                    Load::Rate(_) => "—".to_string(),
+                };
+                (Arrivals::Poisson { rate }, label, Cell::num(rate, 1))
+            }
+            Point::Closed { clients, think_ms } => (
+                Arrivals::Closed { clients, think_ms },
+                format!("{clients} clients, think {think_ms} ms"),
+                Cell::Missing,
+            ),
+        })
+    }
+}
+
 struct Plan {
     disk: DiskSpec,
     mix: RequestMix,
@@ -445,21 +471,8 @@ fn execute(plan: &Plan) -> Result<Table> {
     // Every run is built and checked before any runs.
     let mut runs = Vec::new();
     for point in &plan.points {
-        let (arrivals, load_label, rate) = match *point {
-            Point::Open(load) => {
-                let rate = DiskExperiment::rate_for(&plan.disk, &plan.mix, load)?;
-                let label = match load {
-                    Load::Utilisation(u) => format!("{u}"),
-                    Load::Rate(_) => "—".to_string(),
-                };
-                (Arrivals::Poisson { rate }, label, Cell::num(rate, 1))
-            }
-            Point::Closed { clients, think_ms } => (
-                Arrivals::Closed { clients, think_ms },
-                format!("{clients} clients, think {think_ms} ms"),
-                Cell::Missing,
-            ),
-        };
+        let (arrivals, load_label, rate) =
+            point.arrivals(|load| Ok(DiskExperiment::rate_for(&plan.disk, &plan.mix, load)?))?;
         for policy in &plan.policies {
             let experiment = DiskExperiment {
                 disk: plan.disk.clone(),
@@ -648,23 +661,10 @@ fn execute_mirrored(plan: &Plan) -> Result<Table> {
     );
     let mut runs = Vec::new();
     for point in &plan.points {
-        let (arrivals, load_label, rate) = match *point {
-            Point::Open(load) => {
-                let (rate, label) = match load {
-                    Load::Utilisation(u) => (
-                        MirrorExperiment::rate_for(&disks, &plan.mix, u)?,
-                        format!("{u}"),
-                    ),
-                    Load::Rate(r) => (r, "—".to_string()),
-                };
-                (Arrivals::Poisson { rate }, label, Cell::num(rate, 1))
-            }
-            Point::Closed { clients, think_ms } => (
-                Arrivals::Closed { clients, think_ms },
-                format!("{clients} clients, think {think_ms} ms"),
-                Cell::Missing,
-            ),
-        };
+        let (arrivals, load_label, rate) = point.arrivals(|load| match load {
+            Load::Utilisation(u) => Ok(MirrorExperiment::rate_for(&disks, &plan.mix, u)?),
+            Load::Rate(r) => Ok(r),
+        })?;
         for policy in &plan.arrays {
             let experiment = MirrorExperiment {
                 disks: disks.clone(),

@@ -815,9 +815,25 @@ fn run_shows_deadline_outcomes_for_disk_and_array_policies() {
         .as_array()
         .or(json["rows"].as_array())
         .expect("rows");
-    let dropped = |i: usize| rows[i]["dropped"]["mean"].as_f64().unwrap();
-    assert!(dropped(0) > 100.0, "FD-SCAN dropped {}", dropped(0));
-    assert_eq!(dropped(1), 0.0);
+    let mean = |i: usize, column: &str| rows[i][column]["mean"].as_f64().unwrap();
+    // Measured (seed 1, 3 × 2000 requests): FD-SCAN drops 552 and misses
+    // 57.6 %; EDF drops none and misses 90.1 %. Bands either side.
+    assert!(
+        (350.0..800.0).contains(&mean(0, "dropped")),
+        "FD-SCAN dropped {}",
+        mean(0, "dropped")
+    );
+    assert!(
+        (45.0..70.0).contains(&mean(0, "missed %")),
+        "FD-SCAN missed {}",
+        mean(0, "missed %")
+    );
+    assert_eq!(mean(1, "dropped"), 0.0);
+    assert!(
+        (80.0..97.0).contains(&mean(1, "missed %")),
+        "EDF missed {}",
+        mean(1, "missed %")
+    );
     // Refusals that say what to do.
     for (args, words) in [
         (
