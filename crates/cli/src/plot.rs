@@ -118,17 +118,37 @@ pub fn write_svg(path: &Path, title: &str, panels: &[Panel]) -> Result<()> {
     if crate::output::results_discarded() {
         return Ok(());
     }
-    let width = 620 * panels.len().max(1) as u32;
-    let root = SVGBackend::new(path, (width, 520)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let root = root.titled(title, ("sans-serif", 18))?;
-    let areas = root.split_evenly((1, panels.len().max(1)));
-    for (panel, area) in panels.iter().zip(areas.iter()) {
-        draw_panel(panel, area).with_context(|| format!("drawing {}", panel.title))?;
+    save(path, &render_panels(title, panels)?)
+}
+
+/// Draws `panels` side by side under `title`, as SVG text.
+///
+/// # Errors
+/// When plotters fails to draw.
+pub fn render_panels(title: &str, panels: &[Panel]) -> Result<String> {
+    let mut svg = String::new();
+    {
+        let width = 620 * panels.len().max(1) as u32;
+        let root = SVGBackend::with_string(&mut svg, (width, 520)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let root = root.titled(title, ("sans-serif", 18))?;
+        let areas = root.split_evenly((1, panels.len().max(1)));
+        for (panel, area) in panels.iter().zip(areas.iter()) {
+            draw_panel(panel, area).with_context(|| format!("drawing {}", panel.title))?;
+        }
+        root.present().context("drawing the picture")?;
     }
-    root.present()
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    Ok(svg)
+}
+
+/// Writes a picture drawn as SVG text to `path`, in the format the path's
+/// extension names (checked beforehand by [`crate::bounds::svg_path`]):
+/// the one place a picture reaches a file.
+///
+/// # Errors
+/// When the file cannot be written.
+pub fn save(path: &Path, svg: &str) -> Result<()> {
+    std::fs::write(path, svg).with_context(|| format!("writing {}", path.display()))
 }
 
 fn draw_panel(
@@ -283,34 +303,44 @@ pub fn write_run_sheet(path: &Path, sheet: &RunSheet) -> Result<()> {
     if crate::output::results_discarded() {
         return Ok(());
     }
-    let lanes = sheet.lanes.len().max(1) as u32;
-    let height = (150 * lanes + 60).max(560);
-    let root = SVGBackend::new(path, (1400, height)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let root = root.titled(&sheet.title, ("sans-serif", 18))?;
-    let (left, right) = root.split_horizontally(760);
-    let (chart_area, legend_area) = right.split_horizontally(470);
-    let end = sheet
-        .lanes
-        .iter()
-        .map(|l| l.span_end_ms)
-        .fold(0.0f64, f64::max)
-        .max(1e-3);
-    for (i, (lane, area)) in sheet
-        .lanes
-        .iter()
-        .zip(left.split_evenly((sheet.lanes.len().max(1), 1)).iter())
-        .enumerate()
+    save(path, &render_run_sheet(sheet)?)
+}
+
+/// Draws a run's sheet (see [`write_run_sheet`]) as SVG text.
+///
+/// # Errors
+/// When plotters fails to draw.
+pub fn render_run_sheet(sheet: &RunSheet) -> Result<String> {
+    let mut svg = String::new();
     {
-        let last = i + 1 == sheet.lanes.len();
-        draw_lane(lane, i, sheet, end, last, area)
-            .with_context(|| format!("drawing the lane of {}", lane.policy))?;
+        let lanes = sheet.lanes.len().max(1) as u32;
+        let height = (150 * lanes + 60).max(560);
+        let root = SVGBackend::with_string(&mut svg, (1400, height)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let root = root.titled(&sheet.title, ("sans-serif", 18))?;
+        let (left, right) = root.split_horizontally(760);
+        let (chart_area, legend_area) = right.split_horizontally(470);
+        let end = sheet
+            .lanes
+            .iter()
+            .map(|l| l.span_end_ms)
+            .fold(0.0f64, f64::max)
+            .max(1e-3);
+        for (i, (lane, area)) in sheet
+            .lanes
+            .iter()
+            .zip(left.split_evenly((sheet.lanes.len().max(1), 1)).iter())
+            .enumerate()
+        {
+            let last = i + 1 == sheet.lanes.len();
+            draw_lane(lane, i, sheet, end, last, area)
+                .with_context(|| format!("drawing the lane of {}", lane.policy))?;
+        }
+        draw_cdfs(sheet, &chart_area).context("drawing the response-time distributions")?;
+        draw_legend(sheet, &legend_area).context("drawing the legend")?;
+        root.present().context("drawing the sheet")?;
     }
-    draw_cdfs(sheet, &chart_area).context("drawing the response-time distributions")?;
-    draw_legend(sheet, &legend_area).context("drawing the legend")?;
-    root.present()
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    Ok(svg)
 }
 
 fn draw_lane(
