@@ -148,7 +148,46 @@ pub fn render_panels(title: &str, panels: &[Panel]) -> Result<String> {
 /// # Errors
 /// When the file cannot be written.
 pub fn save(path: &Path, svg: &str) -> Result<()> {
-    std::fs::write(path, svg).with_context(|| format!("writing {}", path.display()))
+    let png = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    let bytes = if png {
+        rasterise(svg)?.encode_png().context("encoding the PNG")?
+    } else {
+        svg.as_bytes().to_vec()
+    };
+    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Renders a picture drawn as SVG text to pixels, one pixel per SVG unit,
+/// with the system's fonts ("sans-serif" is DejaVu Sans where installed,
+/// as on Debian; without fonts the text is left out and the rest drawn).
+///
+/// # Errors
+/// When the SVG text does not parse or has no area.
+pub fn rasterise(svg: &str) -> Result<resvg::tiny_skia::Pixmap> {
+    static FONTS: std::sync::OnceLock<std::sync::Arc<resvg::usvg::fontdb::Database>> =
+        std::sync::OnceLock::new();
+    let fonts = FONTS.get_or_init(|| {
+        let mut fonts = resvg::usvg::fontdb::Database::new();
+        fonts.load_system_fonts();
+        fonts.set_sans_serif_family("DejaVu Sans");
+        std::sync::Arc::new(fonts)
+    });
+    let options = resvg::usvg::Options {
+        fontdb: fonts.clone(),
+        ..Default::default()
+    };
+    let tree = resvg::usvg::Tree::from_str(svg, &options).context("reading the SVG drawing")?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height())
+        .context("the picture has no area")?;
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::identity(),
+        &mut pixmap.as_mut(),
+    );
+    Ok(pixmap)
 }
 
 fn draw_panel(
