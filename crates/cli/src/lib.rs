@@ -16,6 +16,7 @@ pub mod replay;
 pub mod repro;
 pub mod run;
 pub mod serve;
+pub mod sheet;
 pub mod trace_info;
 pub mod txn;
 pub mod validate;

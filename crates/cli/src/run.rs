@@ -17,7 +17,7 @@ use experiments::{Fate, HeadTrace};
 
 use crate::common::{estimate, policy_label, progress, resolve_disk};
 use crate::output::{Cell, Format, Table};
-use crate::plot::{HeadLane, MARKED_PERCENTILES, ResponseCdf, RunSheet};
+use crate::sheet::{HeadLane, MARKED_PERCENTILES, ResponseCdf, RunSheet};
 
 /// Options of `spindle run`.
 #[derive(Debug)]
@@ -199,7 +199,7 @@ pub fn run(args: &RunArgs, format: Format) -> Result<()> {
         execute_mirrored(&plan)?
     };
     if let Some(path) = &args.plot {
-        crate::plot::write_run_sheet(path, &sheet(&plan, args.plot_requests)?)?;
+        crate::sheet::write_run_sheet(path, &sheet(&plan, args.plot_requests)?)?;
     }
     crate::output::emit_table(&table, format)?;
     Ok(())
@@ -246,7 +246,7 @@ fn traces_of(plan: &Plan, followed: u64) -> Result<Vec<(String, HeadTrace)>> {
     Ok(traces)
 }
 
-/// The sheet of a single-disk run (see [`crate::plot::write_run_sheet`]).
+/// The sheet of a single-disk run (see [`crate::sheet::write_run_sheet`]).
 fn sheet(plan: &Plan, followed: u64) -> Result<RunSheet> {
     let ms = |ns: u64| ns as f64 / 1e6;
     let traces = traces_of(plan, followed)?;
