@@ -1,15 +1,13 @@
 //! `spindle analyze PAPER`: a paper's analytic models alone, without
 //! simulation (tables, CSV/JSON, SVG).
 
-use std::path::PathBuf;
-
 use anyhow::Result;
 
 use queueing::closed_form::Policy;
 
 use crate::output::{Cell, Format, Table};
-use crate::plot::write_svg;
-use crate::repro::{plot_path, towsley91_analysis};
+use crate::plot::{PlotArgs, figure_path, write_svg};
+use crate::repro::towsley91_analysis;
 
 /// Which paper.
 #[derive(Debug)]
@@ -21,10 +19,8 @@ pub enum AnalyzePaper {
         /// Figure (1–5; Figure 6 is simulation only); all five when omitted.
         #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u8).range(1..=5)))]
         figure: Option<u8>,
-        /// Also draw the figure(s) as SVG; with several figures, FILE gets a
-        /// `-figN` suffix before its extension.
-        #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg", value_parser = crate::bounds::svg_path))]
-        plot: Option<PathBuf>,
+        #[cfg_attr(feature = "cli", command(flatten))]
+        plot: PlotArgs,
         /// Instead of a figure, the models at one arrival rate (requests/s).
         #[cfg_attr(feature = "cli", arg(long, conflicts_with_all = ["figure", "plot"], allow_negative_numbers = true, value_parser = crate::bounds::positive))]
         lambda: Option<f64>,
@@ -127,11 +123,14 @@ pub fn run(paper: &AnalyzePaper, format: Format) -> Result<()> {
     };
     let solved = started.elapsed();
     let mut tables = Vec::new();
+    let count = figures.len();
     for f in figures {
-        if let Some(base) = plot {
-            let path = plot_path(base, f.number, figure.is_none());
-            write_svg(&path, &f.title, &f.panels)?;
-            eprintln!("wrote {}", path.display());
+        if let Some(base) = &plot.plot {
+            let path = figure_path(base, f.number, count);
+            write_svg(&path, &f.title, &f.panels, plot.scales())?;
+            if !crate::output::results_discarded() {
+                eprintln!("wrote {}", path.display());
+            }
         }
         tables.extend(f.tables);
     }

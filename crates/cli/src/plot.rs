@@ -1,45 +1,104 @@
-//! The tool's pictures, in one style: each policy keeps its colour in every
-//! picture ([`policy_colour`]). Reproduced figures are panels with one line
-//! per policy, simulated points with 95 % error bars, analysis as dashed
-//! lines ([`write_svg`]); a run's sheet is in [`crate::sheet`]. Every
+//! The tool's pictures, in one style. Every figure is panels of curves
+//! ([`Panel`], [`Series`]) drawn by [`draw_panels`]: each curve keeps its
+//! policy's colour in every picture ([`policy_colour`], [`curve_colours`]);
+//! simulations are solid lines with dots and 95 % error bars, models dashed
+//! lines, a model's bounds thin dashed lines with the band between them
+//! shaded, measurements wide pale lines beneath the rest, so that no style
+//! hides another; one legend for the figure stands beside the panels,
+//! where it covers no data, with a curve's entries grouped under one name
+//! and a key of the styles; axes carry their units, integral axes whole
+//! ticks, tick labels no needless decimals; either axis may be
+//! logarithmic ([`Scales`]). A run's sheet is in [`crate::sheet`]. Every
 //! picture is drawn as SVG text and reaches its file through [`save`].
 
-use std::path::Path;
+mod axis;
+mod figure;
+mod svg;
+
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use plotters::prelude::*;
 
-/// How a series was obtained.
+pub use axis::{Axis, Tick};
+pub use figure::{
+    CurveLayout, Drawing, Layout, LegendEntry, LegendLayout, PanelLayout, Rect, TextBox, TextRole,
+};
+pub use svg::text_width;
+
+/// How a series was obtained, which decides how it is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Source {
-    /// Simulation: points with confidence intervals.
+    /// Simulation: a solid line through dots, with 95 % error bars.
     Simulation,
-    /// Closed-form analysis: a dashed line.
-    Analysis,
+    /// A measurement of a real device: a wide pale line, beneath the rest.
+    Measurement,
+    /// A model's value (closed form, chain, a model's prediction): a dashed
+    /// line.
+    Model,
+    /// A model's lower bound: a thin dashed line, the band up to the upper
+    /// bound of the same curve shaded.
+    LowerBound,
+    /// A model's upper bound.
+    UpperBound,
 }
 
-/// One line of a panel.
+/// One series of a panel.
 #[derive(Clone, Debug)]
 pub struct Series {
-    /// Legend text.
-    pub label: String,
-    /// Simulation or analysis.
+    /// The curve it belongs to: its legend entry and colour. A model's
+    /// series carry the name of the simulated curve they model, so that the
+    /// legend lists each policy once.
+    pub curve: String,
+    /// How it was obtained.
     pub source: Source,
-    /// (x, y, half-width of the 95 % interval; 0 for analysis).
+    /// (x, y, half-width of the 95 % interval; 0 where there is none).
     pub points: Vec<(f64, f64, f64)>,
 }
 
-/// One chart.
+/// One chart of a figure.
 #[derive(Clone, Debug)]
 pub struct Panel {
-    /// Chart title.
+    /// Its caption; left out when empty or when the figure's title says it.
     pub title: String,
-    /// X axis label.
+    /// X axis label, with its unit.
     pub x_label: String,
-    /// Y axis label.
+    /// Y axis label, with its unit.
     pub y_label: String,
-    /// The lines.
+    /// The x axis is logarithmic unless told otherwise ([`Scales`]).
+    pub log_x: bool,
+    /// The y axis is logarithmic unless told otherwise ([`Scales`]).
+    pub log_y: bool,
+    /// The series.
     pub series: Vec<Series>,
+}
+
+impl Panel {
+    /// A panel with linear axes and no series yet.
+    pub fn new(
+        title: impl Into<String>,
+        x_label: impl Into<String>,
+        y_label: impl Into<String>,
+    ) -> Panel {
+        Panel {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            log_x: false,
+            log_y: false,
+            series: Vec::new(),
+        }
+    }
+}
+
+/// Scales the command line asks for, over each panel's own choice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Scales {
+    /// Logarithmic x axes (`Some(true)`), linear (`Some(false)`), or as
+    /// each panel says.
+    pub log_x: Option<bool>,
+    /// The same for the y axes.
+    pub log_y: Option<bool>,
 }
 
 const COLOURS: [RGBColor; 20] = [
@@ -50,7 +109,7 @@ const COLOURS: [RGBColor; 20] = [
     RGBColor(148, 103, 189),
     RGBColor(140, 86, 75),
     RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
+    RGBColor(0, 128, 128),
     RGBColor(188, 189, 34),
     RGBColor(23, 190, 207),
     RGBColor(57, 59, 121),
@@ -59,29 +118,61 @@ const COLOURS: [RGBColor; 20] = [
     RGBColor(140, 109, 49),
     RGBColor(123, 65, 115),
     RGBColor(82, 84, 163),
-    RGBColor(181, 207, 107),
-    RGBColor(231, 150, 156),
+    RGBColor(0, 100, 60),
+    RGBColor(200, 60, 140),
     RGBColor(107, 110, 207),
     RGBColor(214, 97, 107),
 ];
 
-/// The colour of a policy in every picture: fixed by the policy's place in
-/// the policy table, so FCFS is the same blue in a run's sheet and in a
-/// paper's figure. `label` may carry parameters ("fd-scan:drop=true") or a
-/// qualifier ("SSTF (analysis)"); only the name counts, in any case.
-/// Labels that name no policy take the colour of their place in the
-/// picture (`fallback`).
-pub fn policy_colour(label: &str, fallback: usize) -> RGBColor {
-    let name = label
-        .split([':', ' ', '('])
-        .next()
-        .unwrap_or(label)
-        .to_ascii_lowercase();
-    let index = sched_core::PolicySpec::DEFAULTS
+/// The policy a label names: the place in the policy registry
+/// ([`sched_core::registry::POLICIES`]) of the longest policy name the
+/// label starts with, in any case, followed by nothing or by a parameter,
+/// qualifier or variant ("fd-scan:drop=true", "SSTF (analysis)",
+/// "RT-DMQ(FD-SCAN)", "WRR-SCAN-R", "CMQ, exponential service").
+fn policy_index(label: &str) -> Option<usize> {
+    let label = label.to_ascii_lowercase();
+    sched_core::registry::POLICIES
         .iter()
-        .position(|p| p.name() == name)
-        .unwrap_or(fallback);
-    COLOURS[index % COLOURS.len()]
+        .enumerate()
+        .filter(|(_, p)| {
+            label
+                .strip_prefix(p.name)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with([':', ' ', '(', ',', '-']))
+        })
+        .max_by_key(|(_, p)| p.name.len())
+        .map(|(i, _)| i)
+}
+
+/// The colour of a policy in every picture: fixed by the policy's place in
+/// the policy registry, so FCFS is the same blue in a run's sheet and in a
+/// paper's figure and CMQ the same colour in each of Towsley's figures
+/// (see [`policy_index`] for the labels that name a policy). Labels that
+/// name no policy take the colour of their place in the picture
+/// (`fallback`).
+pub fn policy_colour(label: &str, fallback: usize) -> RGBColor {
+    COLOURS[policy_index(label).unwrap_or(fallback) % COLOURS.len()]
+}
+
+/// The colours of a picture's curves, in order: each its
+/// [`policy_colour`] (curves naming no policy counted by their place among
+/// such curves), except that no two curves share one. When two would (two
+/// variants of a policy, as RT-DMQ(SSEDO) and RT-DMQ(FD-SCAN); or policies
+/// the palette's length apart in the registry), the later takes the next
+/// colour of the palette not yet taken.
+pub fn curve_colours(labels: &[&str]) -> Vec<RGBColor> {
+    let mut taken: Vec<usize> = Vec::new();
+    let mut unnamed = 0;
+    for label in labels {
+        let mut k = policy_index(label).unwrap_or_else(|| {
+            unnamed += 1;
+            unnamed - 1
+        }) % COLOURS.len();
+        while taken.contains(&k) && taken.len() < COLOURS.len() {
+            k = (k + 1) % COLOURS.len();
+        }
+        taken.push(k);
+    }
+    taken.into_iter().map(|k| COLOURS[k]).collect()
 }
 
 /// A tick label without needless decimals: "1000000", "4", "0.25".
@@ -109,37 +200,52 @@ pub(crate) fn one_two_five(v: f64) -> Option<f64> {
         .then_some(v)
 }
 
-/// Writes `panels` side by side into an SVG file (nothing while results are
+/// Writes `panels` as one figure to `path` (nothing while results are
 /// thrown away: [`discarding_results`](crate::output::discarding_results)).
 ///
 /// # Errors
 /// When the file cannot be written.
-pub fn write_svg(path: &Path, title: &str, panels: &[Panel]) -> Result<()> {
+pub fn write_svg(path: &Path, title: &str, panels: &[Panel], scales: Scales) -> Result<()> {
     if crate::output::results_discarded() {
         return Ok(());
     }
-    save(path, &render_panels(title, panels)?)
+    save(path, &draw_panels(title, panels, scales).svg)
 }
 
-/// Draws `panels` side by side under `title`, as SVG text.
-///
-/// # Errors
-/// When plotters fails to draw.
-pub fn render_panels(title: &str, panels: &[Panel]) -> Result<String> {
-    let mut svg = String::new();
-    {
-        let width = 620 * panels.len().max(1) as u32;
-        let root = SVGBackend::with_string(&mut svg, (width, 520)).into_drawing_area();
-        root.fill(&WHITE)?;
-        let root = root.titled(title, ("sans-serif", 18))?;
-        let areas = root.split_evenly((1, panels.len().max(1)));
-        for (panel, area) in panels.iter().zip(areas.iter()) {
-            draw_panel(panel, area).with_context(|| format!("drawing {}", panel.title))?;
-        }
-        root.present().context("drawing the picture")?;
-    }
-    Ok(svg)
+/// Draws `panels` under `title` as one figure: the panels in a grid of at
+/// most two columns, one legend beside them. Returns the SVG text with the
+/// layout it was drawn to (plot areas, axes, points in pixels, legend,
+/// every text's box).
+pub fn draw_panels(title: &str, panels: &[Panel], scales: Scales) -> Drawing {
+    figure::draw(title, panels, scales)
 }
+
+/// The file of figure `number` when a command draws `count` figures to
+/// `base` (as `--plot` names it): `{n}` in the file's name stands for the
+/// number (`fig{n}.svg` → `fig3.svg`); without it, one figure is drawn to
+/// `base` itself and several get `-figN` before the extension
+/// (`out.svg` → `out-fig1.svg`, `out-fig2.svg`, …).
+pub fn figure_path(base: &Path, number: u8, count: usize) -> PathBuf {
+    let name = base
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    if name.contains(FIGURE_NUMBER) {
+        return base.with_file_name(name.replace(FIGURE_NUMBER, &number.to_string()));
+    }
+    if count <= 1 {
+        return base.to_path_buf();
+    }
+    let stem = base
+        .file_stem()
+        .map_or_else(|| "figure".into(), |s| s.to_string_lossy().into_owned());
+    let ext = base
+        .extension()
+        .map_or_else(|| "svg".into(), |s| s.to_string_lossy().into_owned());
+    base.with_file_name(format!("{stem}-fig{number}.{ext}"))
+}
+
+/// What stands for a figure's number in `--plot`'s file name.
+pub const FIGURE_NUMBER: &str = "{n}";
 
 /// Writes a picture drawn as SVG text to `path`, in the format the path's
 /// extension names (checked beforehand by [`crate::bounds::svg_path`]):
@@ -159,6 +265,40 @@ pub fn save(path: &Path, svg: &str) -> Result<()> {
     std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
 }
 
+/// The system's fonts, loaded once; "sans-serif" is DejaVu Sans.
+fn fonts() -> std::sync::Arc<resvg::usvg::fontdb::Database> {
+    static FONTS: std::sync::OnceLock<std::sync::Arc<resvg::usvg::fontdb::Database>> =
+        std::sync::OnceLock::new();
+    FONTS
+        .get_or_init(|| {
+            let mut fonts = resvg::usvg::fontdb::Database::new();
+            fonts.load_system_fonts();
+            fonts.set_sans_serif_family("DejaVu Sans");
+            std::sync::Arc::new(fonts)
+        })
+        .clone()
+}
+
+/// Whether the system has a font to set text in (without one, pictures
+/// rendered to pixels have no text).
+pub fn fonts_available() -> bool {
+    fonts().faces().next().is_some()
+}
+
+/// A picture drawn as SVG text, parsed and laid out as [`rasterise`] draws
+/// it (its text set in the system's fonts), for looking into what was
+/// drawn where.
+///
+/// # Errors
+/// When the SVG text does not parse.
+pub fn svg_tree(svg: &str) -> Result<resvg::usvg::Tree> {
+    let options = resvg::usvg::Options {
+        fontdb: fonts(),
+        ..Default::default()
+    };
+    resvg::usvg::Tree::from_str(svg, &options).context("reading the SVG drawing")
+}
+
 /// Renders a picture drawn as SVG text to pixels, one pixel per SVG unit,
 /// with the system's fonts ("sans-serif" is DejaVu Sans where installed,
 /// as on Debian; without fonts the text is left out and the rest drawn).
@@ -166,19 +306,7 @@ pub fn save(path: &Path, svg: &str) -> Result<()> {
 /// # Errors
 /// When the SVG text does not parse or has no area.
 pub fn rasterise(svg: &str) -> Result<resvg::tiny_skia::Pixmap> {
-    static FONTS: std::sync::OnceLock<std::sync::Arc<resvg::usvg::fontdb::Database>> =
-        std::sync::OnceLock::new();
-    let fonts = FONTS.get_or_init(|| {
-        let mut fonts = resvg::usvg::fontdb::Database::new();
-        fonts.load_system_fonts();
-        fonts.set_sans_serif_family("DejaVu Sans");
-        std::sync::Arc::new(fonts)
-    });
-    let options = resvg::usvg::Options {
-        fontdb: fonts.clone(),
-        ..Default::default()
-    };
-    let tree = resvg::usvg::Tree::from_str(svg, &options).context("reading the SVG drawing")?;
+    let tree = svg_tree(svg)?;
     let size = tree.size().to_int_size();
     let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height())
         .context("the picture has no area")?;
@@ -190,97 +318,86 @@ pub fn rasterise(svg: &str) -> Result<resvg::tiny_skia::Pixmap> {
     Ok(pixmap)
 }
 
-fn draw_panel(
-    panel: &Panel,
-    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
-) -> Result<()> {
-    let points = panel.series.iter().flat_map(|s| s.points.iter());
-    let (mut x0, mut x1, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
-    for &(x, y, hw) in points {
-        if y.is_finite() {
-            x0 = x0.min(x);
-            x1 = x1.max(x);
-            y1 = y1.max(y + hw);
+/// Where and how a command draws its figures: `--plot FILE`, `--log-y`.
+#[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct PlotArgs {
+    /// Also draw the figures to FILE, an .svg or a .png. One figure is
+    /// drawn to FILE itself. With several, {n} in FILE's name stands for
+    /// each figure's number (--plot 'fig{n}.png' writes fig1.png,
+    /// fig2.png, …); without it, FILE's name gets -figN before its
+    /// extension (--plot out.svg writes out-fig1.svg, out-fig2.svg, …).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE", value_parser = crate::bounds::svg_path))]
+    pub plot: Option<PathBuf>,
+    /// Logarithmic y axes (--log-y=false: linear). Without it, each figure
+    /// takes its own: linear, except where curves span decades (towsley91
+    /// Figure 6, whose 3000 ms tails would flatten the other curves).
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long,
+            value_name = "BOOL",
+            requires = "plot",
+            num_args = 0..=1,
+            require_equals = true,
+            default_missing_value = "true"
+        )
+    )]
+    pub log_y: Option<bool>,
+}
+
+impl PlotArgs {
+    /// The scales asked for.
+    pub fn scales(&self) -> Scales {
+        Scales {
+            log_x: None,
+            log_y: self.log_y,
         }
     }
-    if !x0.is_finite() {
-        return Ok(());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_name_their_policy() {
+        let index = |name: &str| {
+            sched_core::registry::POLICIES
+                .iter()
+                .position(|p| p.name == name)
+        };
+        assert_eq!(policy_index("fd-scan:drop=true"), index("fd-scan"));
+        assert_eq!(policy_index("SSTF (analysis)"), index("sstf"));
+        assert_eq!(policy_index("RT-DMQ(FD-SCAN)"), index("rt-dmq"));
+        assert_eq!(policy_index("RT-DMQ-MR"), index("rt-dmq-mr"));
+        assert_eq!(policy_index("WRR-SCAN-R"), index("wrr-scan"));
+        assert_eq!(policy_index("CMQ, exponential service"), index("cmq"));
+        assert!(index("cmq").is_some() && index("rt-dmq-mr").is_some());
+        assert_eq!(policy_index("36-way stripe"), None);
+        assert_eq!(policy_index("fcfsx"), None);
     }
-    let pad = ((x1 - x0) * 0.03).max(1e-9);
-    let mut chart = ChartBuilder::on(area)
-        .caption(&panel.title, ("sans-serif", 15))
-        .margin(12)
-        .x_label_area_size(38)
-        .y_label_area_size(56)
-        .build_cartesian_2d((x0 - pad)..(x1 + pad), 0.0..(y1 * 1.05).max(1e-9))?;
-    chart
-        .configure_mesh()
-        .x_desc(panel.x_label.as_str())
-        .y_desc(panel.y_label.as_str())
-        .draw()?;
-    // An analysis line ("POLICY (analysis)", "POLICY (lower bound)") takes
-    // the colour of the policy it models.
-    let base = |s: &Series| match s.source {
-        Source::Analysis => s
-            .label
-            .rsplit_once(" (")
-            .map_or(s.label.as_str(), |(b, _)| b)
-            .to_string(),
-        Source::Simulation => s.label.clone(),
-    };
-    let mut names: Vec<String> = Vec::new();
-    for s in &panel.series {
-        let b = base(s);
-        if !names.contains(&b) {
-            names.push(b);
+
+    #[test]
+    fn a_policy_keeps_its_colour_and_a_picture_has_no_two_alike() {
+        let a = curve_colours(&["CRU-ESQ", "MR-ESQ", "R-DMQ", "CMQ"]);
+        let b = curve_colours(&["S-PSSQ", "C-PSSQ", "CR-ESQ", "CRU-ESQ", "MR-ESQ"]);
+        assert_eq!(a[0], b[3]);
+        assert_eq!(a[1], b[4]);
+        let variants =
+            curve_colours(&["RT-DMQ(SSEDO)", "RT-DMQ(FD-SCAN)", "DMQ(SSTF)", "DMQ(FCFS)"]);
+        for (i, c) in variants.iter().enumerate() {
+            assert!(!variants[..i].contains(c), "{variants:?}");
         }
+        assert_eq!(variants[0], policy_colour("rt-dmq", 0));
     }
-    for s in &panel.series {
-        let i = names.iter().position(|n| *n == base(s)).unwrap_or(0);
-        let colour = policy_colour(&base(s), i);
-        let pts: Vec<(f64, f64)> = s
-            .points
-            .iter()
-            .filter(|p| p.1.is_finite())
-            .map(|p| (p.0, p.1))
-            .collect();
-        match s.source {
-            Source::Simulation => {
-                chart
-                    .draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))?
-                    .label(s.label.as_str())
-                    .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
-                    });
-                chart.draw_series(
-                    pts.iter()
-                        .map(|&(x, y)| Circle::new((x, y), 3, colour.filled())),
-                )?;
-                chart.draw_series(
-                    s.points
-                        .iter()
-                        .filter(|p| p.1.is_finite() && p.2 > 0.0)
-                        .map(|&(x, y, hw)| {
-                            PathElement::new(vec![(x, y - hw), (x, y + hw)], colour.stroke_width(1))
-                        }),
-                )?;
-            }
-            Source::Analysis => {
-                chart
-                    .draw_series(DashedLineSeries::new(pts, 6, 4, colour.stroke_width(1)))?
-                    .label(s.label.as_str())
-                    .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(1))
-                    });
-            }
-        }
+
+    #[test]
+    fn figures_are_named_as_the_help_says() {
+        let p = |base: &str, n, count| figure_path(Path::new(base), n, count);
+        assert_eq!(p("out.svg", 3, 1), Path::new("out.svg"));
+        assert_eq!(p("out.svg", 3, 6), Path::new("out-fig3.svg"));
+        assert_eq!(p("dir/fig{n}.png", 12, 8), Path::new("dir/fig12.png"));
+        assert_eq!(p("fig{n}.svg", 2, 1), Path::new("fig2.svg"));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font(("sans-serif", 12))
-        .draw()?;
-    Ok(())
 }

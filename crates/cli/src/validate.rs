@@ -10,7 +10,7 @@ use sched_core::Kind;
 
 use crate::common::resolve_disk;
 use crate::output::{Cell, Format, Table};
-use crate::plot::{Panel, Series, Source, write_svg};
+use crate::plot::{Panel, Scales, Series, Source, write_svg};
 
 /// Options of `spindle validate`.
 #[derive(Debug)]
@@ -29,9 +29,38 @@ pub struct ValidateArgs {
     /// The validation trace (`R Miss 564347 2 14095.370 13876.270` lines).
     #[cfg_attr(feature = "cli", arg(long))]
     pub trace: PathBuf,
-    /// Write a plot of both access-time distributions (CDFs) to this SVG.
-    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::svg_path))]
+    /// Draw the measured and simulated access-time distributions (CDFs)
+    /// to FILE (.svg or .png).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE", value_parser = crate::bounds::svg_path))]
     pub plot: Option<PathBuf>,
+    /// The access-time axis logarithmic (--log-x=false: linear, the
+    /// default).
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long,
+            value_name = "BOOL",
+            requires = "plot",
+            num_args = 0..=1,
+            require_equals = true,
+            default_missing_value = "true"
+        )
+    )]
+    pub log_x: Option<bool>,
+    /// The fraction axis logarithmic (--log-y=false: linear, the default),
+    /// to see the distributions' lower tails.
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long,
+            value_name = "BOOL",
+            requires = "plot",
+            num_args = 0..=1,
+            require_equals = true,
+            default_missing_value = "true"
+        )
+    )]
+    pub log_y: Option<bool>,
     /// Write every request (trace line, kind, class, blocks, measured and
     /// simulated ms, the model's seek, rotation, transfer and overhead ms,
     /// and the cylinders the arm travelled) to this CSV file.
@@ -104,43 +133,96 @@ pub fn run(args: &ValidateArgs, format: Format) -> Result<()> {
         ));
     }
     if let Some(path) = &args.plot {
-        let (measured, simulated) = run.sorted_ms();
-        let cdf = |v: &[f64]| -> Vec<(f64, f64, f64)> {
-            const POINTS: usize = 200;
-            (1..=POINTS)
-                .map(|i| {
-                    let q = i as f64 / POINTS as f64;
-                    let k = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
-                    (v[k - 1], q, 0.0)
-                })
-                .collect()
-        };
-        let panel = Panel {
-            title: format!("demerit {:.3} ms", overall.demerit_ms),
-            x_label: "access time (ms)".into(),
-            y_label: "fraction of requests".into(),
-            series: vec![
-                Series {
-                    label: "real drive".into(),
-                    source: Source::Simulation,
-                    points: cdf(&measured),
-                },
-                Series {
-                    label: "spindle model".into(),
-                    source: Source::Simulation,
-                    points: cdf(&simulated),
-                },
-            ],
-        };
+        let (title, panels) = figure(&run);
         write_svg(
             path,
-            &format!("{}: access-time distributions", run.disk),
-            &[panel],
+            &title,
+            &panels,
+            Scales {
+                log_x: args.log_x,
+                log_y: args.log_y,
+            },
         )?;
         t.note(format!("CDF plot written to {}.", path.display()));
     }
     crate::output::emit_table(&t, format)?;
     Ok(())
+}
+
+/// A drive's name for people: a DiskSim model's block name without its
+/// `_validate`/`_model` suffix, underscores as spaces ("HP_C2247A_validate"
+/// is the "HP C2247A").
+pub fn drive_name(name: &str) -> String {
+    let mut name = name;
+    for suffix in ["_validate", "_model"] {
+        while let Some(stem) = name
+            .len()
+            .checked_sub(suffix.len())
+            .filter(|&i| name.is_char_boundary(i) && name[i..].eq_ignore_ascii_case(suffix))
+            .map(|i| &name[..i])
+        {
+            name = stem;
+        }
+    }
+    name.replace('_', " ")
+}
+
+/// The figure of `spindle validate --plot` (title and panels): the
+/// measured distribution of access times (a wide pale line) and the
+/// model's (dashed, over it), at 200 evenly spaced fractions each.
+pub fn figure(run: &ValidationRun) -> (String, Vec<Panel>) {
+    (
+        format!(
+            "{}: access times, measured and modelled",
+            drive_name(&run.disk)
+        ),
+        vec![distributions(run)],
+    )
+}
+
+fn distributions(run: &ValidationRun) -> Panel {
+    let (measured, simulated) = run.sorted_ms();
+    let cdf = |v: &[f64]| -> Vec<(f64, f64, f64)> {
+        const POINTS: usize = 200;
+        (1..=POINTS)
+            .map(|i| {
+                let q = i as f64 / POINTS as f64;
+                let k = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
+                (v[k - 1], q, 0.0)
+            })
+            .collect()
+    };
+    let overall = run.overall();
+    Panel {
+        series: vec![
+            Series {
+                curve: format!(
+                    "{}, measured ({})",
+                    drive_name(&run.disk),
+                    std::path::Path::new(&run.trace)
+                        .file_name()
+                        .map_or_else(|| run.trace.clone(), |n| n.to_string_lossy().into_owned())
+                ),
+                source: Source::Measurement,
+                points: cdf(&measured),
+            },
+            Series {
+                curve: "spindle's model".into(),
+                source: Source::Model,
+                points: cdf(&simulated),
+            },
+        ],
+        ..Panel::new(
+            format!(
+                "{} requests; demerit {:.3} ms ({:.1} % of the measured mean)",
+                overall.requests,
+                overall.demerit_ms,
+                100.0 * overall.demerit_ms / overall.measured_mean_ms
+            ),
+            "access time (ms)",
+            "fraction of requests",
+        )
+    }
 }
 
 /// The per-request CSV of `--samples`.

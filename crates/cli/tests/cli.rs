@@ -262,7 +262,7 @@ fn validate_prints_the_demerit_per_class_and_plots_the_distributions() {
         ["read Miss", "read Hit", "write Doub", "write Trip"]
     );
     let svg = std::fs::read_to_string(&plot).unwrap();
-    assert!(svg.contains("<svg") && svg.contains("real drive"));
+    assert!(svg.contains("<svg") && svg.contains("HP C2247A, measured"));
     assert_eq!(
         std::fs::read_to_string(&samples).unwrap().lines().count(),
         10_000

@@ -300,6 +300,17 @@ impl Axis {
             Axis::ReadProbability => "p_r",
         }
     }
+
+    /// The axis's label in a figure.
+    fn description(self) -> &'static str {
+        match self {
+            Axis::Users => "users N_u",
+            Axis::DeadlineLow => {
+                "deadline factor DL_LOW (deadline T_min·η, η ~ U[DL_LOW, 3·DL_LOW])"
+            }
+            Axis::ReadProbability => "read probability p_r",
+        }
+    }
 }
 
 /// One figure: what it sweeps, which subsystems, which metrics.
@@ -546,6 +557,23 @@ pub fn transactions(n: u8, opts: &TxnReproOptions) -> Result<u64> {
     Ok(points * opts.replications * opts.transactions)
 }
 
+/// The y axis label of a plotted metric (its column header, spelt out,
+/// with its unit).
+fn axis_label<'a>(metric: &str, header: &'a str) -> &'a str {
+    match metric {
+        "loss_ratio" => "loss ratio (transactions lost / finished)",
+        "response_ms" if header == RESPONSE.1 => "mean response of committed transactions (ms)",
+        "response_ms" => "mean transaction response time (ms)",
+        "service_ms" => "mean disk service time (ms)",
+        "queue" => "mean requests waiting, all queues",
+        "queue_disk" => "mean requests in a disk's queue",
+        "queue_aux" => "mean requests in the lagging disk's aux queue",
+        "committed_size" => "mean steps of a committed transaction",
+        "deadlocks" => "deadlocks per transaction",
+        _ => header,
+    }
+}
+
 /// Figure `n` (2–13): its table and plot.
 ///
 /// # Errors
@@ -564,11 +592,8 @@ pub fn figure(n: u8, opts: &TxnReproOptions) -> Result<Figure> {
         .metrics
         .iter()
         .take(2)
-        .map(|&(_, header)| Panel {
-            title: header.to_string(),
-            x_label: spec.axis.label().to_string(),
-            y_label: header.to_string(),
-            series: Vec::new(),
+        .map(|&(metric, header)| {
+            Panel::new("", spec.axis.description(), axis_label(metric, header))
         })
         .collect();
     for &(label, io) in &spec.curves {
@@ -592,7 +617,7 @@ pub fn figure(n: u8, opts: &TxnReproOptions) -> Result<Figure> {
         }
         for (panel, points) in panels.iter_mut().zip(points) {
             panel.series.push(Series {
-                label: label.to_string(),
+                curve: label.to_string(),
                 source: Source::Simulation,
                 points,
             });

@@ -90,9 +90,22 @@ pub struct IvyOptions {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs()))]
     pub jobs: usize,
     /// Also draw read and write turnaround against copies, one line per
-    /// policy (the first routing), as SVG.
-    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg", value_parser = crate::bounds::svg_path))]
+    /// policy (the first routing), to FILE (.svg or .png).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE", value_parser = crate::bounds::svg_path))]
     pub plot: Option<PathBuf>,
+    /// Logarithmic y axes (--log-y=false: linear, the default).
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long,
+            value_name = "BOOL",
+            requires = "plot",
+            num_args = 0..=1,
+            require_equals = true,
+            default_missing_value = "true"
+        )
+    )]
+    pub log_y: Option<bool>,
 }
 
 /// `--compare-discipline`: a per-disk discipline, or none.
@@ -133,6 +146,7 @@ impl Default for IvyOptions {
             seed: 1,
             jobs: crate::run::default_jobs(),
             plot: None,
+            log_y: None,
         }
     }
 }
@@ -240,8 +254,54 @@ fn disk_label(options: &IvyOptions, trace: &IvyTrace) -> String {
     }
 }
 
+/// What `spindle repro ivy` computes: its tables and its figure.
+pub struct Reproduction {
+    /// The tables, in the order printed.
+    pub tables: Vec<Table>,
+    /// The figure's title.
+    pub title: String,
+    /// The figure's panels: read and write turnaround against copies.
+    pub panels: Vec<Panel>,
+    /// What the simulation cost, for standard error.
+    cost: String,
+    started: Instant,
+}
+
 /// `spindle repro ivy`.
+///
+/// # Errors
+/// Bad options, an unreadable trace, a failed replay, an unwritable plot.
 pub fn run(options: &IvyOptions, format: Format) -> Result<()> {
+    let r = reproduce(options)?;
+    if let Some(path) = &options.plot {
+        write_svg(
+            path,
+            &r.title,
+            &r.panels,
+            crate::plot::Scales {
+                log_x: None,
+                log_y: options.log_y,
+            },
+        )?;
+        if !crate::output::results_discarded() {
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    crate::output::emit_tables(&r.tables, format)?;
+    eprintln!(
+        "{}, {:.1} s wall with {} jobs",
+        r.cost,
+        r.started.elapsed().as_secs_f64(),
+        options.jobs
+    );
+    Ok(())
+}
+
+/// Replays the trace under every configuration `options` asks for.
+///
+/// # Errors
+/// Bad options, an unreadable trace, a failed replay.
+pub fn reproduce(options: &IvyOptions) -> Result<Reproduction> {
     if options.copies.is_empty() || options.copies.iter().any(|&n| n == 0 || n > 8) {
         bail!("--copies: expected numbers of copies in 1 ..= 8");
     }
@@ -385,32 +445,32 @@ pub fn run(options: &IvyOptions, format: Format) -> Result<()> {
             other,
         ));
     }
-    if let Some(path) = &options.plot {
-        let title = format!("Ivy on {} ({})", trace.file(), label);
-        write_svg(
-            path,
-            &title,
-            &panels(options, &results, &policies, routings[0], extents[0]),
-        )?;
-        if !crate::output::results_discarded() {
-            eprintln!("wrote {}", path.display());
-        }
-    }
-    crate::output::emit_tables(&tables, format)?;
-    let replications = options.replications.max(1);
-    eprintln!(
-        "{} configurations ({} distinct) of {} requests: {:.2} s of one core per replication ({:.1} s for {} replications); all tables {:.1} s of one core, {:.1} s wall with {} jobs",
-        configs.len(),
-        main.distinct,
-        trace.requests(),
-        main.cpu.as_secs_f64() / replications as f64,
-        main.cpu.as_secs_f64(),
-        replications,
-        (main.cpu + sensitivity.cpu).as_secs_f64(),
-        started.elapsed().as_secs_f64(),
-        options.jobs
+    let trace_name = std::path::Path::new(trace.file()).file_name().map_or_else(
+        || trace.file().to_string(),
+        |n| n.to_string_lossy().into_owned(),
     );
-    Ok(())
+    let replications = options.replications.max(1);
+    Ok(Reproduction {
+        tables,
+        title: format!(
+            "Lo 1990 (Ivy): turnaround against copies, {trace_name} on {label}; {} copy selection, {} KB objects, {} queues",
+            routings[0].name(),
+            extents[0] / 1024,
+            options.discipline.name().to_ascii_uppercase()
+        ),
+        panels: panels(options, &results, &policies, routings[0], extents[0]),
+        cost: format!(
+            "{} configurations ({} distinct) of {} requests: {:.2} s of one core per replication ({:.1} s for {} replications); all tables {:.1} s of one core",
+            configs.len(),
+            main.distinct,
+            trace.requests(),
+            main.cpu.as_secs_f64() / replications as f64,
+            main.cpu.as_secs_f64(),
+            replications,
+            (main.cpu + sensitivity.cpu).as_secs_f64(),
+        ),
+        started,
+    })
 }
 
 /// Lo's table for one policy: every number of copies under every routing.
@@ -643,14 +703,11 @@ fn panels(
     selection: CopySelection,
     extent: u64,
 ) -> Vec<Panel> {
-    let panel = |title: &str, metric: &str| Panel {
-        title: format!("{title} ({})", selection.name()),
-        x_label: "copies".into(),
-        y_label: "ms".into(),
+    let panel = |what: &str, metric: &str| Panel {
         series: policies
             .iter()
             .map(|&policy| Series {
-                label: policy.label().into(),
+                curve: policy.label().into(),
                 source: Source::Simulation,
                 points: options
                     .copies
@@ -663,9 +720,14 @@ fn panels(
                     .collect(),
             })
             .collect(),
+        ..Panel::new(
+            "",
+            "copies of each object",
+            format!("mean {what} turnaround (ms)"),
+        )
     };
     vec![
-        panel("Read turnaround", "read_mean_ms"),
-        panel("Write turnaround", "write_mean_ms"),
+        panel("read", "read_mean_ms"),
+        panel("write", "write_mean_ms"),
     ]
 }

@@ -7,13 +7,12 @@ pub mod towsley91_analysis;
 pub mod tsai04;
 pub mod zhang02;
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Result;
 
 use crate::output::{Format, Table};
-use crate::plot::{Panel, write_svg};
+use crate::plot::{Panel, PlotArgs, figure_path, write_svg};
 
 /// How much simulation each point gets.
 #[derive(Clone, Debug)]
@@ -70,10 +69,8 @@ pub enum Paper {
         /// Figure to reproduce (1–6); all six when omitted.
         #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u8).range(1..=6)))]
         figure: Option<u8>,
-        /// Also draw the figure(s) as SVG; with several figures, FILE gets a
-        /// `-figN` suffix before its extension.
-        #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg", value_parser = crate::bounds::svg_path))]
-        plot: Option<PathBuf>,
+        #[cfg_attr(feature = "cli", command(flatten))]
+        plot: PlotArgs,
         /// Whose seek the IBM 3330 disk of Figures 4–6 draws: each disk its
         /// own (per-disk), or one per request, shared by the disks serving
         /// it (per-request: Figure 6's finding holds under it).
@@ -88,10 +85,8 @@ pub enum Paper {
         /// Figure to reproduce (2–13); all twelve when omitted.
         #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u8).range(2..=13)))]
         figure: Option<u8>,
-        /// Also draw the figure(s) as SVG; with several figures, FILE gets a
-        /// `-figN` suffix before its extension.
-        #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg", value_parser = crate::bounds::svg_path))]
-        plot: Option<PathBuf>,
+        #[cfg_attr(feature = "cli", command(flatten))]
+        plot: PlotArgs,
         /// Instead of the figures, the study of how the headline figures
         /// (68 %, 81 %, 17 %) depend on each reading of the text.
         #[cfg_attr(feature = "cli", arg(long, conflicts_with_all = ["figure", "plot"]))]
@@ -111,19 +106,16 @@ pub enum Paper {
         /// Figure to reproduce (5–12); all eight when omitted.
         #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u8).range(5..=12)))]
         figure: Option<u8>,
-        /// Also draw the figure(s) as SVG; with several figures, FILE gets a
-        /// `-figN` suffix before its extension.
-        #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg", value_parser = crate::bounds::svg_path))]
-        plot: Option<PathBuf>,
+        #[cfg_attr(feature = "cli", command(flatten))]
+        plot: PlotArgs,
         #[cfg_attr(feature = "cli", command(flatten))]
         options: tsai04::Tsai04Options,
     },
     /// Zhang, Yu, Krishnamurthy & Wang 2002: stripe, RAID-10 and EW-Arrays on
     /// 36 disks under an accelerated OLTP workload (Figure 11).
     Zhang02 {
-        /// Also draw the response curves as SVG.
-        #[cfg_attr(feature = "cli", arg(long, value_name = "FILE.svg"))]
-        plot: Option<PathBuf>,
+        #[cfg_attr(feature = "cli", command(flatten))]
+        plot: PlotArgs,
         #[cfg_attr(feature = "cli", command(flatten))]
         options: zhang02::Zhang02Options,
     },
@@ -148,20 +140,6 @@ impl Paper {
     }
 }
 
-/// `base`, or with several figures `base` with a `-figN` suffix.
-pub(crate) fn plot_path(base: &std::path::Path, figure: u8, several: bool) -> PathBuf {
-    if !several {
-        return base.to_path_buf();
-    }
-    let stem = base
-        .file_stem()
-        .map_or_else(|| "figure".into(), |s| s.to_string_lossy().into_owned());
-    let ext = base
-        .extension()
-        .map_or_else(|| "svg".into(), |s| s.to_string_lossy().into_owned());
-    base.with_file_name(format!("{stem}-fig{figure}.{ext}"))
-}
-
 /// `spindle repro ...`.
 pub fn run(paper: &Paper, format: Format) -> Result<()> {
     let chosen = |figure: &Option<u8>, all: std::ops::RangeInclusive<u8>| {
@@ -176,14 +154,9 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
         } => {
             let numbers = chosen(figure, 1..=6);
             let seek: towsley91::SeekDraw = seek.parse()?;
-            run_figures(
-                Instant::now(),
-                Vec::new(),
-                &numbers,
-                plot.as_deref(),
-                format,
-                |n| towsley91::figure(n, options, seek),
-            )?;
+            run_figures(Instant::now(), Vec::new(), &numbers, plot, format, |n| {
+                towsley91::figure(n, options, seek)
+            })?;
         }
         Paper::ChenTowsley91 {
             sensitivity: true,
@@ -203,14 +176,9 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
             ..
         } => {
             let numbers = chosen(figure, 2..=13);
-            let wall = run_figures(
-                Instant::now(),
-                Vec::new(),
-                &numbers,
-                plot.as_deref(),
-                format,
-                |n| chen_towsley91::figure(n, options),
-            )?;
+            let wall = run_figures(Instant::now(), Vec::new(), &numbers, plot, format, |n| {
+                chen_towsley91::figure(n, options)
+            })?;
             let simulated = numbers
                 .iter()
                 .map(|&n| chen_towsley91::transactions(n, options))
@@ -230,24 +198,14 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
             let sweep = tsai04::sweep(options)?;
             let summary = tsai04::summary(options, &sweep)?;
             let numbers = chosen(figure, 5..=12);
-            run_figures(
-                started,
-                vec![summary],
-                &numbers,
-                plot.as_deref(),
-                format,
-                |n| tsai04::figure(n, &sweep),
-            )?;
+            run_figures(started, vec![summary], &numbers, plot, format, |n| {
+                tsai04::figure(n, &sweep)
+            })?;
         }
         Paper::Zhang02 { plot, options } => {
-            run_figures(
-                Instant::now(),
-                Vec::new(),
-                &[11],
-                plot.as_deref(),
-                format,
-                |_| zhang02::figure(options),
-            )?;
+            run_figures(Instant::now(), Vec::new(), &[11], plot, format, |_| {
+                zhang02::figure(options)
+            })?;
         }
         Paper::Ivy { options } => ivy::run(options, format)?,
     }
@@ -261,15 +219,15 @@ fn run_figures(
     started: Instant,
     mut tables: Vec<Table>,
     numbers: &[u8],
-    plot: Option<&std::path::Path>,
+    plot: &PlotArgs,
     format: Format,
     figure: impl Fn(u8) -> Result<Figure>,
 ) -> Result<f64> {
     for &n in numbers {
         let f = figure(n)?;
-        if let Some(base) = plot {
-            let path = plot_path(base, n, numbers.len() > 1);
-            write_svg(&path, &f.title, &f.panels)?;
+        if let Some(base) = &plot.plot {
+            let path = figure_path(base, n, numbers.len());
+            write_svg(&path, &f.title, &f.panels, plot.scales())?;
             if !crate::output::results_discarded() {
                 eprintln!("wrote {}", path.display());
             }

@@ -20,7 +20,10 @@ use queueing::chains;
 use queueing::closed_form::{Policy, r_dmq_read_response, serial_response};
 use sched_core::array::ArraySpec;
 
-use super::towsley91_analysis::{self, MU, P_R, ibm3330_mean_service, response_panels};
+use super::towsley91_analysis::{
+    self, EXPONENTIAL_CMQ, EXPONENTIAL_SERVICE, MU, P_R, ibm3330_legend, ibm3330_mean_service,
+    response_panels, throughput_panel,
+};
 use super::{Figure, ReproOptions};
 use crate::common::estimate;
 use crate::output::{Cell, Table};
@@ -32,8 +35,10 @@ pub const SATURATION_CLIENTS: u32 = 100;
 /// A policy as drawn in a figure.
 #[derive(Clone, Debug)]
 pub struct Curve {
-    /// Legend label.
+    /// The curve's name in the tables.
     pub label: String,
+    /// Its name in the figure's legend.
+    pub legend: String,
     /// The array policy.
     pub spec: ArraySpec,
     /// Its disks' service model.
@@ -62,6 +67,7 @@ pub fn seven() -> Vec<Curve> {
     .into_iter()
     .map(|(label, name, policy)| Curve {
         label: label.to_string(),
+        legend: label.to_string(),
         spec: spec(name),
         disk: presets::exponential(MU),
         analysis: Some(policy),
@@ -139,12 +145,12 @@ pub fn figure1(opts: &ReproOptions) -> Result<Figure> {
             bar.inc(1);
         }
         analytic.push(Series {
-            label: format!("{} (analysis)", curve.label),
-            source: Source::Analysis,
+            curve: curve.legend.clone(),
+            source: Source::Model,
             points: a,
         });
         simulated.push(Series {
-            label: curve.label.clone(),
+            curve: curve.legend.clone(),
             source: Source::Simulation,
             points: s,
         });
@@ -157,14 +163,9 @@ pub fn figure1(opts: &ReproOptions) -> Result<Figure> {
     series.extend(analytic);
     Ok(Figure {
         number: 1,
-        title: "Towsley, Chen & Yu 1991, Figure 1: maximum throughput".into(),
+        title: "Towsley, Chen & Yu 1991, Figure 1: maximum throughput, μ = 45/s".into(),
         tables: vec![table],
-        panels: vec![Panel {
-            title: "Maximum throughput".into(),
-            x_label: "read probability p_r".into(),
-            y_label: "requests/s".into(),
-            series,
-        }],
+        panels: vec![throughput_panel(series)],
     })
 }
 
@@ -290,12 +291,12 @@ fn response_figure(
             us.extend(point("update_ms"));
         }
         read_panel.push(Series {
-            label: curve.label.clone(),
+            curve: curve.legend.clone(),
             source: Source::Simulation,
             points: rs,
         });
         update_panel.push(Series {
-            label: curve.label.clone(),
+            curve: curve.legend.clone(),
             source: Source::Simulation,
             points: us,
         });
@@ -309,7 +310,7 @@ fn response_figure(
         number,
         title: format!("Towsley, Chen & Yu 1991, Figure {number}: {title}"),
         tables: vec![table],
-        panels: response_panels(read_panel, update_panel),
+        panels: response_panels(read_panel, update_panel, ""),
     })
 }
 
@@ -357,9 +358,10 @@ pub fn figure3(opts: &ReproOptions) -> Result<Figure> {
     )
 }
 
-fn cmq(label: &str, disk: DiskSpec, p_r: f64, mu: f64) -> Curve {
+fn cmq(label: &str, legend: &str, disk: DiskSpec, p_r: f64, mu: f64) -> Curve {
     Curve {
         label: label.to_string(),
+        legend: legend.to_string(),
         spec: spec("cmq"),
         disk,
         analysis: None,
@@ -410,12 +412,14 @@ pub fn figure4(opts: &ReproOptions, seek: SeekDraw) -> Result<Figure> {
         let curves = [
             cmq(
                 "CMQ, exponential (model)",
+                EXPONENTIAL_CMQ,
                 presets::exponential(MU),
                 p_r,
                 MU,
             ),
             cmq(
                 "CMQ, IBM 3330 p_s = 0.6 (simulation)",
+                "CMQ, IBM 3330 service, p_s = 0.6",
                 ibm3330(0.6, seek),
                 p_r,
                 MU,
@@ -430,11 +434,11 @@ pub fn figure4(opts: &ReproOptions, seek: SeekDraw) -> Result<Figure> {
             opts,
         )?;
         tables.extend(f.tables);
-        let mut all = f.panels;
-        for p in &mut all {
-            p.title = format!("{} (p_r = {p_r})", p.title);
+        let mut pair = f.panels;
+        for p in &mut pair {
+            p.title = format!("{}, p_r = {p_r}", p.title);
         }
-        panels.extend(all);
+        panels.extend(pair);
     }
     Ok(Figure {
         number: 4,
@@ -448,6 +452,7 @@ pub fn figure4(opts: &ReproOptions, seek: SeekDraw) -> Result<Figure> {
 pub fn figure5(opts: &ReproOptions, seek: SeekDraw) -> Result<Figure> {
     let mut curves = vec![cmq(
         "exponential model, μ = 45",
+        EXPONENTIAL_SERVICE,
         presets::exponential(MU),
         P_R,
         MU,
@@ -456,6 +461,7 @@ pub fn figure5(opts: &ReproOptions, seek: SeekDraw) -> Result<Figure> {
         let mu = 1.0 / ibm3330_mean_service(p_s);
         curves.push(cmq(
             &format!("IBM 3330, p_s = {p_s}"),
+            &ibm3330_legend(p_s),
             ibm3330(p_s, seek),
             P_R,
             mu,
@@ -496,20 +502,28 @@ pub fn figure6(opts: &ReproOptions, seek: SeekDraw) -> Result<Figure> {
     .into_iter()
     .map(|(label, name, max_rate)| Curve {
         label: label.to_string(),
+        legend: label.to_string(),
         spec: spec(name),
         disk: disk.clone(),
         analysis: None,
         max_rate,
     })
     .collect();
-    response_figure(
+    let mut f = response_figure(
         6,
         "DMQ variations and CMQ, IBM 3330 service with p_s = 0.6 (p_r = 0.75)",
         P_R,
         &curves,
         &rates(5.0, 80.0),
         opts,
-    )
+    )?;
+    // MR-DMQ's and MR-DMQA's means reach seconds near their limits, a
+    // hundred times the others' at low load: on a linear axis the four
+    // other curves lie flat along the bottom.
+    for p in &mut f.panels {
+        p.log_y = true;
+    }
+    Ok(f)
 }
 
 /// Figure `n` (1–6): the simulation, and for Figures 1–5 the analysis
@@ -538,19 +552,12 @@ pub fn figure(n: u8, opts: &ReproOptions, seek: SeekDraw) -> Result<Figure> {
     Ok(f)
 }
 
-/// Adds the model's read and update series to the simulation's panels,
-/// which come in (read, update) pairs, one pair per read probability in
-/// Figure 4: a model curve goes to the pair of its p_r.
-fn add_model_curves(panels: &mut [crate::plot::Panel], model: Vec<crate::plot::Panel>) {
-    let pairs = panels.len() / 2;
-    for (kind, model_panel) in model.into_iter().enumerate() {
-        for s in model_panel.series {
-            let pair = if pairs > 1 && s.label.contains("p_r = 0.75") {
-                1
-            } else {
-                0
-            };
-            panels[2 * pair + kind].series.push(s);
-        }
+/// Adds the model's series to the simulation's panels: the model's figure
+/// has the same panels in the same order (a read and an update panel per
+/// read probability).
+fn add_model_curves(panels: &mut [Panel], model: Vec<Panel>) {
+    debug_assert_eq!(panels.len(), model.len());
+    for (panel, model_panel) in panels.iter_mut().zip(model) {
+        panel.series.extend(model_panel.series);
     }
 }

@@ -36,17 +36,24 @@ pub fn ibm3330_mean_service(p_s: f64) -> f64 {
 }
 
 /// The two panels of Figures 2–6, simulated or analytic: mean read and mean
-/// update response time against the arrival rate.
-pub(super) fn response_panels(reads: Vec<Series>, updates: Vec<Series>) -> Vec<Panel> {
+/// update response time against the arrival rate, their captions ending
+/// in `qualifier` (", p_r = 0.25" where a figure has a pair per p_r).
+pub(super) fn response_panels(
+    reads: Vec<Series>,
+    updates: Vec<Series>,
+    qualifier: &str,
+) -> Vec<Panel> {
     let panel = |title: &str, series| Panel {
-        title: title.into(),
-        x_label: "arrival rate λ (requests/s)".into(),
-        y_label: "ms".into(),
         series,
+        ..Panel::new(
+            format!("{title}{qualifier}"),
+            "arrival rate λ (requests/s)",
+            "response time (ms)",
+        )
     };
     vec![
-        panel("(a) mean read response time", reads),
-        panel("(b) mean update response time", updates),
+        panel("mean read response time", reads),
+        panel("mean update response time", updates),
     ]
 }
 
@@ -152,8 +159,11 @@ pub fn point(policy: Policy, lambda: f64, p_r: f64, mu: f64) -> Result<Point> {
 /// One analytic curve: a policy at a read probability and service rate.
 #[derive(Clone, Debug)]
 pub struct Curve {
-    /// Legend label (the simulated curve's label where there is one).
+    /// The curve's name in the tables.
     pub label: String,
+    /// Its name in the figure's legend: the simulated curve's it models, so
+    /// that the legend lists the two as one.
+    pub legend: String,
     /// The policy.
     pub policy: Policy,
     /// Read probability.
@@ -162,6 +172,17 @@ pub struct Curve {
     pub mu: f64,
     /// Largest arrival rate drawn.
     pub max_rate: f64,
+}
+
+/// Figure 4's curve of CMQ with exponential service, in the legend.
+pub(super) const EXPONENTIAL_CMQ: &str = "CMQ, exponential service";
+/// Figure 5's curve of exponential service, in the legend.
+pub(super) const EXPONENTIAL_SERVICE: &str = "exponential service, μ = 45/s";
+
+/// Figure 5's curve of the IBM 3330 with sequential-access probability
+/// `p_s`, in the legend.
+pub(super) fn ibm3330_legend(p_s: f64) -> String {
+    format!("IBM 3330, p_s = {p_s}")
 }
 
 /// How close to the stability limit the curves go: further on, the
@@ -213,21 +234,21 @@ fn exact_cell(b: Bounds) -> Cell {
     }
 }
 
-/// Series of one bounded or exact quantity: one line, or a lower and an
-/// upper one.
-fn series(label: &str, points: &[Point], pick: impl Fn(&Point) -> Bounds) -> Vec<Series> {
+/// Series of one bounded or exact quantity of the curve `legend`: one
+/// model line, or a lower and an upper bound.
+fn series(legend: &str, points: &[Point], pick: impl Fn(&Point) -> Bounds) -> Vec<Series> {
     let exact = points.iter().all(|p| pick(p).lower == pick(p).upper);
-    let line = |suffix: &str, f: &dyn Fn(Bounds) -> f64| Series {
-        label: format!("{label} ({suffix})"),
-        source: Source::Analysis,
+    let line = |source: Source, f: &dyn Fn(Bounds) -> f64| Series {
+        curve: legend.to_string(),
+        source,
         points: points.iter().map(|p| (p.lambda, f(pick(p)), 0.0)).collect(),
     };
     if exact {
-        vec![line("analysis", &|b| b.lower)]
+        vec![line(Source::Model, &|b| b.lower)]
     } else {
         vec![
-            line("lower bound", &|b| b.lower),
-            line("upper bound", &|b| b.upper),
+            line(Source::LowerBound, &|b| b.lower),
+            line(Source::UpperBound, &|b| b.upper),
         ]
     }
 }
@@ -252,8 +273,20 @@ fn response_analysis(number: u8, title: &str, curves: &[Curve]) -> Result<Figure
             "B",
         ],
     );
-    let (mut reads, mut updates) = (Vec::new(), Vec::new());
+    // A pair of panels per read probability, in the curves' order.
+    let mut read_probabilities: Vec<f64> = Vec::new();
     for curve in curves {
+        if !read_probabilities.contains(&curve.p_r) {
+            read_probabilities.push(curve.p_r);
+        }
+    }
+    let mut reads = vec![Vec::new(); read_probabilities.len()];
+    let mut updates = vec![Vec::new(); read_probabilities.len()];
+    for curve in curves {
+        let pair = read_probabilities
+            .iter()
+            .position(|&p| p == curve.p_r)
+            .expect("every curve's p_r is listed");
         let points = solve(curve)?;
         for p in &points {
             let [rl, ru] = bounds_cells(p.read);
@@ -274,8 +307,8 @@ fn response_analysis(number: u8, title: &str, curves: &[Curve]) -> Result<Figure
                 p.truncation.map_or(Cell::Missing, |b| Cell::Int(b as u64)),
             ]);
         }
-        reads.extend(series(&curve.label, &points, |p| p.read));
-        updates.extend(series(&curve.label, &points, |p| p.update));
+        reads[pair].extend(series(&curve.legend, &points, |p| p.read));
+        updates[pair].extend(series(&curve.legend, &points, |p| p.update));
     }
     table.note(
         "Exponential service. C-PSSQ, CR-ESQ, CRU-ESQ: W_q = E[N]/λ from the chain plus each class's service time, the paper's split (exact for all ms, approximate per class). Exact values are in the read/update/all columns, bounds in the lower/upper ones: one queue truncated at B, B raised until the update bounds are within 2 %.",
@@ -284,13 +317,25 @@ fn response_analysis(number: u8, title: &str, curves: &[Curve]) -> Result<Figure
         number,
         title: format!("Towsley, Chen & Yu 1991, Figure {number} (analysis): {title}"),
         tables: vec![table],
-        panels: response_panels(reads, updates),
+        panels: read_probabilities
+            .iter()
+            .zip(reads.into_iter().zip(updates))
+            .flat_map(|(p_r, (reads, updates))| {
+                let qualifier = if read_probabilities.len() > 1 {
+                    format!(", p_r = {p_r}")
+                } else {
+                    String::new()
+                };
+                response_panels(reads, updates, &qualifier)
+            })
+            .collect(),
     })
 }
 
-fn curve(label: &str, policy: Policy, p_r: f64, mu: f64, max_rate: f64) -> Curve {
+fn curve(label: &str, legend: &str, policy: Policy, p_r: f64, mu: f64, max_rate: f64) -> Curve {
     Curve {
         label: label.to_string(),
+        legend: legend.to_string(),
         policy,
         p_r,
         mu,
@@ -324,23 +369,30 @@ fn figure1() -> Result<Figure> {
             points.push((p_r, limit, 0.0));
         }
         panel.push(Series {
-            label: format!("{} (analysis)", label(policy)),
-            source: Source::Analysis,
+            curve: label(policy).to_string(),
+            source: Source::Model,
             points,
         });
     }
     table.note("Neuts' test: the λ at which π·A2·e = π·A0·e for the policy's chain (S-PSSQ and MR-ESQ as phase-type M/PH/1 chains); DMQ and CMQ: each disk saturates at λ(1 − p_r/2) = μ.");
     Ok(Figure {
         number: 1,
-        title: "Towsley, Chen & Yu 1991, Figure 1 (analysis): maximum throughput".into(),
+        title: "Towsley, Chen & Yu 1991, Figure 1 (analysis): maximum throughput, μ = 45/s".into(),
         tables: vec![table],
-        panels: vec![Panel {
-            title: "Maximum throughput".into(),
-            x_label: "read probability p_r".into(),
-            y_label: "requests/s".into(),
-            series: panel,
-        }],
+        panels: vec![throughput_panel(panel)],
     })
+}
+
+/// The panel of Figure 1: the series of maximum throughput against p_r.
+pub(super) fn throughput_panel(series: Vec<Series>) -> Panel {
+    Panel {
+        series,
+        ..Panel::new(
+            "",
+            "read probability p_r",
+            "maximum throughput (requests/s)",
+        )
+    }
 }
 
 /// The label `spindle repro` gives the policy.
@@ -359,7 +411,7 @@ pub fn figure(n: u8) -> Result<Figure> {
     let sq = |policies: &[Policy], max: f64| -> Vec<Curve> {
         policies
             .iter()
-            .map(|&p| curve(label(p), p, P_R, MU, max))
+            .map(|&p| curve(label(p), label(p), p, P_R, MU, max))
             .collect()
     };
     match n {
@@ -392,6 +444,7 @@ pub fn figure(n: u8) -> Result<Figure> {
             &[0.25, 0.75].map(|p_r| {
                 curve(
                     &format!("CMQ model, p_r = {p_r}"),
+                    EXPONENTIAL_CMQ,
                     Policy::Cmq,
                     p_r,
                     MU,
@@ -402,6 +455,7 @@ pub fn figure(n: u8) -> Result<Figure> {
         5 => {
             let mut curves = vec![curve(
                 "exponential model, μ = 45",
+                EXPONENTIAL_SERVICE,
                 Policy::Cmq,
                 P_R,
                 MU,
@@ -411,6 +465,7 @@ pub fn figure(n: u8) -> Result<Figure> {
                 let mu = 1.0 / ibm3330_mean_service(p_s);
                 curves.push(curve(
                     &format!("IBM 3330, p_s = {p_s}"),
+                    &ibm3330_legend(p_s),
                     Policy::Cmq,
                     P_R,
                     mu,

@@ -234,49 +234,49 @@ fn figure_metric(n: u8) -> Option<(&'static str, &'static str, &'static str, usi
         5 => (
             "seek_distance",
             "Figure 5: total disk-seek distance",
-            "cylinders",
+            "seek distance per run (cylinders)",
             0,
         ),
         6 => (
             "idle",
             "Figure 6: normalised disk-idle time",
-            "fraction of run",
+            "fraction of run time",
             3,
         ),
         7 => (
             "seek",
             "Figure 7: normalised disk-seek time",
-            "fraction of run",
+            "fraction of run time",
             3,
         ),
         8 => (
             "rotation",
             "Figure 8: normalised disk-rotation time",
-            "fraction of run",
+            "fraction of run time",
             3,
         ),
         9 => (
             "non_transmission",
             "Figure 9: normalised non-transmission overhead (seek + rotation)",
-            "fraction of run",
+            "fraction of run time",
             3,
         ),
         10 => (
             "utilisation",
             "Figure 10: disk utilisation (transmission / service)",
-            "fraction",
+            "transmission / service time",
             3,
         ),
         11 => (
             "aperiodic_kb_s",
             "Figure 11: aperiodic throughput",
-            "KB/s",
+            "aperiodic throughput (KB/s)",
             1,
         ),
         12 => (
             "aperiodic_response_ms",
             "Figure 12: aperiodic mean response time",
-            "ms",
+            "mean response time (ms)",
             1,
         ),
         _ => return None,
@@ -335,7 +335,7 @@ pub fn figure(n: u8, s: &Sweep) -> Result<Figure> {
         .iter()
         .zip(&s.tables)
         .map(|(label, per_x)| Series {
-            label: label.clone(),
+            curve: label.clone(),
             source: Source::Simulation,
             points: s
                 .xs
@@ -352,13 +352,11 @@ pub fn figure(n: u8, s: &Sweep) -> Result<Figure> {
         .collect();
     Ok(Figure {
         number: n,
-        title: title.into(),
+        title: format!("Tsai, Chu & Huang 2004, {title}"),
         tables: vec![table],
         panels: vec![Panel {
-            title: title.into(),
-            x_label: "real-time tasks offered".into(),
-            y_label: y_label.into(),
             series,
+            ..Panel::new("", "real-time tasks offered", y_label)
         }],
     })
 }

@@ -216,7 +216,7 @@ pub fn figure(opts: &Zhang02Options) -> Result<Figure> {
             }),
         ]);
         series.push(Series {
-            label: (*label).to_string(),
+            curve: (*label).to_string(),
             source: Source::Simulation,
             points: search
                 .curve
@@ -278,10 +278,12 @@ pub fn figure(opts: &Zhang02Options) -> Result<Figure> {
         title: "Zhang, Yu, Krishnamurthy & Wang 2002, Figure 11: 36 disks, accelerated OLTP".into(),
         tables,
         panels: vec![Panel {
-            title: "Mean response vs speed-up (sustained points)".into(),
-            x_label: "speed-up over the original rate".into(),
-            y_label: "mean response, ms".into(),
             series,
+            ..Panel::new(
+                "mean response time at each sustained speed-up",
+                "speed-up over the original arrival rate (×)",
+                "mean response time (ms)",
+            )
         }],
     })
 }
