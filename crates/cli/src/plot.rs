@@ -221,8 +221,8 @@ pub fn draw_panels(title: &str, panels: &[Panel], scales: Scales) -> Drawing {
 }
 
 /// The file of figure `number` when a command draws `count` figures to
-/// `base` (as `--plot` names it): `{n}` in the file's name stands for the
-/// number (`fig{n}.svg` → `fig3.svg`); without it, one figure is drawn to
+/// `base` (as `--plot` names it): `{N}` in the file's name stands for the
+/// number (`fig{N}.svg` → `fig3.svg`); without it, one figure is drawn to
 /// `base` itself and several get `-figN` before the extension
 /// (`out.svg` → `out-fig1.svg`, `out-fig2.svg`, …).
 pub fn figure_path(base: &Path, number: u8, count: usize) -> PathBuf {
@@ -245,7 +245,7 @@ pub fn figure_path(base: &Path, number: u8, count: usize) -> PathBuf {
 }
 
 /// What stands for a figure's number in `--plot`'s file name.
-pub const FIGURE_NUMBER: &str = "{n}";
+pub const FIGURE_NUMBER: &str = "{N}";
 
 /// Writes a picture drawn as SVG text to `path`, in the format the path's
 /// extension names (checked beforehand by [`crate::bounds::svg_path`]):
@@ -323,8 +323,8 @@ pub fn rasterise(svg: &str) -> Result<resvg::tiny_skia::Pixmap> {
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct PlotArgs {
     /// Also draw the figures to FILE, an .svg or a .png. One figure is
-    /// drawn to FILE itself. With several, {n} in FILE's name stands for
-    /// each figure's number (--plot 'fig{n}.png' writes fig1.png,
+    /// drawn to FILE itself. With several, {N} in FILE's name stands for
+    /// each figure's number (--plot 'fig{N}.png' writes fig1.png,
     /// fig2.png, …); without it, FILE's name gets -figN before its
     /// extension (--plot out.svg writes out-fig1.svg, out-fig2.svg, …).
     #[cfg_attr(feature = "cli", arg(long, value_name = "FILE", value_parser = crate::bounds::svg_path))]
@@ -397,7 +397,7 @@ mod tests {
         let p = |base: &str, n, count| figure_path(Path::new(base), n, count);
         assert_eq!(p("out.svg", 3, 1), Path::new("out.svg"));
         assert_eq!(p("out.svg", 3, 6), Path::new("out-fig3.svg"));
-        assert_eq!(p("dir/fig{n}.png", 12, 8), Path::new("dir/fig12.png"));
-        assert_eq!(p("fig{n}.svg", 2, 1), Path::new("fig2.svg"));
+        assert_eq!(p("dir/fig{N}.png", 12, 8), Path::new("dir/fig12.png"));
+        assert_eq!(p("fig{N}.svg", 2, 1), Path::new("fig2.svg"));
     }
 }

@@ -693,7 +693,7 @@ fn validate_figure() {
 }
 
 /// `--plot` names files as its help says: one figure, exactly the file
-/// named; several, `{n}` replaced by each number (or `-figN` added).
+/// named; several, `{N}` replaced by each number (or `-figN` added).
 #[test]
 fn plot_files_are_named_as_the_help_says() {
     let dir = tempfile::tempdir().unwrap();
@@ -717,7 +717,7 @@ fn plot_files_are_named_as_the_help_says() {
         "analyze",
         "towsley91",
         "--plot",
-        &path("a{n}.png"),
+        &path("a{N}.png"),
         "--log-y",
     ]);
     spindle(&[
@@ -750,6 +750,13 @@ fn plot_files_are_named_as_the_help_says() {
     );
     let png = std::fs::read(dir.path().join("a3.png")).unwrap();
     assert_eq!(&png[1..4], b"PNG");
+    // The help says so, the placeholder intact (clap turns "{n}" into a
+    // line break).
+    let help = Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .args(["analyze", "towsley91", "--help"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--plot 'fig{N}.png' writes fig1.png"));
     // --log-y shapes a picture; without one it is refused.
     let out = Command::new(env!("CARGO_BIN_EXE_spindle"))
         .args(["analyze", "towsley91", "--log-y"])
