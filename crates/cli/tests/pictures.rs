@@ -546,6 +546,15 @@ fn tsai04_figures() {
         ..tsai04::Tsai04Options::default()
     };
     let sweep = tsai04::sweep(&options).unwrap();
+    // The same pictures whatever --jobs says.
+    let other = tsai04::sweep(&tsai04::Tsai04Options { jobs: 3, ..options }).unwrap();
+    for n in 5..=12 {
+        let [a, b] = [&sweep, &other].map(|s| {
+            let f = tsai04::figure(n, s).unwrap();
+            plot::draw_panels(&f.title, &f.panels, Scales::default()).svg
+        });
+        assert!(a == b, "figure {n}: the picture depends on --jobs");
+    }
     for n in 5..=12 {
         let f = tsai04::figure(n, &sweep).unwrap();
         let d = look(
@@ -585,6 +594,46 @@ fn chen_towsley91_figures() {
             Scales::default(),
             &curves,
         );
+        // On log axes, zeros (RT-CMQ's empty per-disk queues in Figure 4,
+        // no losses at p_r = 1) are marked at the axis's foot and keyed.
+        let log = look(
+            &format!("chen-towsley91 figure {n}, log y"),
+            &f.title,
+            &f.panels,
+            Scales {
+                log_x: None,
+                log_y: Some(true),
+            },
+            &curves,
+        );
+        // (A panel with nothing above zero stays linear.)
+        let zeros = f
+            .panels
+            .iter()
+            .zip(&log.layout.panels)
+            .filter(|(_, drawn)| drawn.y.log)
+            .flat_map(|(p, _)| &p.series)
+            .flat_map(|s| &s.points)
+            .filter(|p| p.1 <= 0.0)
+            .count();
+        let marked: usize = log
+            .layout
+            .panels
+            .iter()
+            .flat_map(|p| &p.curves)
+            .map(|c| c.off_scale.len())
+            .sum();
+        assert_eq!(marked, zeros, "figure {n}");
+        let keyed = log
+            .layout
+            .legend
+            .key
+            .iter()
+            .any(|e| e.text.contains("off the log scale"));
+        assert_eq!(keyed, zeros > 0, "figure {n}");
+        if n == 4 {
+            assert!(zeros >= 9, "RT-CMQ's per-disk queue is empty");
+        }
         if spec.axis == chen_towsley91::Axis::Users {
             let x = &d.layout.panels[0].x;
             assert!(x.integral);

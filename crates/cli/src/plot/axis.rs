@@ -82,12 +82,21 @@ impl Axis {
     /// and 2 and 5 times them where that leaves fewer than three labels,
     /// every step of a decade where that still does; the other steps are
     /// minor ticks.
+    ///
+    /// A range too narrow to hold two of those steps (21..26) is labelled
+    /// as a linear axis would be (21, 22, … 26), at logarithmic places.
     pub(super) fn logarithmic(lo: f64, hi: f64) -> Axis {
         let (lo, hi) = widen(lo, hi, true);
         let values: Vec<(u32, f64)> = ((lo.log10().floor() as i32)..=(hi.log10().ceil() as i32))
             .flat_map(|d| (1..=9).map(move |m| (m, f64::from(m) * 10f64.powi(d))))
             .filter(|&(_, v)| v >= lo * (1.0 - 1e-9) && v <= hi * (1.0 + 1e-9))
             .collect();
+        if values.len() < 2 {
+            return Axis {
+                log: true,
+                ..Axis::linear(lo, hi, false, 6)
+            };
+        }
         const EVERY_STEP: &[u32] = &[1, 2, 3, 4, 5, 6, 7, 8, 9];
         let labelled: &[u32] = [&[1][..], &[1, 2, 5]]
             .into_iter()
@@ -204,6 +213,9 @@ mod tests {
         assert_eq!(labels(&a), ["1", "2", "5", "10", "20", "50"]);
         let a = Axis::logarithmic(30.0, 3500.0);
         assert_eq!(labels(&a), ["50", "100", "200", "500", "1000", "2000"]);
+        let a = Axis::logarithmic(21.0, 26.5);
+        assert_eq!(labels(&a), ["21", "22", "23", "24", "25", "26"]);
+        assert!(a.log && (a.lo, a.hi) == (21.0, 26.5));
         let a = Axis::logarithmic(15.0, 60.0);
         assert_eq!(labels(&a), ["20", "30", "40", "50", "60"]);
         let a = Axis::logarithmic(2e-6, 0.02);

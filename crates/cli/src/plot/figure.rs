@@ -328,13 +328,13 @@ fn x_axis(panel: &Panel, log: bool) -> Axis {
         panel
             .series
             .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.0))
+            .flat_map(|s| s.points.iter().filter(|p| p.1.is_finite()).map(|p| p.0))
     };
     let Some((lo, hi)) = extent(xs(), log) else {
         return Axis::linear(0.0, 1.0, false, 4);
     };
     if log {
-        let room = (hi / lo).powf(0.03).max(1.05);
+        let room = (hi / lo).powf(0.03);
         return Axis::logarithmic(lo / room, hi * room);
     }
     let integral = xs().filter(|v| v.is_finite()).all(|v| v.fract() == 0.0);
@@ -357,7 +357,9 @@ fn x_axis(panel: &Panel, log: bool) -> Axis {
 }
 
 /// The y axis of a panel: from zero (on a linear axis, when nothing is
-/// negative) to the highest mean or interval end, with a little room.
+/// negative) to the highest mean or interval end, with a little room. A
+/// log axis spans the positive values (zeros are marked at its foot); a
+/// panel with none is drawn linear, and its label does not say log.
 fn y_axis(panel: &Panel, log: bool) -> Axis {
     let ys = || {
         panel.series.iter().flat_map(|s| {
@@ -372,7 +374,7 @@ fn y_axis(panel: &Panel, log: bool) -> Axis {
     };
     if log {
         // Interval ends at or below zero are drawn to the axis's foot.
-        let room = (hi / lo).powf(0.04).max(1.05);
+        let room = (hi / lo).powf(0.04);
         return Axis::logarithmic(lo / room, hi * room);
     }
     let means = extent(
