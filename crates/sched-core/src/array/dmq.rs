@@ -13,7 +13,7 @@
 //! Array policies never collect expired requests from their queues: use FD-SCAN
 //! with [`ExpiredRule::Keep`](crate::ExpiredRule::Keep) here.
 
-use super::bookkeeping::{Array, Queues};
+use super::bookkeeping::{Array, Queues, earlier_overlapping_writes_first};
 use super::copies::{Copies, DiskSet, MAX_DISKS};
 use super::ledger::{DiskLoad, Ledger, at_copy};
 use super::{ArrayView, DiskQueues, Start, check_queue_capacity, nearest};
@@ -386,11 +386,20 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
             else {
                 continue;
             };
-            let op = dispatch.request;
+            let id = dispatch.request.id;
             let s = ledger
-                .find(op.id)
+                .find(id)
                 .filter(|&s| ledger.queued(s).contains(d))
-                .ok_or(PollError::UnknownOperation { disk: d, id: op.id })?;
+                .ok_or(PollError::UnknownOperation { disk: d, id })?;
+            let (s, dispatch) = earlier_overlapping_writes_first(
+                ledger,
+                &mut self.queues.queues_mut()[d],
+                d,
+                s,
+                dispatch,
+                view.now,
+            )?;
+            let op = dispatch.request;
             ledger.start(s, d, view.now);
             self.next_sequential[d] = op.block + op.blocks as u64;
             if op.kind == Kind::Read && self.routing.abort() == Abort::AtStart {
