@@ -1261,7 +1261,7 @@ mod run_time_arrays {
                 .submit(write(0, 5_000, 150), &mirror(5_000, 150), &view)
                 .unwrap();
             assert_eq!(start_all(&mut policy), [(0, 0), (1, 0)], "{name}");
-            policy.complete(0, 1).unwrap();
+            let _ = policy.complete(0, 1).unwrap();
             policy
                 .submit(write(1, 100, 100), &mirror(100, 100), &view)
                 .unwrap();
@@ -1273,16 +1273,16 @@ mod run_time_arrays {
                 .submit(write(2, 104, 104), &mirror(104, 104), &view)
                 .unwrap();
             assert_eq!(start_all(&mut policy), [(0, 2)], "{name}");
-            policy.complete(0, 3).unwrap();
-            policy.complete(1, 4).unwrap();
+            let _ = policy.complete(0, 3).unwrap();
+            let _ = policy.complete(1, 4).unwrap();
             assert_eq!(
                 start_all(&mut policy),
                 [(1, 1)],
                 "{name}: write 2 overtook write 1"
             );
-            policy.complete(1, 5).unwrap();
+            let _ = policy.complete(1, 5).unwrap();
             assert_eq!(start_all(&mut policy), [(1, 2)], "{name}");
-            policy.complete(1, 6).unwrap();
+            let _ = policy.complete(1, 6).unwrap();
             assert_eq!(policy.in_system(), 0, "{name}");
         }
     }
@@ -1316,18 +1316,18 @@ mod run_time_arrays {
                 .unwrap();
             assert_eq!(next_on(&mut policy), (0, 0));
             assert_eq!(next_on(&mut policy), (1, 0));
-            policy.complete(0, 1).unwrap();
+            let _ = policy.complete(0, 1).unwrap();
             policy
                 .submit(write(1, 100, 100), &mirror(100, 100), &view)
                 .unwrap();
             assert_eq!(next_on(&mut policy), (0, 1));
-            policy.complete(0, 2).unwrap();
+            let _ = policy.complete(0, 2).unwrap();
             policy
                 .submit(write(2, 108, 104), &mirror(108, 104), &view)
                 .unwrap();
             assert_eq!(next_on(&mut policy), (0, 2));
-            policy.complete(0, 3).unwrap();
-            policy.complete(1, 4).unwrap();
+            let _ = policy.complete(0, 3).unwrap();
+            let _ = policy.complete(1, 4).unwrap();
             assert_eq!(next_on(&mut policy), (1, 2), "{name}: SSTF's choice");
         }
     }
