@@ -4,7 +4,8 @@
 //! where a request waits and which operation starts next (its routing and
 //! start rules); [`Array`] does the rest.
 
-use super::ledger::{Ledger, Loss};
+use super::copies::DiskSet;
+use super::ledger::{Ledger, Loss, at_copy};
 use super::{Ack, ArrayPolicy, ArrayView, Completion, Copies, DiskState, Start};
 use crate::error::{BuildError, CancelError, CompleteError, EnqueueError, PollError};
 use crate::queue::Slot;
@@ -243,4 +244,37 @@ pub(crate) fn earlier_overlapping_writes_first<S: Storage>(
         s = earlier;
     }
     Ok((s, dispatch))
+}
+
+/// Queues an operation of `s` on each disk of `disks`, at that disk's copy,
+/// in the disk's queue of `queues`; when one refuses, withdraws those this
+/// call queued and returns the refusal, so the request is queued on every
+/// disk or on none (DMQ's disk queues, an eager-writing array's foreground
+/// or delayed-write queues).
+///
+/// # Errors
+/// The first queue's refusal ([`EnqueueError::QueueFull`] and the like).
+#[inline]
+pub(crate) fn enqueue_on_each<S: Storage>(
+    ledger: &mut Ledger<S>,
+    queues: &mut [impl Scheduler],
+    s: Slot,
+    req: &Request,
+    copies: &Copies,
+    disks: DiskSet,
+    now: Nanos,
+) -> Result<(), EnqueueError> {
+    for d in disks.iter() {
+        let op = copies.location(d).map_or(*req, |at| at_copy(req, at));
+        if let Err(e) = queues[d].enqueue(op, now) {
+            for queued in disks.iter().take_while(|&q| q != d) {
+                // Queued by this call a moment ago: the queue gives it back.
+                let _ = queues[queued].cancel(req.id);
+                ledger.dequeued(s, queued);
+            }
+            return Err(e);
+        }
+        ledger.enqueued(s, d);
+    }
+    Ok(())
 }
