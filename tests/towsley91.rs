@@ -190,6 +190,7 @@ fn general_service_mg1_matches_simulation_with_the_same_distribution() {
     ] {
         let c = Curve {
             label: label.into(),
+            legend: label.into(),
             spec: name.parse().unwrap(),
             disk: presets::ibm3330(0.6),
             analysis: None,
@@ -300,6 +301,7 @@ fn sq_dmq_mr_dmqa_and_cmq_beat_r_dmq_with_real_service() {
     let opts = options(8, 15_000);
     let make = |label: &str, name: &str| Curve {
         label: label.into(),
+        legend: label.into(),
         spec: name.parse().unwrap(),
         disk: disk.clone(),
         analysis: None,
@@ -351,6 +353,7 @@ fn mr_dmqa_aborting_at_start_behaves_exactly_like_cmq_under_fcfs() {
     let opts = options(3, 5_000);
     let make = |name: &str| Curve {
         label: name.into(),
+        legend: name.into(),
         spec: name.parse().unwrap(),
         disk: disk.clone(),
         analysis: None,
@@ -398,6 +401,7 @@ fn figure6_cmq_is_best_except_where_duplicated_reads_win() {
     let run = |name: &str, rate: f64| {
         let c = Curve {
             label: name.into(),
+            legend: name.into(),
             spec: name.parse().unwrap(),
             disk: disk.clone(),
             analysis: None,
@@ -481,6 +485,7 @@ fn figure6_holds_when_the_copies_of_a_request_share_its_seek() {
     let run = |name: &str, rate: f64| {
         let c = Curve {
             label: name.into(),
+            legend: name.into(),
             spec: name.parse().unwrap(),
             disk: disk.clone(),
             analysis: None,
