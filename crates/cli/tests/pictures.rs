@@ -127,6 +127,8 @@ fn plain_number(label: &str) -> bool {
 /// and its pixels.
 fn look(name: &str, title: &str, panels: &[Panel], scales: Scales, curves: &[&str]) -> Drawing {
     let drawing = plot::draw_panels(title, panels, scales);
+    // Self-contained, and no ids to clash when a page holds several.
+    assert!(!drawing.svg.contains("url(") && !drawing.svg.contains(" id="));
     let layout = &drawing.layout;
     let pixmap = plot::rasterise(&drawing.svg).expect("the picture renders");
     assert_eq!(

@@ -703,7 +703,6 @@ pub(super) fn draw(title: &str, panels: &[Panel], scales: Scales) -> Drawing {
             plan,
             plot,
             cell_left,
-            i,
             &curves,
             &colour_of,
         ));
@@ -868,7 +867,6 @@ fn draw_panel(
     plan: &Plan<'_>,
     plot: Rect,
     cell_left: f64,
-    index: usize,
     curves: &[&str],
     colour_of: &dyn Fn(&str) -> RGBColor,
 ) -> PanelLayout {
@@ -899,16 +897,15 @@ fn draw_panel(
         }
     }
 
-    // The data, cut to the plot area.
+    // The data: inside the axes, which cover every value and interval
+    // (bars cut at the foot of a log axis); not clipped, so that a page
+    // holding several pictures needs no ids.
     let phase = |curve: &str| curves.iter().position(|c| *c == curve).unwrap_or(0);
     let mapped: Vec<Mapped> = panel
         .series
         .iter()
         .map(|s| map_points(&s.points, plot, x, y))
         .collect();
-    canvas
-        .svg
-        .begin_clip(&format!("plot{index}"), plot.grown(1.0).parts());
     // Bands between a curve's lower and upper bounds.
     for (s, m) in panel.series.iter().zip(&mapped) {
         if s.source != Source::LowerBound || !m.off_scale.is_empty() {
@@ -970,7 +967,6 @@ fn draw_panel(
             }
         }
     }
-    canvas.svg.end_clip();
     canvas
         .svg
         .rect(plot.parts(), None, Some(&Stroke::solid(AXIS_INK, 1.0)));

@@ -243,23 +243,6 @@ impl Svg {
         );
     }
 
-    /// Starts a group whose drawing is cut to `rect` (named `id`).
-    pub(super) fn begin_clip(&mut self, id: &str, (x, y, w, h): (f64, f64, f64, f64)) {
-        let _ = writeln!(
-            self.out,
-            r#"<clipPath id="{id}"><rect x="{}" y="{}" width="{}" height="{}"/></clipPath>"#,
-            n(x),
-            n(y),
-            n(w),
-            n(h)
-        );
-        let _ = writeln!(self.out, r#"<g clip-path="url(#{id})">"#);
-    }
-
-    pub(super) fn end_clip(&mut self) {
-        self.out.push_str("</g>\n");
-    }
-
     pub(super) fn finish(mut self) -> String {
         self.out.push_str("</svg>\n");
         self.out
