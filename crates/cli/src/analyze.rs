@@ -8,7 +8,7 @@ use anyhow::Result;
 use queueing::closed_form::Policy;
 
 use crate::output::{Cell, Format, Table};
-use crate::plot::write_svg;
+use crate::plot::render_panels;
 use crate::repro::{plot_path, towsley91_analysis};
 
 /// Which paper.
@@ -128,9 +128,11 @@ pub fn run(paper: &AnalyzePaper, format: Format) -> Result<()> {
     let solved = started.elapsed();
     let mut tables = Vec::new();
     for f in figures {
-        if let Some(base) = plot {
-            let path = plot_path(base, f.number, figure.is_none());
-            write_svg(&path, &f.title, &f.panels)?;
+        let path = plot
+            .as_deref()
+            .map(|base| plot_path(base, f.number, figure.is_none()));
+        crate::report::picture(path.as_deref(), || render_panels(&f.title, &f.panels))?;
+        if let Some(path) = path {
             eprintln!("wrote {}", path.display());
         }
         tables.extend(f.tables);

@@ -143,20 +143,27 @@ pub fn render_panels(title: &str, panels: &[Panel]) -> Result<String> {
 
 /// Writes a picture drawn as SVG text to `path`, in the format the path's
 /// extension names (checked beforehand by [`crate::bounds::svg_path`]):
-/// the one place a picture reaches a file.
+/// `.png` rendered to pixels, `.html` a self-contained page of the picture
+/// alone ([`crate::report::picture_page`]), anything else the SVG. The one
+/// place a picture reaches a file; the page of `--html` gets it too.
 ///
 /// # Errors
 /// When the file cannot be written.
 pub fn save(path: &Path, svg: &str) -> Result<()> {
-    let png = path
+    let extension = path
         .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
-    let bytes = if png {
-        rasterise(svg)?.encode_png().context("encoding the PNG")?
-    } else {
-        svg.as_bytes().to_vec()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    let bytes = match extension.as_deref() {
+        Some("png") => rasterise(svg)?.encode_png().context("encoding the PNG")?,
+        Some("html") => {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            crate::report::picture_page(name.as_deref().unwrap_or("picture"), svg).into_bytes()
+        }
+        _ => svg.as_bytes().to_vec(),
     };
-    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
+    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    crate::report::add_picture(Some(path), svg);
+    Ok(())
 }
 
 /// Renders a picture drawn as SVG text to pixels, one pixel per SVG unit,

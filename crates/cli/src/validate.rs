@@ -10,7 +10,7 @@ use sched_core::Kind;
 
 use crate::common::resolve_disk;
 use crate::output::{Cell, Format, Table};
-use crate::plot::{Panel, Series, Source, write_svg};
+use crate::plot::{Panel, Series, Source, render_panels};
 
 /// Options of `spindle validate`.
 #[derive(Debug)]
@@ -103,7 +103,7 @@ pub fn run(args: &ValidateArgs, format: Format) -> Result<()> {
             path.display()
         ));
     }
-    if let Some(path) = &args.plot {
+    if args.plot.is_some() || crate::report::collecting() {
         let (measured, simulated) = run.sorted_ms();
         let cdf = |v: &[f64]| -> Vec<(f64, f64, f64)> {
             const POINTS: usize = 200;
@@ -132,12 +132,15 @@ pub fn run(args: &ValidateArgs, format: Format) -> Result<()> {
                 },
             ],
         };
-        write_svg(
-            path,
-            &format!("{}: access-time distributions", run.disk),
-            &[panel],
-        )?;
-        t.note(format!("CDF plot written to {}.", path.display()));
+        crate::report::picture(args.plot.as_deref(), || {
+            render_panels(
+                &format!("{}: access-time distributions", run.disk),
+                &[panel],
+            )
+        })?;
+        if let Some(path) = &args.plot {
+            t.note(format!("CDF plot written to {}.", path.display()));
+        }
     }
     crate::output::emit_table(&t, format)?;
     Ok(())

@@ -26,7 +26,7 @@ use sched_core::PolicySpec;
 
 use crate::common::resolve_disk;
 use crate::output::{Cell, Format, Table};
-use crate::plot::{Panel, Series, Source, write_svg};
+use crate::plot::{Panel, Series, Source, render_panels};
 
 /// The bundled week of `hplajw`'s disk traffic, beside the checkout.
 pub const BUNDLED_TRACE: &str = "../shared/data/disksim-valid/ajw.1week.srt";
@@ -385,16 +385,17 @@ pub fn run(options: &IvyOptions, format: Format) -> Result<()> {
             other,
         ));
     }
-    if let Some(path) = &options.plot {
+    crate::report::picture(options.plot.as_deref(), || {
         let title = format!("Ivy on {} ({})", trace.file(), label);
-        write_svg(
-            path,
+        render_panels(
             &title,
             &panels(options, &results, &policies, routings[0], extents[0]),
-        )?;
-        if !crate::output::results_discarded() {
-            eprintln!("wrote {}", path.display());
-        }
+        )
+    })?;
+    if let Some(path) = &options.plot
+        && !crate::output::results_discarded()
+    {
+        eprintln!("wrote {}", path.display());
     }
     crate::output::emit_tables(&tables, format)?;
     let replications = options.replications.max(1);

@@ -13,7 +13,7 @@ use std::time::Instant;
 use anyhow::Result;
 
 use crate::output::{Format, Table};
-use crate::plot::{Panel, write_svg};
+use crate::plot::{Panel, render_panels};
 
 /// How much simulation each point gets.
 #[derive(Clone, Debug)]
@@ -267,12 +267,12 @@ fn run_figures(
 ) -> Result<f64> {
     for &n in numbers {
         let f = figure(n)?;
-        if let Some(base) = plot {
-            let path = plot_path(base, n, numbers.len() > 1);
-            write_svg(&path, &f.title, &f.panels)?;
-            if !crate::output::results_discarded() {
-                eprintln!("wrote {}", path.display());
-            }
+        let path = plot.map(|base| plot_path(base, n, numbers.len() > 1));
+        crate::report::picture(path.as_deref(), || render_panels(&f.title, &f.panels))?;
+        if let Some(path) = path
+            && !crate::output::results_discarded()
+        {
+            eprintln!("wrote {}", path.display());
         }
         tables.extend(f.tables);
     }
