@@ -131,7 +131,9 @@ pub fn run(paper: &AnalyzePaper, format: Format) -> Result<()> {
         let path = plot
             .as_deref()
             .map(|base| plot_path(base, f.number, figure.is_none()));
-        crate::report::picture(path.as_deref(), || render_panels(&f.title, &f.panels))?;
+        crate::report::picture(path.as_deref(), &f.title, || {
+            render_panels(&f.title, &f.panels)
+        })?;
         if let Some(path) = path {
             eprintln!("wrote {}", path.display());
         }

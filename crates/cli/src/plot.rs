@@ -141,15 +141,26 @@ pub fn render_panels(title: &str, panels: &[Panel]) -> Result<String> {
     Ok(svg)
 }
 
-/// Writes a picture drawn as SVG text to `path`, in the format the path's
-/// extension names (checked beforehand by [`crate::bounds::svg_path`]):
-/// `.png` rendered to pixels, `.html` a self-contained page of the picture
-/// alone ([`crate::report::picture_page`]), anything else the SVG. The one
-/// place a picture reaches a file; the page of `--html` gets it too.
+/// Writes a picture drawn as SVG text to `path` ([`write_picture`]); the
+/// page of `--html` gets it too.
 ///
 /// # Errors
 /// When the file cannot be written.
 pub fn save(path: &Path, svg: &str) -> Result<()> {
+    write_picture(path, svg)?;
+    crate::report::add_picture(None, Some(path), svg);
+    Ok(())
+}
+
+/// Writes a picture drawn as SVG text to `path`, in the format the path's
+/// extension names (checked beforehand by [`crate::bounds::svg_path`]):
+/// `.png` rendered to pixels, `.html` a self-contained page of the picture
+/// alone ([`crate::report::picture_page`]), anything else the SVG. The one
+/// place a picture reaches a file.
+///
+/// # Errors
+/// When the file cannot be written.
+pub fn write_picture(path: &Path, svg: &str) -> Result<()> {
     let extension = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase());
@@ -161,9 +172,7 @@ pub fn save(path: &Path, svg: &str) -> Result<()> {
         }
         _ => svg.as_bytes().to_vec(),
     };
-    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
-    crate::report::add_picture(Some(path), svg);
-    Ok(())
+    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
 }
 
 /// Renders a picture drawn as SVG text to pixels, one pixel per SVG unit,

@@ -181,7 +181,7 @@ pub fn run(args: &ReplayArgs, format: Format) -> Result<()> {
         ));
     }
     if let Some(sheet) = sheet {
-        crate::report::picture(args.plot.as_deref(), || {
+        crate::report::picture(args.plot.as_deref(), &sheet.title, || {
             crate::sheet::render_run_sheet(&sheet)
         })?;
     }

@@ -25,9 +25,19 @@ use crate::output::{Cell, Table};
 #[derive(Debug, Default)]
 struct Report {
     tables: Vec<Table>,
-    /// (the file it was also written to, the SVG text).
-    pictures: Vec<(Option<String>, String)>,
+    pictures: Vec<Picture>,
     notes: Vec<String>,
+}
+
+/// A picture of the page.
+#[derive(Debug)]
+struct Picture {
+    /// What it shows, for the contents and its caption.
+    title: Option<String>,
+    /// The file it was also written to.
+    file: Option<String>,
+    /// The SVG text.
+    svg: String,
 }
 
 thread_local! {
@@ -70,14 +80,16 @@ pub(crate) fn add_tables(tables: &[Table]) {
     });
 }
 
-/// Adds a picture (SVG text) to the page being collected, if any, with the
-/// file it was also written to.
-pub(crate) fn add_picture(file: Option<&Path>, svg: &str) {
+/// Adds a picture (SVG text) to the page being collected, if any, with its
+/// title and the file it was also written to.
+pub(crate) fn add_picture(title: Option<&str>, file: Option<&Path>, svg: &str) {
     REPORT.with(|r| {
         if let Some(report) = r.borrow_mut().as_mut() {
-            report
-                .pictures
-                .push((file.map(|f| f.display().to_string()), svg.to_string()));
+            report.pictures.push(Picture {
+                title: title.map(str::to_string),
+                file: file.map(|f| f.display().to_string()),
+                svg: svg.to_string(),
+            });
         }
     });
 }
@@ -92,31 +104,37 @@ pub fn note(text: impl Into<String>) {
     });
 }
 
-/// Delivers a picture: drawn by `render` (SVG text) and written to `path`
-/// when one is given (through [`crate::plot::save`], which also puts it in
-/// the page), else put in the page being collected; not drawn at all when
-/// neither wants it, or while results are thrown away.
+/// Delivers a picture titled `title`: drawn by `render` (SVG text),
+/// written to `path` when one is given ([`crate::plot::write_picture`]) and
+/// put in the page being collected; not drawn at all when neither wants
+/// it, or while results are thrown away.
 ///
 /// # Errors
 /// `render`'s, or a file that cannot be written.
-pub fn picture(path: Option<&Path>, render: impl FnOnce() -> Result<String>) -> Result<()> {
-    if crate::output::results_discarded() {
+pub fn picture(
+    path: Option<&Path>,
+    title: &str,
+    render: impl FnOnce() -> Result<String>,
+) -> Result<()> {
+    if crate::output::results_discarded() || (path.is_none() && !collecting()) {
         return Ok(());
     }
-    match path {
-        Some(path) => crate::plot::save(path, &render()?),
-        None if collecting() => {
-            add_picture(None, &render()?);
-            Ok(())
-        }
-        None => Ok(()),
+    let svg = render()?;
+    if let Some(path) = path {
+        crate::plot::write_picture(path, &svg)?;
     }
+    add_picture(Some(title), path, &svg);
+    Ok(())
 }
 
 /// A page of one picture (`--plot FILE.html`), titled `title`.
 pub fn picture_page(title: &str, svg: &str) -> String {
     let report = Report {
-        pictures: vec![(None, svg.to_string())],
+        pictures: vec![Picture {
+            title: None,
+            file: None,
+            svg: svg.to_string(),
+        }],
         ..Report::default()
     };
     render(title, &report)
@@ -141,7 +159,7 @@ fn escape(text: &str) -> String {
 const STYLE: &str = "body{font-family:'DejaVu Sans',sans-serif;margin:1.5em auto;max-width:1500px;padding:0 1em;color:#222}\
 h1{font-size:1.25em;font-family:'DejaVu Sans Mono',monospace;word-break:break-all}\
 h2{font-size:1.1em;border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}\
-nav ul{columns:2;font-size:.9em}\
+nav p{margin:.6em 0 .2em;font-weight:bold;font-size:.9em}nav ul{columns:2;font-size:.9em;margin-top:0}\
 table{border-collapse:collapse;margin:1.5em 0 .3em;font-size:.85em}\
 caption{text-align:left;font-weight:bold;padding:.3em 0}\
 th,td{border:1px solid #ddd;padding:.2em .5em;vertical-align:top}\
@@ -152,8 +170,8 @@ figure{margin:1.5em 0}\
 figure svg{max-width:100%;height:auto;border:1px solid #eee}\
 figcaption{font-size:.85em;color:#444}";
 
-/// The page: the heading, a contents list, the tables (each with its notes
-/// under it), then the pictures.
+/// The page: the heading, a contents list, the pictures (what a reader
+/// looks at first), then the tables (each with its notes under it).
 fn render(heading: &str, report: &Report) -> String {
     let mut html = String::new();
     let _ = write!(
@@ -173,32 +191,59 @@ fn render(heading: &str, report: &Report) -> String {
     }
     let _ = writeln!(
         html,
-        "<p>{} table{} and {} picture{}; written by spindle {} (no network needed to read it).</p>",
-        report.tables.len(),
-        if report.tables.len() == 1 { "" } else { "s" },
+        "<p>{} picture{} and {} table{}; written by spindle {} (no network needed to read it).</p>",
         report.pictures.len(),
         if report.pictures.len() == 1 { "" } else { "s" },
+        report.tables.len(),
+        if report.tables.len() == 1 { "" } else { "s" },
         env!("CARGO_PKG_VERSION")
     );
     if report.tables.len() + report.pictures.len() > 1 {
-        html.push_str("<nav>\n<ul>\n");
-        for (k, table) in report.tables.iter().enumerate() {
-            let _ = writeln!(
-                html,
-                "<li><a href=\"#table-{}\">{}</a></li>",
-                k + 1,
-                escape(&table_title(table, k))
-            );
+        html.push_str("<nav>\n");
+        let pictures = report.pictures.iter().enumerate();
+        let tables = report.tables.iter().enumerate();
+        let lists: [(&str, &str, Vec<String>); 2] = [
+            (
+                "Pictures",
+                "picture",
+                pictures.map(|(k, p)| picture_title(p, k)).collect(),
+            ),
+            (
+                "Tables",
+                "table",
+                tables.map(|(k, t)| table_title(t, k)).collect(),
+            ),
+        ];
+        for (heading, anchor, titles) in lists {
+            if titles.is_empty() {
+                continue;
+            }
+            let _ = writeln!(html, "<p>{heading}</p>\n<ul>");
+            for (k, title) in titles.iter().enumerate() {
+                let _ = writeln!(
+                    html,
+                    "<li><a href=\"#{anchor}-{}\">{}</a></li>",
+                    k + 1,
+                    escape(title)
+                );
+            }
+            html.push_str("</ul>\n");
         }
-        for k in 0..report.pictures.len() {
-            let _ = writeln!(
-                html,
-                "<li><a href=\"#picture-{}\">Picture {}</a></li>",
-                k + 1,
-                k + 1
-            );
+        html.push_str("</nav>\n");
+    }
+    if !report.pictures.is_empty() {
+        html.push_str("<section id=\"pictures\">\n<h2>Pictures</h2>\n");
+        for (k, picture) in report.pictures.iter().enumerate() {
+            let _ = writeln!(html, "<figure id=\"picture-{}\">", k + 1);
+            html.push_str(svg_element(&picture.svg));
+            html.push('\n');
+            let mut caption = escape(&picture_title(picture, k));
+            if let Some(file) = &picture.file {
+                let _ = write!(caption, " (also written to {})", escape(file));
+            }
+            let _ = writeln!(html, "<figcaption>{caption}</figcaption>\n</figure>");
         }
-        html.push_str("</ul>\n</nav>\n");
+        html.push_str("</section>\n");
     }
     if !report.tables.is_empty() {
         html.push_str("<section id=\"tables\">\n<h2>Tables</h2>\n");
@@ -207,22 +252,15 @@ fn render(heading: &str, report: &Report) -> String {
         }
         html.push_str("</section>\n");
     }
-    if !report.pictures.is_empty() {
-        html.push_str("<section id=\"pictures\">\n<h2>Pictures</h2>\n");
-        for (k, (file, svg)) in report.pictures.iter().enumerate() {
-            let _ = writeln!(html, "<figure id=\"picture-{}\">", k + 1);
-            html.push_str(svg_element(svg));
-            html.push('\n');
-            let caption = match file {
-                Some(file) => format!("Picture {}, also written to {}.", k + 1, escape(file)),
-                None => format!("Picture {}.", k + 1),
-            };
-            let _ = writeln!(html, "<figcaption>{caption}</figcaption>\n</figure>");
-        }
-        html.push_str("</section>\n");
-    }
     html.push_str("</body>\n</html>\n");
     html
+}
+
+fn picture_title(picture: &Picture, k: usize) -> String {
+    picture
+        .title
+        .clone()
+        .unwrap_or_else(|| format!("Picture {}", k + 1))
 }
 
 fn table_title(table: &Table, k: usize) -> String {
@@ -291,7 +329,9 @@ mod tests {
         let path = dir.path().join("r.html");
         writing_to(&path, "spindle run", || {
             add_tables(&[sample()]);
-            picture(None, || Ok("<svg viewBox=\"0 0 1 1\"></svg>".to_string()))?;
+            picture(None, "a square", || {
+                Ok("<svg viewBox=\"0 0 1 1\"></svg>".to_string())
+            })?;
             Ok(())
         })
         .unwrap();
@@ -299,6 +339,7 @@ mod tests {
         assert!(page.contains("<caption>a &lt;b&gt; &amp; &quot;c&quot;</caption>"));
         assert!(page.contains("<td class=\"num\">25.12 ± 0.46</td>"));
         assert!(page.contains("<li>seed 1</li>"));
+        assert!(page.contains("<figcaption>a square</figcaption>"));
         assert_eq!(page.matches("<svg").count(), 1);
         assert!(page.contains(CONTENT_SECURITY_POLICY));
         assert!(!page.contains("http:") && !page.contains("https:"));
@@ -316,7 +357,7 @@ mod tests {
     #[test]
     fn no_picture_is_drawn_when_nobody_wants_it() {
         let mut drawn = false;
-        picture(None, || {
+        picture(None, "nothing", || {
             drawn = true;
             Ok(String::new())
         })

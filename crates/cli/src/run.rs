@@ -203,7 +203,7 @@ pub fn run(args: &RunArgs, format: Format) -> Result<()> {
     let (table, reports) = measure(&plan)?;
     if draw {
         let sheet = sheet_of(&plan, args.plot_requests, &reports)?;
-        crate::report::picture(args.plot.as_deref(), || {
+        crate::report::picture(args.plot.as_deref(), &sheet.title, || {
             crate::sheet::render_run_sheet(&sheet)
         })?;
     }

@@ -132,11 +132,9 @@ pub fn run(args: &ValidateArgs, format: Format) -> Result<()> {
                 },
             ],
         };
-        crate::report::picture(args.plot.as_deref(), || {
-            render_panels(
-                &format!("{}: access-time distributions", run.disk),
-                &[panel],
-            )
+        let title = format!("{}: access-time distributions", run.disk);
+        crate::report::picture(args.plot.as_deref(), &title, || {
+            render_panels(&title, &[panel])
         })?;
         if let Some(path) = &args.plot {
             t.note(format!("CDF plot written to {}.", path.display()));

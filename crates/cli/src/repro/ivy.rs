@@ -385,8 +385,8 @@ pub fn run(options: &IvyOptions, format: Format) -> Result<()> {
             other,
         ));
     }
-    crate::report::picture(options.plot.as_deref(), || {
-        let title = format!("Ivy on {} ({})", trace.file(), label);
+    let title = format!("Ivy on {} ({})", trace.file(), label);
+    crate::report::picture(options.plot.as_deref(), &title, || {
         render_panels(
             &title,
             &panels(options, &results, &policies, routings[0], extents[0]),

@@ -268,7 +268,9 @@ fn run_figures(
     for &n in numbers {
         let f = figure(n)?;
         let path = plot.map(|base| plot_path(base, n, numbers.len() > 1));
-        crate::report::picture(path.as_deref(), || render_panels(&f.title, &f.panels))?;
+        crate::report::picture(path.as_deref(), &f.title, || {
+            render_panels(&f.title, &f.panels)
+        })?;
         if let Some(path) = path
             && !crate::output::results_discarded()
         {

@@ -6,8 +6,6 @@
 //! drops). [`RunSheet`] holds the data drawn, [`layout`] where each part
 //! goes, so that tests can look at both.
 
-use std::path::Path;
-
 use anyhow::{Context, Result};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -269,19 +267,6 @@ pub fn layout(sheet: &RunSheet) -> SheetLayout {
             .collect(),
         legend: (LEFT + MIDDLE, TITLE, legend, height - TITLE),
     }
-}
-
-/// Writes a run's sheet (see [`render_run_sheet`]) to `path`, in the
-/// format its extension names. Nothing is written while results are
-/// thrown away.
-///
-/// # Errors
-/// When the file cannot be written.
-pub fn write_run_sheet(path: &Path, sheet: &RunSheet) -> Result<()> {
-    if crate::output::results_discarded() {
-        return Ok(());
-    }
-    crate::plot::save(path, &render_run_sheet(sheet)?)
 }
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
