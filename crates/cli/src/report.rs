@@ -346,11 +346,7 @@ mod tests {
         // Nothing collected outside `writing_to`, and no page after a failure.
         assert!(!collecting());
         let failed = dir.path().join("failed.html");
-        assert!(
-            writing_to(&failed, "x", || anyhow::bail!("no"))
-                .map(|()| ())
-                .is_err()
-        );
+        assert!(writing_to(&failed, "x", || -> Result<()> { anyhow::bail!("no") }).is_err());
         assert!(!failed.exists());
     }
 
