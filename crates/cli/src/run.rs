@@ -200,6 +200,8 @@ pub fn run(args: &RunArgs, format: Format) -> Result<()> {
         ));
         draw = false;
     }
+    // A shard throws its results away: it traces nothing either.
+    draw &= !crate::output::results_discarded();
     let (table, reports) = measure(&plan)?;
     if draw {
         let sheet = sheet_of(&plan, args.plot_requests, &reports)?;

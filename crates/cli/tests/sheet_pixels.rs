@@ -97,6 +97,24 @@ fn frame(pixels: &Pixmap, rect: Rect) -> (u32, u32) {
     (longest(&|p| p.0), longest(&|p| p.1))
 }
 
+/// Left of a chart's y axis, the runs of columns holding ink between the
+/// chart's top and its x axis: the axis description (rotated, one run
+/// about a line high), then the tick labels (the tick marks, the 8 columns
+/// next to the axis, left out).
+fn label_columns(pixels: &Pixmap, rect: Rect, axis: (u32, u32)) -> Vec<(u32, u32)> {
+    let (axis_x, axis_y) = axis;
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for x in rect.0..axis_x.saturating_sub(8) {
+        let inked = (rect.1 + 20..axis_y).any(|y| dark(rgb(pixels, x, y)));
+        match runs.last_mut() {
+            Some(run) if inked && run.1 + 1 == x => run.1 = x,
+            _ if inked => runs.push((x, x)),
+            _ => {}
+        }
+    }
+    runs
+}
+
 /// Whether text is drawn at all: a font is installed for resvg.
 fn fonts() -> bool {
     let svg = r#"<svg xmlns="http://www.w3.org/2000/svg" width="60" height="30"><rect width="60" height="30" fill="white"/><text x="4" y="22" font-family="sans-serif" font-size="18">Hg</text></svg>"#;
@@ -312,6 +330,36 @@ fn look_at(sheet: &RunSheet) {
         }
     }
     if fonts() {
+        // Each chart's y description stands apart from its tick labels:
+        // blank columns between them, wider than the gaps between the
+        // characters of a label.
+        let mut charts: Vec<(String, Rect)> = sheet
+            .lanes
+            .iter()
+            .zip(&at.lanes)
+            .map(|(l, &r)| (l.caption.clone(), r))
+            .collect();
+        charts.push(("queue".to_string(), at.queue));
+        charts.push(("distributions".to_string(), at.cdf));
+        charts.extend(
+            sheet
+                .bars
+                .iter()
+                .zip(&at.bars)
+                .map(|(p, &r)| (p.title.clone(), r)),
+        );
+        for (name, rect) in charts {
+            let runs = label_columns(&pixels, rect, frame(&pixels, rect));
+            assert!(
+                runs.len() >= 2,
+                "{name}: no description or no tick labels: {runs:?}"
+            );
+            let (description, ticks) = (runs[0], runs[1]);
+            assert!(
+                description.1 - description.0 <= 16 && ticks.0 >= description.1 + 5,
+                "{name}: the axis description touches the tick labels: {runs:?}"
+            );
+        }
         for (s, y) in swatches.iter().enumerate() {
             let label = (legend.0 + 40, y - 9, legend.2 - 40, 18);
             let ink = find(&pixels, label, dark).len();
