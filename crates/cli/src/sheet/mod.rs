@@ -145,6 +145,20 @@ impl RunSheet {
         (0.0, end * 1.02)
     }
 
+    /// The unit the time axis is labelled in, for its span: (ms per unit,
+    /// name): milliseconds up to 10 s, then seconds up to 10 minutes,
+    /// minutes up to 10 hours, then hours (a trace's first requests may
+    /// come in bursts half an hour apart).
+    pub fn time_unit(&self) -> (f64, &'static str) {
+        let (_, end) = self.time_axis_ms();
+        match end {
+            e if e < 1e4 => (1.0, "ms"),
+            e if e < 6e5 => (1e3, "s"),
+            e if e < 3.6e7 => (6e4, "min"),
+            _ => (3.6e6, "h"),
+        }
+    }
+
     /// The response-time axis of the distributions, ms (log scale). A log
     /// axis is ticked from its first power of ten, so one whose data start
     /// low in a decade (below half of it) starts at that decade's power of
@@ -320,6 +334,8 @@ fn draw_lane(sheet: &RunSheet, lane: &HeadLane, area: &Area<'_>) -> Result<()> {
     let colour = colour(sheet, lane.series);
     let top = lane.cylinders.saturating_sub(1).max(1);
     let (t0, t1) = sheet.time_axis_ms();
+    let (unit, _) = sheet.time_unit();
+    let (t0, t1) = (t0 / unit, t1 / unit);
     let mut chart = ChartBuilder::on(area)
         .caption(&lane.caption, ("sans-serif", 13))
         .margin(6)
@@ -335,14 +351,18 @@ fn draw_lane(sheet: &RunSheet, lane: &HeadLane, area: &Area<'_>) -> Result<()> {
         .x_label_formatter(&|v| tick_label(*v))
         .light_line_style(WHITE)
         .draw()?;
-    chart.draw_series(LineSeries::new(lane.path.clone(), colour.stroke_width(2)))?;
+    chart.draw_series(LineSeries::new(
+        lane.path.iter().map(|&(t, c)| (t / unit, c)),
+        colour.stroke_width(2),
+    ))?;
     chart.draw_series(
         lane.arrivals
             .iter()
-            .map(|&(t, c)| Circle::new((t, c), 3, BLACK.mix(0.6).stroke_width(1))),
+            .map(|&(t, c)| Circle::new((t / unit, c), 3, BLACK.mix(0.6).stroke_width(1))),
     )?;
+    let end = lane.span_end_ms / unit;
     chart.draw_series(DashedLineSeries::new(
-        [(lane.span_end_ms, 0), (lane.span_end_ms, top)],
+        [(end, 0), (end, top)],
         2,
         3,
         BLACK.mix(0.5).stroke_width(1),
@@ -352,6 +372,8 @@ fn draw_lane(sheet: &RunSheet, lane: &HeadLane, area: &Area<'_>) -> Result<()> {
 
 fn draw_queue(sheet: &RunSheet, area: &Area<'_>) -> Result<()> {
     let (t0, t1) = sheet.time_axis_ms();
+    let (unit, unit_name) = sheet.time_unit();
+    let (t0, t1) = (t0 / unit, t1 / unit);
     let mut chart = ChartBuilder::on(area)
         .caption(
             format!("{} over the lanes' span", sheet.queue_label),
@@ -365,7 +387,7 @@ fn draw_queue(sheet: &RunSheet, area: &Area<'_>) -> Result<()> {
     chart
         .configure_mesh()
         .y_desc(sheet.queue_label.as_str())
-        .x_desc("time since the run started (ms)")
+        .x_desc(format!("time since the run started ({unit_name})"))
         .x_labels(8)
         .y_labels((sheet.queue_axis() as usize + 1).min(8))
         .x_label_formatter(&|v| tick_label(*v))
@@ -375,15 +397,15 @@ fn draw_queue(sheet: &RunSheet, area: &Area<'_>) -> Result<()> {
         let mut path = Vec::with_capacity(line.steps.len() * 2 + 1);
         for (k, &(t, count)) in line.steps.iter().enumerate() {
             if k > 0 {
-                path.push((t, line.steps[k - 1].1));
+                path.push((t / unit, line.steps[k - 1].1));
             }
-            path.push((t, count));
+            path.push((t / unit, count));
         }
         if let (Some(&(_, last)), Some(lane)) = (
             line.steps.last(),
             sheet.lanes.iter().find(|l| l.series == line.series),
         ) {
-            path.push((lane.span_end_ms, last));
+            path.push((lane.span_end_ms / unit, last));
         }
         chart.draw_series(LineSeries::new(
             path,
