@@ -6,7 +6,7 @@ use anyhow::Result;
 use queueing::closed_form::Policy;
 
 use crate::output::{Cell, Format, Table};
-use crate::plot::{PlotArgs, figure_path, write_svg};
+use crate::plot::{PlotArgs, draw_panels, figure_path};
 use crate::repro::towsley91_analysis;
 
 /// Which paper.
@@ -125,12 +125,17 @@ pub fn run(paper: &AnalyzePaper, format: Format) -> Result<()> {
     let mut tables = Vec::new();
     let count = figures.len();
     for f in figures {
-        if let Some(base) = &plot.plot {
-            let path = figure_path(base, f.number, count);
-            write_svg(&path, &f.title, &f.panels, plot.scales())?;
-            if !crate::output::results_discarded() {
-                eprintln!("wrote {}", path.display());
-            }
+        let path = plot
+            .plot
+            .as_deref()
+            .map(|base| figure_path(base, f.number, count));
+        crate::report::picture(path.as_deref(), &f.title, || {
+            Ok(draw_panels(&f.title, &f.panels, plot.scales()).svg)
+        })?;
+        if let Some(path) = path
+            && !crate::output::results_discarded()
+        {
+            eprintln!("wrote {}", path.display());
         }
         tables.extend(f.tables);
     }

@@ -202,22 +202,46 @@ pub fn fraction(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
-/// A plot's file (`--plot`): an `.svg` whose directory exists, checked
-/// before the run rather than after it.
+/// A plot's file (`--plot`): an `.svg`, a `.png` or an `.html` (a page of
+/// the picture alone) whose directory exists, checked before the run
+/// rather than after it.
 ///
 /// # Errors
 /// Another extension, or a directory that does not exist.
 pub fn svg_path(s: &str) -> Result<std::path::PathBuf, String> {
     let path = std::path::PathBuf::from(s);
     match path.extension().and_then(|e| e.to_str()) {
-        Some(e) if e.eq_ignore_ascii_case("svg") || e.eq_ignore_ascii_case("png") => {}
+        Some(e)
+            if ["svg", "png", "html"]
+                .iter()
+                .any(|x| e.eq_ignore_ascii_case(x)) => {}
         Some(e) => {
             return Err(format!(
-                "plots are written as SVG or PNG; name the file FILE.svg or FILE.png (`.{e}` is not drawn)"
+                "plots are written as SVG, PNG or HTML; name the file FILE.svg, FILE.png or FILE.html (`.{e}` is not drawn)"
             ));
         }
-        None => return Err("name the file FILE.svg or FILE.png".to_string()),
+        None => return Err("name the file FILE.svg, FILE.png or FILE.html".to_string()),
     }
+    existing_directory(path)
+}
+
+/// The report's file (`--html`): an `.html` whose directory exists.
+///
+/// # Errors
+/// Another extension, or a directory that does not exist.
+pub fn html_path(s: &str) -> Result<std::path::PathBuf, String> {
+    let path = std::path::PathBuf::from(s);
+    if !path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("html"))
+    {
+        return Err("the report is a web page: name the file FILE.html".to_string());
+    }
+    existing_directory(path)
+}
+
+fn existing_directory(path: std::path::PathBuf) -> Result<std::path::PathBuf, String> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
         && !dir.is_dir()
     {
@@ -263,6 +287,14 @@ mod tests {
     #[test]
     fn plot_files_are_svgs_in_existing_directories() {
         assert!(svg_path("fig.svg").is_ok());
+        assert!(svg_path("fig.html").is_ok() && svg_path("FIG.PNG").is_ok());
+        assert!(html_path("report.html").is_ok());
+        assert!(html_path("report.svg").unwrap_err().contains("FILE.html"));
+        assert!(
+            html_path("/nonexistent-dir/r.html")
+                .unwrap_err()
+                .contains("does not exist")
+        );
         assert!(
             svg_path("fig.gif")
                 .unwrap_err()

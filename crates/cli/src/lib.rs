@@ -13,6 +13,7 @@ pub mod grid;
 pub mod output;
 pub mod plot;
 pub mod replay;
+pub mod report;
 pub mod repro;
 pub mod run;
 pub mod serve;

@@ -39,6 +39,12 @@ struct Cli {
     /// parseable CSV per table for the commands that print several.
     #[arg(long, global = true, value_name = "DIR")]
     out_dir: Option<PathBuf>,
+    /// Also write the command's tables and pictures as one self-contained
+    /// web page (inline SVG, nothing fetched: readable offline in a
+    /// browser). Commands that draw (run, replay, validate, repro, analyze)
+    /// draw into it even without --plot.
+    #[arg(long, global = true, value_name = "FILE.html", value_parser = spindle::bounds::html_path)]
+    html: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -153,12 +159,24 @@ impl Command {
 
 fn main() -> ExitCode {
     let cli = Cli::try_parse().unwrap_or_else(|e| refuse_arguments(&e));
-    let result = match (cli.shard, cli.out_dir.clone()) {
+    let html = cli.html.clone();
+    let sharded = cli.shard.is_some();
+    let execute = move || match (cli.shard, cli.out_dir.clone()) {
         (Some(shard), _) => run_shard(cli, shard),
         (None, Some(dir)) => std::fs::create_dir_all(&dir)
             .with_context(|| format!("--out-dir: creating {}", dir.display()))
             .and_then(|()| tables_into(dir, || dispatch(cli.command, cli.format))),
         (None, None) => dispatch(cli.command, cli.format),
+    };
+    let result = match html {
+        Some(_) if sharded => Err(anyhow::anyhow!(
+            "--html: a shard's results go to its part file; give --html to `spindle merge`"
+        )),
+        Some(path) => {
+            let heading = format!("spindle {}", results_command().join(" "));
+            spindle::report::writing_to(&path, &heading, execute)
+        }
+        None => execute(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -241,7 +259,14 @@ fn dispatch(command: Option<Command>, format: Format) -> Result<()> {
 /// The options that change how a command runs or where its results go, but
 /// not its results: left out of a part's command, so shards may differ in
 /// them and a merge chooses its own.
-const PRESENTATION_OPTIONS: [&str; 5] = ["--shard", "--part", "--jobs", "--format", "--out-dir"];
+const PRESENTATION_OPTIONS: [&str; 6] = [
+    "--shard",
+    "--part",
+    "--jobs",
+    "--format",
+    "--out-dir",
+    "--html",
+];
 
 /// The command line without [`PRESENTATION_OPTIONS`] (as `--opt value` or
 /// `--opt=value`).

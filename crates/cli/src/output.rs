@@ -28,6 +28,7 @@ pub fn tables_into<R>(dir: std::path::PathBuf, command: impl FnOnce() -> R) -> R
 /// A file that cannot be written.
 pub fn emit_table(table: &Table, format: Format) -> anyhow::Result<()> {
     if OUT_DIR.with(|d| d.borrow().is_none()) {
+        crate::report::add_tables(std::slice::from_ref(table));
         emit(&table.render(format));
         return Ok(());
     }
@@ -40,6 +41,8 @@ pub fn emit_table(table: &Table, format: Format) -> anyhow::Result<()> {
 /// # Errors
 /// A file that cannot be written.
 pub fn emit_tables(tables: &[Table], format: Format) -> anyhow::Result<()> {
+    // The page of `--html` gets them too.
+    crate::report::add_tables(tables);
     let Some(dir) = OUT_DIR.with(|d| d.borrow().clone()) else {
         emit(&render_all(tables, format));
         return Ok(());
@@ -203,7 +206,8 @@ impl Cell {
         }
     }
 
-    fn text_form(&self) -> String {
+    /// The cell as the aligned format prints it ("25.12 ± 0.46", "—").
+    pub(crate) fn text_form(&self) -> String {
         match self {
             Cell::Text(s) => s.clone(),
             Cell::Int(n) => n.to_string(),

@@ -200,18 +200,6 @@ pub(crate) fn one_two_five(v: f64) -> Option<f64> {
         .then_some(v)
 }
 
-/// Writes `panels` as one figure to `path` (nothing while results are
-/// thrown away: [`discarding_results`](crate::output::discarding_results)).
-///
-/// # Errors
-/// When the file cannot be written.
-pub fn write_svg(path: &Path, title: &str, panels: &[Panel], scales: Scales) -> Result<()> {
-    if crate::output::results_discarded() {
-        return Ok(());
-    }
-    save(path, &draw_panels(title, panels, scales).svg)
-}
-
 /// Draws `panels` under `title` as one figure: the panels in a grid of at
 /// most two columns, one legend beside them. Returns the SVG text with the
 /// layout it was drawn to (plot areas, axes, points in pixels, legend,
@@ -247,20 +235,36 @@ pub fn figure_path(base: &Path, number: u8, count: usize) -> PathBuf {
 /// What stands for a figure's number in `--plot`'s file name.
 pub const FIGURE_NUMBER: &str = "{N}";
 
-/// Writes a picture drawn as SVG text to `path`, in the format the path's
-/// extension names (checked beforehand by [`crate::bounds::svg_path`]):
-/// the one place a picture reaches a file.
+/// Writes a picture drawn as SVG text to `path` ([`write_picture`]); the
+/// page of `--html` gets it too.
 ///
 /// # Errors
 /// When the file cannot be written.
 pub fn save(path: &Path, svg: &str) -> Result<()> {
-    let png = path
+    write_picture(path, svg)?;
+    crate::report::add_picture(None, Some(path), svg);
+    Ok(())
+}
+
+/// Writes a picture drawn as SVG text to `path`, in the format the path's
+/// extension names (checked beforehand by [`crate::bounds::svg_path`]):
+/// `.png` rendered to pixels, `.html` a self-contained page of the picture
+/// alone ([`crate::report::picture_page`]), anything else the SVG. The one
+/// place a picture reaches a file.
+///
+/// # Errors
+/// When the file cannot be written.
+pub fn write_picture(path: &Path, svg: &str) -> Result<()> {
+    let extension = path
         .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
-    let bytes = if png {
-        rasterise(svg)?.encode_png().context("encoding the PNG")?
-    } else {
-        svg.as_bytes().to_vec()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    let bytes = match extension.as_deref() {
+        Some("png") => rasterise(svg)?.encode_png().context("encoding the PNG")?,
+        Some("html") => {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            crate::report::picture_page(name.as_deref().unwrap_or("picture"), svg).into_bytes()
+        }
+        _ => svg.as_bytes().to_vec(),
     };
     std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
 }
@@ -329,7 +333,8 @@ pub struct PlotArgs {
     /// extension (--plot out.svg writes out-fig1.svg, out-fig2.svg, …).
     #[cfg_attr(feature = "cli", arg(long, value_name = "FILE", value_parser = crate::bounds::svg_path))]
     pub plot: Option<PathBuf>,
-    /// Logarithmic y axes (--log-y=false: linear). Without it, each figure
+    /// Logarithmic y axes, in --plot's files and --html's page
+    /// (--log-y=false: linear). Without it, each figure
     /// takes its own: linear, except where curves span decades (towsley91
     /// Figure 6, whose 3000 ms tails would flatten the other curves).
     #[cfg_attr(
@@ -337,7 +342,6 @@ pub struct PlotArgs {
         arg(
             long,
             value_name = "BOOL",
-            requires = "plot",
             num_args = 0..=1,
             require_equals = true,
             default_missing_value = "true"

@@ -4,11 +4,12 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use disk_emu::trace::{TraceFormat, TraceOptions};
-use experiments::{ReplayOptions, replay};
+use experiments::{ReplayOptions, ReplayReport, replay, replay_traced};
 use sched_core::PolicySpec;
 
 use crate::common::{policy_label, resolve_disk};
 use crate::output::{Cell, Format, Table};
+use crate::sheet::{RunSheet, replay_sheet};
 
 /// Options of `spindle replay`.
 #[derive(Debug)]
@@ -38,11 +39,49 @@ pub struct ReplayArgs {
     /// Seed for random service components (if the disk model has any).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
+    /// Draw the replay's sheet into FILE (.svg, .png, or .html for a page
+    /// of it): each device's arm over its first --plot-requests requests,
+    /// its queue over that span, its response-time distribution, and reads
+    /// against writes where the trace has both.
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::svg_path))]
+    pub plot: Option<PathBuf>,
+    /// Requests of the trace the sheet follows: its lanes show each
+    /// device's arm until they have all left.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 40, value_parser = clap::value_parser!(u64).range(1..=10_000)))]
+    pub plot_requests: u64,
 }
 
-/// `spindle replay`.
-pub fn run(args: &ReplayArgs, format: Format) -> Result<()> {
-    let options = ReplayOptions {
+/// The sheet `--plot` draws of a replay (the data behind the picture):
+/// its lanes, queues and distributions, one per device replayed, and its
+/// per-class bars; with the replay's report.
+///
+/// # Errors
+/// Those of the replay.
+pub fn sheet(args: &ReplayArgs) -> Result<(ReplayReport, RunSheet)> {
+    sheet_of(args, &replay_options(args)?)
+}
+
+fn sheet_of(args: &ReplayArgs, options: &ReplayOptions) -> Result<(ReplayReport, RunSheet)> {
+    let (report, traces) = replay_traced(&args.trace, options, args.plot_requests)?;
+    let file = std::path::Path::new(&report.file)
+        .file_name()
+        .map_or_else(|| report.file.clone(), |f| f.to_string_lossy().into_owned());
+    let title = format!(
+        "{file} on {} under {}",
+        crate::sheet::drive_name(&options.disk.name),
+        policy_label(&options.policy)
+    );
+    let sheet = replay_sheet(
+        title,
+        args.plot_requests,
+        &policy_label(&options.policy),
+        &traces,
+    );
+    Ok((report, sheet))
+}
+
+fn replay_options(args: &ReplayArgs) -> Result<ReplayOptions> {
+    Ok(ReplayOptions {
         disk: resolve_disk(&args.disk)?,
         policy: args.policy,
         format: args.trace_format,
@@ -52,8 +91,18 @@ pub fn run(args: &ReplayArgs, format: Format) -> Result<()> {
         },
         speed: args.speed,
         seed: args.seed,
+    })
+}
+
+/// `spindle replay`.
+pub fn run(args: &ReplayArgs, format: Format) -> Result<()> {
+    let options = replay_options(args)?;
+    let (r, sheet) = if args.plot.is_some() || crate::report::collecting() {
+        let (r, sheet) = sheet_of(args, &options)?;
+        (r, Some(sheet))
+    } else {
+        (replay(&args.trace, &options)?, None)
     };
-    let r = replay(&args.trace, &options)?;
     if r.requests == 0 {
         let filter = if args.devices.is_empty() {
             String::new()
@@ -130,6 +179,11 @@ pub fn run(args: &ReplayArgs, format: Format) -> Result<()> {
             v.demerit_ms,
             v.relative_demerit * 100.0
         ));
+    }
+    if let Some(sheet) = sheet {
+        crate::report::picture(args.plot.as_deref(), &sheet.title, || {
+            crate::sheet::render_run_sheet(&sheet)
+        })?;
     }
     crate::output::emit_table(&t, format)?;
     Ok(())

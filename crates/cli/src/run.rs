@@ -13,11 +13,11 @@ use experiments::{
 use sched_core::array::ArraySpec;
 use sched_core::{AnySpec, PolicySpec};
 
-use experiments::{Fate, HeadTrace};
+use experiments::{ArrayTrace, HeadTrace};
 
 use crate::common::{estimate, policy_label, progress, resolve_disk};
 use crate::output::{Cell, Format, Table};
-use crate::sheet::{HeadLane, MARKED_PERCENTILES, ResponseCdf, RunSheet};
+use crate::sheet::{RunSheet, array_sheet, disk_sheet};
 
 /// Options of `spindle run`.
 #[derive(Debug)]
@@ -86,9 +86,13 @@ pub struct RunArgs {
     /// queue grows without bound and the figures depend on the run length.
     #[cfg_attr(feature = "cli", arg(long))]
     pub allow_overload: bool,
-    /// Draw the run's sheet into FILE.svg: the arm's cylinder over time for
-    /// the first --plot-requests requests, one lane per policy over the same
-    /// arrivals, and each policy's response-time distribution (replication 0).
+    /// Draw the run's sheet into FILE (.svg, .png, or .html for a page of
+    /// it): the arm's cylinder over time for the first --plot-requests
+    /// requests, one lane per policy over the same arrivals (per disk of a
+    /// mirrored pair), the queue over that span and each policy's
+    /// response-time distribution (replication 0), and per-class bars with
+    /// 95 % intervals over the replications where the run has classes
+    /// (reads and writes, deadlines). One load point.
     #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::svg_path))]
     pub plot: Option<std::path::PathBuf>,
     /// Requests the sheet's lanes follow.
@@ -185,29 +189,105 @@ struct Plan {
 /// `spindle run`.
 pub fn run(args: &RunArgs, format: Format) -> Result<()> {
     let plan = plan(args)?;
-    if args.plot.is_some() {
-        if !plan.arrays.is_empty() {
-            bail!("--plot draws single-disk runs; array policies are not drawn yet");
-        }
-        if plan.points.len() > 1 {
+    let mut draw = args.plot.is_some() || crate::report::collecting();
+    if draw && plan.points.len() > 1 {
+        if args.plot.is_some() {
             bail!("--plot draws one load point; give one --load or --rate");
         }
+        crate::report::note(format!(
+            "No run sheet: it is drawn for one load point, and this run swept {}.",
+            plan.points.len()
+        ));
+        draw = false;
     }
-    let table = if plan.arrays.is_empty() {
-        execute(&plan)?
-    } else {
-        execute_mirrored(&plan)?
-    };
-    if let Some(path) = &args.plot {
-        crate::sheet::write_run_sheet(path, &sheet(&plan, args.plot_requests)?)?;
+    // A shard throws its results away: it traces nothing either.
+    draw &= !crate::output::results_discarded();
+    let (table, reports) = measure(&plan)?;
+    if draw {
+        let sheet = sheet_of(&plan, args.plot_requests, &reports)?;
+        crate::report::picture(args.plot.as_deref(), &sheet.title, || {
+            crate::sheet::render_run_sheet(&sheet)
+        })?;
     }
     crate::output::emit_table(&table, format)?;
     Ok(())
 }
 
+/// Every replication's reports of each run, in the order the runs were
+/// planned (point by point, policy by policy); `None` for a run that
+/// failed.
+enum Reports {
+    Disk(Vec<Option<Vec<DiskReport>>>),
+    Mirror(Vec<Option<Vec<MirrorReport>>>),
+}
+
+/// Runs the plan: its table and its reports.
+fn measure(plan: &Plan) -> Result<(Table, Reports)> {
+    Ok(if plan.arrays.is_empty() {
+        let (table, reports) = execute(plan)?;
+        (table, Reports::Disk(reports))
+    } else {
+        let (table, reports) = execute_mirrored(plan)?;
+        (table, Reports::Mirror(reports))
+    })
+}
+
+/// The sheet `--plot` draws for a run of one load point: what its first
+/// `followed` requests did in replication 0 under each policy, and the
+/// per-class figures of every replication. Runs the whole experiment (as
+/// `spindle run` does, without printing): the data behind the picture.
+///
+/// # Errors
+/// The run's refusals and failures; a sweep of several load points.
+pub fn sheet(args: &RunArgs) -> Result<RunSheet> {
+    let plan = plan(args)?;
+    if plan.points.len() > 1 {
+        bail!("a run sheet is drawn for one load point; give one --load or --rate");
+    }
+    let (_, reports) = measure(&plan)?;
+    sheet_of(&plan, args.plot_requests, &reports)
+}
+
+fn sheet_of(plan: &Plan, followed: u64, reports: &Reports) -> Result<RunSheet> {
+    let title = |disk: String| {
+        format!(
+            "{disk}: {}, replication 0 of seed {}",
+            describe_mix(&plan.mix),
+            plan.seed
+        )
+    };
+    Ok(match reports {
+        Reports::Disk(reports) => {
+            let reports: Vec<Option<&[DiskReport]>> =
+                reports.iter().map(Option::as_deref).collect();
+            disk_sheet(
+                title(crate::sheet::drive_name(&plan.disk.name)),
+                followed,
+                &traces_of(plan, followed)?,
+                &reports,
+            )
+        }
+        Reports::Mirror(reports) => {
+            let reports: Vec<Option<&[MirrorReport]>> =
+                reports.iter().map(Option::as_deref).collect();
+            array_sheet(
+                title(format!(
+                    "{} ×2 ({})",
+                    crate::sheet::drive_name(&plan.disk.name),
+                    describe_placement(plan.placement)
+                )),
+                followed,
+                &array_traces_of(plan, followed)?,
+                &reports,
+            )
+        }
+    })
+}
+
 /// The traced replication 0 of each policy of a single-disk `spindle run`
 /// at its first load point, following the first `followed` requests: the
-/// data behind the sheet `--plot` draws, in the order of the policies.
+/// data behind the lanes, queues and distributions of the sheet `--plot`
+/// draws, in the order of the policies.
 ///
 /// # Errors
 /// The run's refusals and failures.
@@ -246,88 +326,46 @@ fn traces_of(plan: &Plan, followed: u64) -> Result<Vec<(String, HeadTrace)>> {
     Ok(traces)
 }
 
-/// The sheet of a single-disk run (see [`crate::sheet::write_run_sheet`]).
-fn sheet(plan: &Plan, followed: u64) -> Result<RunSheet> {
-    let ms = |ns: u64| ns as f64 / 1e6;
-    let traces = traces_of(plan, followed)?;
-    let mut lanes = Vec::new();
-    let mut cdfs = Vec::new();
-    for (policy, trace) in &traces {
-        let span_end = trace.span_end();
-        let mut path = vec![(0.0, trace.initial)];
-        for visit in trace.visits() {
-            if let Fate::Served {
-                from,
-                start,
-                seek_end,
-                finish,
-            } = visit.fate
-            {
-                path.extend([
-                    (ms(start), from),
-                    (ms(seek_end), visit.cylinder),
-                    (ms(finish), visit.cylinder),
-                ]);
-            }
-        }
-        let arrivals = trace
-            .requests
-            .iter()
-            .filter(|r| r.arrival <= span_end)
-            .map(|r| (ms(r.arrival), r.cylinder))
-            .collect();
-        lanes.push(HeadLane {
-            policy: policy.clone(),
-            path,
-            arrivals,
-            span_end_ms: ms(span_end),
-        });
-        cdfs.push(response_cdf(policy, &trace.responses));
-    }
-    Ok(RunSheet {
-        title: format!(
-            "{}: {}, replication 0 of seed {}",
-            plan.disk.name,
-            describe_mix(&plan.mix),
-            plan.seed
-        ),
-        cylinders: traces.first().map_or(1, |(_, t)| t.cylinders),
-        followed,
-        lanes,
-        cdfs,
-    })
+/// The traced replication 0 of each array policy of a mirrored `spindle
+/// run` at its first load point, following the first `followed` requests:
+/// the data behind the sheet's lanes (one per disk), queues and
+/// distributions, in the order of the policies.
+///
+/// # Errors
+/// The run's refusals and failures.
+pub fn array_traces(args: &RunArgs, followed: u64) -> Result<Vec<(String, ArrayTrace)>> {
+    array_traces_of(&plan(args)?, followed)
 }
 
-/// Points of the response-time distribution: the value at each of 500
-/// evenly spaced ranks (enough for a smooth curve, far fewer than the
-/// requests) and the nearest-rank percentiles the sheet marks.
-fn response_cdf(policy: &str, responses: &[u64]) -> ResponseCdf {
-    let mut sorted: Vec<f64> = responses.iter().map(|&ns| ns as f64 / 1e6).collect();
-    sorted.sort_by(f64::total_cmp);
-    let n = sorted.len();
-    let at_rank = |q: f64| -> f64 {
-        if n == 0 {
-            return 0.0;
-        }
-        let rank = ((q * n as f64).ceil() as usize).clamp(1, n);
-        sorted[rank - 1]
+fn array_traces_of(plan: &Plan, followed: u64) -> Result<Vec<(String, ArrayTrace)>> {
+    let Some(point) = plan.points.first() else {
+        bail!("nothing to trace");
     };
-    const STEPS: usize = 500;
-    let points = if n == 0 {
-        Vec::new()
-    } else {
-        (1..=STEPS.min(n))
-            .map(|i| {
-                let rank = (i * n).div_ceil(STEPS.min(n));
-                (sorted[rank - 1], rank as f64 / n as f64)
-            })
-            .collect()
-    };
-    ResponseCdf {
-        policy: policy.to_string(),
-        points,
-        percentiles: MARKED_PERCENTILES.map(|(q, _)| at_rank(q)),
+    let disks = [plan.disk.clone(), plan.disk.clone()];
+    let (arrivals, _, _) = point.arrivals(|load| match load {
+        Load::Utilisation(u) => Ok(MirrorExperiment::rate_for(&disks, &plan.mix, u)?),
+        Load::Rate(r) => Ok(r),
+    })?;
+    let mut traces = Vec::new();
+    for policy in &plan.arrays {
+        let experiment = MirrorExperiment {
+            disks: disks.clone(),
+            placement: plan.placement,
+            policy: *policy,
+            arrivals,
+            mix: plan.mix,
+            requests: plan.requests,
+            warmup: plan.warmup,
+            seed: plan.seed,
+            allow_overload: plan.allow_overload,
+        };
+        experiment.check().map_err(overload_hint)?;
+        let trace = experiment
+            .trace_on(experiment.models()?, 0, followed)
+            .with_context(|| format!("tracing {policy}"))?;
+        traces.push((policy.to_string(), trace));
     }
+    Ok(traces)
 }
 
 fn plan(args: &RunArgs) -> Result<Plan> {
@@ -428,7 +466,7 @@ pub fn default_experiment(format: Format) -> Result<()> {
         jobs: default_jobs(),
         allow_overload: false,
     };
-    let mut table = execute(&plan)?;
+    let (mut table, _) = execute(&plan)?;
     table.note(
         "Try `spindle run --help`, `spindle policies`, `spindle presets`, `spindle replay FILE`.",
     );
@@ -436,7 +474,7 @@ pub fn default_experiment(format: Format) -> Result<()> {
     Ok(())
 }
 
-fn execute(plan: &Plan) -> Result<Table> {
+fn execute(plan: &Plan) -> Result<(Table, Vec<Option<Vec<DiskReport>>>)> {
     let title = format!(
         "{} — {} replications × {} requests (+{} warm-up), {}",
         plan.disk.name,
@@ -498,6 +536,7 @@ fn execute(plan: &Plan) -> Result<Table> {
         }
     }
     let mut failed = 0;
+    let mut all = Vec::new();
     for (experiment, load_label, rate) in &runs {
         let policy = &experiment.policy;
         let model = experiment.model()?;
@@ -519,6 +558,7 @@ fn execute(plan: &Plan) -> Result<Table> {
                     rate.clone(),
                     table.columns.len(),
                 ));
+                all.push(None);
                 continue;
             }
         };
@@ -544,6 +584,7 @@ fn execute(plan: &Plan) -> Result<Table> {
             row.extend(deadline_cells(&m));
         }
         table.row(row);
+        all.push(Some(reports));
     }
     bar.finish_and_clear();
     if failed > 0 && failed == runs.len() {
@@ -553,7 +594,7 @@ fn execute(plan: &Plan) -> Result<Table> {
         "Means over replications ± half-width of the 95 % Student-t interval; seed {}. Load is relative to the mean service of one request served alone.",
         plan.seed
     ));
-    Ok(table)
+    Ok((table, all))
 }
 
 /// A refusal of an overloaded run, with the option that runs it anyway.
@@ -627,7 +668,7 @@ fn deadline_cells(m: &MetricTable) -> [Cell; 3] {
 /// Array policies on a mirrored pair of `plan.disk`, laid out by
 /// `plan.placement`: reads and updates (writes of both copies) measured
 /// apart, each disk's utilisation, and the deadlines.
-fn execute_mirrored(plan: &Plan) -> Result<Table> {
+fn execute_mirrored(plan: &Plan) -> Result<(Table, Vec<Option<Vec<MirrorReport>>>)> {
     let disks = [plan.disk.clone(), plan.disk.clone()];
     let title = format!(
         "{} ×2 ({}) — {} replications × {} requests (+{} warm-up), {}",
@@ -690,6 +731,7 @@ fn execute_mirrored(plan: &Plan) -> Result<Table> {
         }
     }
     let mut failed = 0;
+    let mut all = Vec::new();
     for (experiment, load_label, rate) in &runs {
         let policy = &experiment.policy;
         let models = experiment.models()?;
@@ -710,6 +752,7 @@ fn execute_mirrored(plan: &Plan) -> Result<Table> {
                 ];
                 row.resize(table.columns.len(), Cell::text("overload"));
                 table.row(row);
+                all.push(None);
                 continue;
             }
         };
@@ -733,6 +776,7 @@ fn execute_mirrored(plan: &Plan) -> Result<Table> {
             row.extend(deadline_cells(&m));
         }
         table.row(row);
+        all.push(Some(reports));
     }
     bar.finish_and_clear();
     if failed > 0 && failed == runs.len() {
@@ -742,7 +786,7 @@ fn execute_mirrored(plan: &Plan) -> Result<Table> {
         "Means over replications ± half-width of the 95 % Student-t interval; seed {}. Load is the work offered (a read one operation, an update two) over what the two disks serve, each request taking the disk's mean service alone.",
         plan.seed
     ));
-    Ok(table)
+    Ok((table, all))
 }
 
 fn describe_placement(placement: Placement) -> String {

@@ -10,7 +10,7 @@ use sched_core::Kind;
 
 use crate::common::resolve_disk;
 use crate::output::{Cell, Format, Table};
-use crate::plot::{Panel, Scales, Series, Source, write_svg};
+use crate::plot::{Panel, Scales, Series, Source, draw_panels};
 
 /// Options of `spindle validate`.
 #[derive(Debug)]
@@ -40,7 +40,6 @@ pub struct ValidateArgs {
         arg(
             long,
             value_name = "BOOL",
-            requires = "plot",
             num_args = 0..=1,
             require_equals = true,
             default_missing_value = "true"
@@ -54,7 +53,6 @@ pub struct ValidateArgs {
         arg(
             long,
             value_name = "BOOL",
-            requires = "plot",
             num_args = 0..=1,
             require_equals = true,
             default_missing_value = "true"
@@ -132,18 +130,18 @@ pub fn run(args: &ValidateArgs, format: Format) -> Result<()> {
             path.display()
         ));
     }
-    if let Some(path) = &args.plot {
+    if args.plot.is_some() || crate::report::collecting() {
         let (title, panels) = figure(&run);
-        write_svg(
-            path,
-            &title,
-            &panels,
-            Scales {
-                log_x: args.log_x,
-                log_y: args.log_y,
-            },
-        )?;
-        t.note(format!("CDF plot written to {}.", path.display()));
+        let scales = Scales {
+            log_x: args.log_x,
+            log_y: args.log_y,
+        };
+        crate::report::picture(args.plot.as_deref(), &title, || {
+            Ok(draw_panels(&title, &panels, scales).svg)
+        })?;
+        if let Some(path) = &args.plot {
+            t.note(format!("CDF plot written to {}.", path.display()));
+        }
     }
     crate::output::emit_table(&t, format)?;
     Ok(())

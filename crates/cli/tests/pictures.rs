@@ -808,11 +808,24 @@ fn plot_files_are_named_as_the_help_says() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&help.stdout).contains("--plot 'fig{N}.png' writes fig1.png"));
-    // --log-y shapes a picture; without one it is refused.
+    // --log-y shapes the pictures of --html's page too.
+    let page = dir.path().join("page.html");
     let out = Command::new(env!("CARGO_BIN_EXE_spindle"))
-        .args(["analyze", "towsley91", "--log-y"])
+        .args([
+            "--html",
+            page.to_str().unwrap(),
+            "analyze",
+            "towsley91",
+            "--figure",
+            "3",
+            "--log-y",
+        ])
         .output()
         .unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--plot"));
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        std::fs::read_to_string(&page)
+            .unwrap()
+            .contains("response time (ms), log scale")
+    );
 }

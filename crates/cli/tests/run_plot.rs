@@ -189,7 +189,7 @@ fn c_look_moves_one_way_and_jumps_back() {
 #[test]
 fn tracing_changes_nothing_in_the_run() {
     let (_, trace) = traces(&args(&["sstf"]), 40).unwrap().remove(0);
-    assert_eq!(trace.responses.len(), 400);
+    assert_eq!(trace.responses.count(), 400);
     let e = experiments::DiskExperiment {
         disk: disk_emu::disk::preset("hp97560").unwrap(),
         policy: "sstf".parse().unwrap(),

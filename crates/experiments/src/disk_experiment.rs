@@ -13,7 +13,7 @@ use crate::run_error::{RunError, check_fits, check_requests, check_span};
 use crate::seeds::{Purpose, Unit};
 use crate::sharding::replicate;
 use crate::simulation::{Driver, Flow, Simulation};
-use crate::workload::{ArrivalProcess, Arrivals, Generator, RequestMix};
+use crate::workload::{ArrivalProcess, Arrivals, Generator, RequestMix, kind_class, label_kinds};
 
 /// How the offered load of an open workload is given.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -80,7 +80,7 @@ impl Driver<DiskDevice> for SingleRun {
     ) -> Result<Flow, RunError> {
         let d = self.generator.draw(now);
         let id = RequestId(self.next_id);
-        let req = d.request(id, now);
+        let req = d.request(id, now).with_class(kind_class(d.kind));
         self.next_id += 1;
         if let Some(recorder) = &mut self.recorder {
             // A block the disk lacks is refused by `submit` below.
@@ -94,10 +94,25 @@ impl Driver<DiskDevice> for SingleRun {
         };
         sim.with_device(0, |disk| disk.submit(req, &Copies::everywhere(1, at), now))
             .map_err(|e| RunError::device(e, now))?;
+        if let Some(recorder) = &mut self.recorder {
+            recorder.waiting(now, sim.device(0).queued());
+        }
         if let Some(t) = self.arrivals.after_arrival(id, client, now) {
             sim.schedule(t, 0);
         }
         Ok(Flow::Continue)
+    }
+
+    fn on_advance(
+        &mut self,
+        sim: &mut Simulation<DiskDevice, u16>,
+        now: Nanos,
+        _device: usize,
+    ) -> Result<(), RunError> {
+        if let Some(recorder) = &mut self.recorder {
+            recorder.waiting(now, sim.device(0).queued());
+        }
+        Ok(())
     }
 
     fn on_outcome(
@@ -120,7 +135,7 @@ impl Driver<DiskDevice> for SingleRun {
                         t.finish,
                     );
                     if self.completed > self.warmup {
-                        recorder.responses.push(t.finish - t.arrival);
+                        recorder.measured(t.finish - t.arrival);
                     }
                 }
                 if self.completed >= self.target {
@@ -257,10 +272,10 @@ impl DiskExperiment {
     }
 
     /// [`run_on`](Self::run_on), recording what the arm did for the first
-    /// `followed` requests (and every request competing with them) and the
-    /// response time of every measured completion: the data behind a
-    /// picture of the run. The report is the one `run_on` returns; the
-    /// recording changes nothing in the run.
+    /// `followed` requests (and every request competing with them), the
+    /// queue over that span and the response times of the measured
+    /// completions: the data behind a picture of the run. The report is the
+    /// one `run_on` returns; the recording changes nothing in the run.
     ///
     /// # Errors
     /// Those of [`run_on`](Self::run_on).
@@ -275,14 +290,7 @@ impl DiskExperiment {
         let recorder = Recorder::new(followed, initial);
         let (report, recorder) = self.drive(model, replication, Some(recorder))?;
         let recorder = recorder.expect("the recorder given comes back");
-        Ok(HeadTrace {
-            cylinders,
-            initial,
-            followed: followed.min(recorder.requests.len() as u64),
-            requests: recorder.requests,
-            responses: recorder.responses,
-            report,
-        })
+        Ok(recorder.into_trace(cylinders, initial, report))
     }
 
     fn drive(
@@ -309,7 +317,10 @@ impl DiskExperiment {
             &self.policy,
             unit.stream(Purpose::Service { disk: 0 }),
         )?
-        .with_stats(DiskStats::new(0).with_warm_up(warm_up));
+        .with_stats(label_kinds(
+            DiskStats::new(0).with_warm_up(warm_up),
+            self.mix.read_fraction,
+        ));
         let mut sim = Simulation::new();
         sim.add_device(disk);
         for (t, client) in arrivals.first() {

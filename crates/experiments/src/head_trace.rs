@@ -1,12 +1,25 @@
-//! What the arm did in one run, for drawing it: when each request arrived,
-//! which cylinder it addressed, when its seek started and ended and when it
-//! completed, for the first requests of a run, and the response time of every
-//! measured completion. Recorded by
-//! [`DiskExperiment::trace_on`](crate::DiskExperiment::trace_on) alongside
-//! the run's own report, which the recording does not change.
+//! What the arms did in one run, for drawing it: when each request arrived,
+//! which cylinder it addressed, when each seek started and ended and when
+//! each request left, for the first requests of a run; how many requests
+//! waited at each instant of that span; and the distribution of the
+//! response times of every measured completion. Recorded by
+//! [`DiskExperiment::trace_on`](crate::DiskExperiment::trace_on) (one disk),
+//! [`MirrorExperiment::trace_on`](crate::MirrorExperiment::trace_on) (each
+//! disk of a mirrored pair) and [`replay_traced`](crate::replay_traced)
+//! (each device of a trace) alongside the run's own report, which the
+//! recording does not change.
+//!
+//! The recording is bounded: it follows the first `followed` requests to
+//! their end and keeps every request competing with them, then stops; the
+//! response times go into a constant-memory [`Histogram`], so a traced run
+//! of a billion requests costs no more memory than one of a thousand.
 
-use disk_emu::DiskReport;
-use sched_core::{Cylinder, Nanos};
+use std::collections::HashMap;
+
+use disk_emu::{ArrayDevice, Device, DiskReport, Histogram};
+use sched_core::{Cylinder, Kind, Nanos};
+
+use crate::mirror_experiment::MirrorReport;
 
 /// How a traced request left the disk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,7 +46,8 @@ pub enum Fate {
 /// One recorded request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TracedRequest {
-    /// Its id: the order of arrival, from 0.
+    /// Its id as the driver numbered it: the order of arrival, from 0, in a
+    /// synthetic run; the order in the trace file in a replay.
     pub id: u64,
     /// When it arrived.
     pub arrival: Nanos,
@@ -43,7 +57,12 @@ pub struct TracedRequest {
     pub fate: Fate,
 }
 
-/// The arm's movements over the first requests of a run and the response
+/// The number of requests waiting over time, as a step function: each
+/// entry is an instant and the count from that instant on, one entry per
+/// change, from (0, 0).
+pub type QueueSteps = Vec<(Nanos, u32)>;
+
+/// The arm of one disk over the first requests of a run, and the response
 /// times of its measured window.
 #[derive(Clone, Debug)]
 pub struct HeadTrace {
@@ -51,14 +70,17 @@ pub struct HeadTrace {
     pub cylinders: Cylinder,
     /// Where the arm started.
     pub initial: Cylinder,
-    /// How many requests, from id 0, the trace follows to their end.
+    /// How many requests, from the first, the trace follows to their end.
     pub followed: u64,
     /// Every request that arrived before the first `followed` had all left
-    /// the disk, indexed by id: the requests competing with the followed
-    /// ones, so that a policy's every choice can be checked.
+    /// the disk, in arrival order: the requests competing with the
+    /// followed ones, so that a policy's every choice can be checked.
     pub requests: Vec<TracedRequest>,
-    /// Response times (ns) of the measured completions, in completion order.
-    pub responses: Vec<Nanos>,
+    /// Response times (ns) of the measured completions.
+    pub responses: Histogram,
+    /// Requests waiting for service (not in service) until the followed
+    /// requests had all left, read off the device after every change.
+    pub queue: QueueSteps,
     /// The run's report, identical to an untraced run's.
     pub report: DiskReport,
 }
@@ -94,16 +116,43 @@ impl HeadTrace {
     }
 }
 
-/// The recorder a traced run carries (see [`HeadTrace`]).
+/// A step function recorded one reading at a time (see [`QueueSteps`]).
+#[derive(Debug)]
+struct Steps(QueueSteps);
+
+impl Steps {
+    fn new() -> Self {
+        Steps(vec![(0, 0)])
+    }
+
+    /// The count is `count` from `at` on (readings come in time order).
+    fn read(&mut self, at: Nanos, count: usize) {
+        let count = u32::try_from(count).unwrap_or(u32::MAX);
+        let steps = &mut self.0;
+        if steps.last().is_some_and(|&(t, _)| t == at) {
+            steps.pop();
+        }
+        if steps.last().is_none_or(|&(_, c)| c != count) {
+            steps.push((at, count));
+        }
+    }
+}
+
+/// The recorder a traced single-disk run carries (see [`HeadTrace`]).
 #[derive(Debug)]
 pub(crate) struct Recorder {
-    pub(crate) followed: u64,
+    followed: u64,
     /// Followed requests that have left.
     left: u64,
+    /// Stopped from outside ([`Recorder::stop`]).
+    stopped: bool,
     /// The arm's cylinder after the last service recorded.
     arm: Cylinder,
-    pub(crate) requests: Vec<TracedRequest>,
-    pub(crate) responses: Vec<Nanos>,
+    requests: Vec<TracedRequest>,
+    /// Where each recorded request is in `requests`, by id.
+    index: HashMap<u64, usize>,
+    responses: Histogram,
+    queue: Steps,
 }
 
 impl Recorder {
@@ -111,19 +160,36 @@ impl Recorder {
         Recorder {
             followed,
             left: 0,
+            stopped: false,
             arm: initial,
             requests: Vec::new(),
-            responses: Vec::new(),
+            index: HashMap::new(),
+            responses: Histogram::new(),
+            queue: Steps::new(),
         }
     }
 
     fn recording(&self) -> bool {
-        self.left < self.followed
+        !self.stopped && self.left < self.followed
+    }
+
+    /// Stops the recording: the requests that arrived so far with ids
+    /// below `first` are the followed ones (a replay follows the trace's
+    /// first requests over all its devices, each recorder one device's).
+    pub(crate) fn stop(&mut self, first: u64) {
+        self.stopped = true;
+        self.followed = self.requests.iter().filter(|r| r.id < first).count() as u64;
+    }
+
+    /// Whether anything was recorded.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.requests.is_empty()
     }
 
     /// Request `id` arrived at `at`, addressing `cylinder`.
     pub(crate) fn arrived(&mut self, id: u64, at: Nanos, cylinder: Cylinder) {
-        if self.recording() && id == self.requests.len() as u64 {
+        if self.recording() {
+            self.index.insert(id, self.requests.len());
             self.requests.push(TracedRequest {
                 id,
                 arrival: at,
@@ -138,9 +204,9 @@ impl Recorder {
         if !self.recording() {
             return;
         }
-        if let Some(r) = self.requests.get_mut(id as usize) {
-            r.fate = fate;
-            if id < self.followed {
+        if let Some(&i) = self.index.get(&id) {
+            self.requests[i].fate = fate;
+            if (i as u64) < self.followed {
                 self.left += 1;
             }
         }
@@ -167,5 +233,260 @@ impl Recorder {
                 finish,
             },
         );
+    }
+
+    /// A measured completion took `response`.
+    pub(crate) fn measured(&mut self, response: Nanos) {
+        self.responses.record(response);
+    }
+
+    /// `waiting` requests wait for service from `at` on.
+    pub(crate) fn waiting(&mut self, at: Nanos, waiting: usize) {
+        if self.recording() {
+            self.queue.read(at, waiting);
+        }
+    }
+
+    /// The trace of a disk of `cylinders` cylinders whose arm started at
+    /// `initial`, with the run's `report`.
+    pub(crate) fn into_trace(
+        self,
+        cylinders: Cylinder,
+        initial: Cylinder,
+        report: DiskReport,
+    ) -> HeadTrace {
+        HeadTrace {
+            cylinders,
+            initial,
+            followed: self.followed.min(self.requests.len() as u64),
+            requests: self.requests,
+            responses: self.responses,
+            queue: self.queue.0,
+            report,
+        }
+    }
+}
+
+/// One operation a disk of an array served (a copy of a logical request).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Operation {
+    /// The logical request's id.
+    pub id: u64,
+    /// The cylinder the arm left.
+    pub from: Cylinder,
+    /// The copy's cylinder on this disk.
+    pub cylinder: Cylinder,
+    /// When the seek began.
+    pub start: Nanos,
+    /// When the arm arrived.
+    pub seek_end: Nanos,
+    /// When the disk finished the operation or gave it up (the other copy
+    /// of a read served on both disks answered first); the end of the
+    /// recording for one still under way then.
+    pub end: Nanos,
+}
+
+/// One disk of a traced array run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DiskArm {
+    /// Cylinders of the disk.
+    pub cylinders: Cylinder,
+    /// Where the arm started.
+    pub initial: Cylinder,
+    /// The operations the disk started while the run was recorded, in
+    /// order: the arm's path.
+    pub operations: Vec<Operation>,
+}
+
+/// One logical request of a traced array run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArrayRequest {
+    /// Its id: the order of arrival, from 0.
+    pub id: u64,
+    /// When it arrived.
+    pub arrival: Nanos,
+    /// A read (one copy serves it) or an update (every copy is written).
+    pub kind: Kind,
+    /// Each copy: (disk, the cylinder it lies on there).
+    pub copies: Vec<(usize, Cylinder)>,
+    /// When it left (completed or dropped); `None` if it was still in the
+    /// array when the recording stopped.
+    pub left: Option<Nanos>,
+}
+
+/// What each arm of a mirrored pair did over the first requests of a run.
+#[derive(Clone, Debug)]
+pub struct ArrayTrace {
+    /// How many requests, from the first, the trace follows to their end.
+    pub followed: u64,
+    /// Every logical request that arrived before the followed ones had all
+    /// left, in arrival order.
+    pub requests: Vec<ArrayRequest>,
+    /// Each disk's arm.
+    pub disks: Vec<DiskArm>,
+    /// Response times (ns) of the measured logical completions.
+    pub responses: Histogram,
+    /// Operations waiting in the array's queues (not in service on a
+    /// disk) until the followed requests had all left.
+    pub queue: QueueSteps,
+    /// The run's report, identical to an untraced run's.
+    pub report: MirrorReport,
+}
+
+impl ArrayTrace {
+    /// When the last followed request left: the end of the span worth drawing.
+    pub fn span_end(&self) -> Nanos {
+        self.requests
+            .iter()
+            .take(self.followed as usize)
+            .map(|r| r.left.unwrap_or(r.arrival))
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// The recorder a traced mirrored run carries (see [`ArrayTrace`]).
+#[derive(Debug)]
+pub(crate) struct ArrayRecorder {
+    followed: u64,
+    left: u64,
+    requests: Vec<ArrayRequest>,
+    disks: Vec<DiskArm>,
+    /// Each disk's operation under way: (request id, start), and where the
+    /// arm is.
+    current: Vec<Option<(u64, Nanos)>>,
+    arm: Vec<Cylinder>,
+    responses: Histogram,
+    queue: Steps,
+}
+
+impl ArrayRecorder {
+    /// A recorder of the first `followed` requests on `device`, before it
+    /// has run.
+    pub(crate) fn new(followed: u64, device: &ArrayDevice) -> Self {
+        let disks: Vec<DiskArm> = (0..device.disks())
+            .filter_map(|d| device.model(d))
+            .map(|m| DiskArm {
+                cylinders: m.cylinders(),
+                initial: m.head().cylinder,
+                operations: Vec::new(),
+            })
+            .collect();
+        ArrayRecorder {
+            followed,
+            left: 0,
+            requests: Vec::new(),
+            current: vec![None; disks.len()],
+            arm: disks.iter().map(|d| d.initial).collect(),
+            disks,
+            responses: Histogram::new(),
+            queue: Steps::new(),
+        }
+    }
+
+    fn recording(&self) -> bool {
+        self.left < self.followed
+    }
+
+    /// Logical request `id` (ids count arrivals from 0) arrived.
+    pub(crate) fn arrived(
+        &mut self,
+        id: u64,
+        arrival: Nanos,
+        kind: Kind,
+        copies: Vec<(usize, Cylinder)>,
+    ) {
+        if self.recording() && id == self.requests.len() as u64 {
+            self.requests.push(ArrayRequest {
+                id,
+                arrival,
+                kind,
+                copies,
+                left: None,
+            });
+        }
+    }
+
+    /// Logical request `id` left the array at `at`.
+    pub(crate) fn left(&mut self, id: u64, at: Nanos) {
+        if !self.recording() {
+            return;
+        }
+        if let Some(r) = self.requests.get_mut(id as usize) {
+            r.left = Some(at);
+            if id < self.followed {
+                self.left += 1;
+            }
+        }
+    }
+
+    /// A measured logical completion took `response`.
+    pub(crate) fn measured(&mut self, response: Nanos) {
+        self.responses.record(response);
+    }
+
+    /// Reads what each disk is serving at `now`: an operation that is no
+    /// longer there ended at `now`, a new one started (at the instant the
+    /// device says). Called after every change of the device.
+    pub(crate) fn observe(&mut self, now: Nanos, device: &ArrayDevice) {
+        let recording = self.recording();
+        if !recording && self.current.iter().all(Option::is_none) {
+            return;
+        }
+        for d in 0..self.disks.len() {
+            let serving = device.serving(d).zip(device.service(d));
+            let key = serving.map(|(req, (start, _))| (req.id.0, start));
+            if key == self.current[d] {
+                continue;
+            }
+            if self.current[d].take().is_some()
+                && let Some(op) = self.disks[d].operations.last_mut()
+            {
+                op.end = now;
+            }
+            if let (true, Some((req, (start, breakdown)))) = (recording, serving) {
+                self.disks[d].operations.push(Operation {
+                    id: req.id.0,
+                    from: self.arm[d],
+                    cylinder: req.cylinder,
+                    start,
+                    seek_end: start + breakdown.seek,
+                    end: Nanos::MAX,
+                });
+                self.arm[d] = req.cylinder;
+                self.current[d] = key;
+            }
+        }
+        if recording {
+            self.queue.read(now, device.queued());
+        }
+    }
+
+    /// The trace, with the run's `report`; an operation still under way
+    /// ends where the recording did.
+    pub(crate) fn into_trace(mut self, report: MirrorReport) -> ArrayTrace {
+        let followed = self.followed.min(self.requests.len() as u64);
+        let stop = self
+            .requests
+            .iter()
+            .take(followed as usize)
+            .map(|r| r.left.unwrap_or(r.arrival))
+            .max()
+            .unwrap_or(0);
+        for disk in &mut self.disks {
+            for op in &mut disk.operations {
+                if op.end == Nanos::MAX {
+                    op.end = stop.max(op.seek_end);
+                }
+            }
+        }
+        ArrayTrace {
+            followed,
+            requests: self.requests,
+            disks: self.disks,
+            responses: self.responses,
+            queue: self.queue.0,
+            report,
+        }
     }
 }

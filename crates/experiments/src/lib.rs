@@ -65,7 +65,9 @@ pub use confidence::{
     Interval, MetricRow, MetricTable, StatsError, normal_quantile, student_t_quantile,
 };
 pub use disk_experiment::{DiskExperiment, Load, headline_metrics, metric_table};
-pub use head_trace::{Fate, HeadTrace, TracedRequest};
+pub use head_trace::{
+    ArrayRequest, ArrayTrace, DiskArm, Fate, HeadTrace, Operation, QueueSteps, TracedRequest,
+};
 pub use ivy_replay::{
     CopySelection, IVY_METRICS, IvyConfig, IvyDisk, IvyError, IvyMeasures, IvyPoint, IvySweep,
     IvyTrace, TracedDisk, ivy_sweep, run_ivy,
@@ -84,8 +86,9 @@ pub use run_error::{RunError, check_fits, check_requests, check_span};
 pub use sharding::{replicate, replicate_points};
 pub use simulation::{Driver, Flow, Simulation};
 pub use trace_replay::{
-    DeviceReport, ReplayError, ReplayOptions, ReplayReport, Validation, replay,
+    DeviceReport, ReplayError, ReplayOptions, ReplayReport, Validation, replay, replay_traced,
 };
 pub use workload::{
-    Addressing, ArrivalProcess, Arrivals, DeadlineRange, Draw, Generator, RequestMix, WorkloadError,
+    Addressing, ArrivalProcess, Arrivals, DeadlineRange, Draw, Generator, READ_CLASS, RequestMix,
+    WRITE_CLASS, WorkloadError, kind_class, label_kinds,
 };

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::confidence::MetricTable;
 use crate::disk_experiment::DiskExperiment;
+use crate::head_trace::{ArrayRecorder, ArrayTrace};
 use crate::placement::Placement;
 use crate::run_error::{RunError, check_fits, check_requests, check_span};
 use crate::seeds::{Purpose, Unit};
@@ -157,6 +158,9 @@ struct MirrorRun {
     window_start: Nanos,
     /// When the target completion came.
     end: Nanos,
+    /// What the arms did, when the run is traced; the run is the same
+    /// without it.
+    recorder: Option<ArrayRecorder>,
 }
 
 impl MirrorRun {
@@ -214,12 +218,40 @@ impl Driver<ArrayDevice> for MirrorRun {
         let id = RequestId(self.next_id);
         let req = d.request(id, now);
         self.next_id += 1;
+        if let Some(recorder) = &mut self.recorder {
+            let array = sim.device(0);
+            let cylinders = copies
+                .holders()
+                .iter()
+                .filter_map(|disk| {
+                    let at = copies.location(disk)?;
+                    let cylinder = array.model(disk)?.locate(at.block).ok()?;
+                    Some((disk, cylinder))
+                })
+                .collect();
+            recorder.arrived(id.0, now, d.kind, cylinders);
+        }
         sim.with_device(0, |array| array.submit(req, &copies, now))
             .map_err(|e| RunError::device(e, now))?;
+        if let Some(recorder) = &mut self.recorder {
+            recorder.observe(now, sim.device(0));
+        }
         if let Some(t) = self.arrivals.after_arrival(id, client, now) {
             sim.schedule(t, 0);
         }
         Ok(Flow::Continue)
+    }
+
+    fn on_advance(
+        &mut self,
+        sim: &mut Simulation<ArrayDevice, u16>,
+        now: Nanos,
+        _device: usize,
+    ) -> Result<(), RunError> {
+        if let Some(recorder) = &mut self.recorder {
+            recorder.observe(now, sim.device(0));
+        }
+        Ok(())
     }
 
     fn on_outcome(
@@ -229,6 +261,19 @@ impl Driver<ArrayDevice> for MirrorRun {
         _device: usize,
         outcome: Outcome,
     ) -> Result<Flow, RunError> {
+        if let Some(recorder) = &mut self.recorder {
+            match &outcome {
+                Outcome::Completed(done) => {
+                    recorder.left(done.request.id.0, now);
+                    if self.completed >= self.warmup {
+                        recorder.measured(now - done.request.arrival);
+                    }
+                }
+                Outcome::Expired(r) | Outcome::Failed(r) => recorder.left(r.id.0, now),
+                Outcome::MediaError { done, .. } => recorder.left(done.request.id.0, now),
+                Outcome::Resynced { .. } => {}
+            }
+        }
         let r = match outcome {
             Outcome::Completed(done) => {
                 let r = done.request;
@@ -373,6 +418,35 @@ impl MirrorExperiment {
         models: Vec<DiskModel>,
         replication: u64,
     ) -> Result<MirrorReport, RunError> {
+        self.drive(models, replication, None)
+            .map(|(report, _)| report)
+    }
+
+    /// [`run_on`](Self::run_on), recording what each disk's arm did for the
+    /// first `followed` requests (and every request competing with them),
+    /// the queue over that span and the response times of the measured
+    /// completions: the data behind a picture of the run. The report is the
+    /// one `run_on` returns; the recording changes nothing in the run.
+    ///
+    /// # Errors
+    /// Those of [`run_on`](Self::run_on).
+    pub fn trace_on(
+        &self,
+        models: Vec<DiskModel>,
+        replication: u64,
+        followed: u64,
+    ) -> Result<ArrayTrace, RunError> {
+        let (report, recorder) = self.drive(models, replication, Some(followed))?;
+        let recorder = recorder.expect("a traced run has a recorder");
+        Ok(recorder.into_trace(report))
+    }
+
+    fn drive(
+        &self,
+        models: Vec<DiskModel>,
+        replication: u64,
+        followed: Option<u64>,
+    ) -> Result<(MirrorReport, Option<ArrayRecorder>), RunError> {
         check_requests(self.requests)?;
         let unit = Unit::new(self.seed, 0, replication);
         check_mirror_placement(self.placement)?;
@@ -384,12 +458,13 @@ impl MirrorExperiment {
             unit.stream(Purpose::Service { disk: 1 }),
         ];
         let array = ArrayDevice::new(models, &self.policy, service, unit.value(Purpose::Routing))?;
+        let recorder = followed.map(|n| ArrayRecorder::new(n, &array));
         let mut sim = Simulation::new();
         sim.add_device(array);
         for (t, client) in arrivals.first() {
             sim.schedule(t, client);
         }
-        sim.run(&mut MirrorRun {
+        let mut run = MirrorRun {
             generator,
             arrivals,
             placement: self.placement,
@@ -405,7 +480,10 @@ impl MirrorExperiment {
             deadlines: DeadlineTally::default(),
             window_start: 0,
             end: 0,
-        })
+            recorder,
+        };
+        let report = sim.run(&mut run)?;
+        Ok((report, run.recorder))
     }
 
     /// Replications `0..n` on up to `jobs` threads, after

@@ -23,14 +23,16 @@ use disk_emu::disk::{DiskError, DiskModel, DiskSpec, validation};
 use disk_emu::trace::{
     self, Position, TraceError, TraceFormat, TraceOptions, TraceReader, TraceRecord,
 };
-use disk_emu::{Device, DeviceError, DiskDevice, DiskReport, Outcome};
+use disk_emu::{Device, DeviceError, DiskDevice, DiskReport, DiskStats, Outcome};
 use sched_core::array::{Copies, Location};
 use sched_core::{Nanos, PolicySpec, Request, RequestId};
 use serde::Serialize;
 
+use crate::head_trace::{Fate, HeadTrace, Recorder};
 use crate::run_error::RunError;
 use crate::seeds::{Purpose, Unit};
 use crate::simulation::{Driver, Flow, Simulation};
+use crate::workload::{kind_class, label_kinds};
 
 /// How to replay a trace.
 #[derive(Clone, Debug)]
@@ -150,6 +152,12 @@ struct ReplayRun<'a> {
     requests: u64,
     last: Nanos,
     first: Option<Nanos>,
+    /// When the replay is traced: how many requests of the trace to follow
+    /// (over all its devices), how many of them have left, and a recorder
+    /// per device (in `devices` order), stopped once they all have.
+    followed: Option<u64>,
+    followed_left: u64,
+    recorders: Vec<Recorder>,
 }
 
 impl ReplayRun<'_> {
@@ -166,11 +174,19 @@ impl ReplayRun<'_> {
             return Ok(i);
         }
         let stream = Unit::new(self.options.seed, 0, 0).stream(Purpose::Service { disk: device });
-        let i = sim.add_device(DiskDevice::new(
-            self.model.clone(),
-            &self.options.policy,
-            stream,
-        )?);
+        // Reads and writes are measured apart (both named: the trace's
+        // mix is not known in advance).
+        let i = sim.add_device(
+            DiskDevice::new(self.model.clone(), &self.options.policy, stream)?
+                .with_stats(label_kinds(DiskStats::new(0), 0.5)),
+        );
+        if let Some(followed) = self.followed {
+            let mut recorder = Recorder::new(u64::MAX, self.model.head().cylinder);
+            if self.followed_left >= followed {
+                recorder.stop(followed);
+            }
+            self.recorders.push(recorder);
+        }
         self.devices.push(device);
         self.index.insert(device, i);
         Ok(i)
@@ -207,7 +223,13 @@ impl Driver<DiskDevice> for ReplayRun<'_> {
             record.blocks,
             0,
             now,
-        );
+        )
+        .with_class(kind_class(record.kind));
+        if let Some(recorder) = self.recorders.get_mut(unit)
+            && let Some(Ok(cylinder)) = sim.device(unit).model(0).map(|m| m.locate(record.block))
+        {
+            recorder.arrived(self.requests, now, cylinder);
+        }
         self.requests += 1;
         let at = Location {
             block: record.block,
@@ -222,6 +244,9 @@ impl Driver<DiskDevice> for ReplayRun<'_> {
                 },
                 e => fail(&self.file, e),
             })?;
+        if let Some(recorder) = self.recorders.get_mut(unit) {
+            recorder.waiting(now, sim.device(unit).queued());
+        }
         self.pending = self.reader.next().transpose()?;
         if self.closed_loop {
             self.outstanding = Some((record, now));
@@ -231,14 +256,55 @@ impl Driver<DiskDevice> for ReplayRun<'_> {
         Ok(Flow::Continue)
     }
 
+    fn on_advance(
+        &mut self,
+        sim: &mut Simulation<DiskDevice, ()>,
+        now: Nanos,
+        device: usize,
+    ) -> Result<(), ReplayError> {
+        if let Some(recorder) = self.recorders.get_mut(device) {
+            recorder.waiting(now, sim.device(device).queued());
+        }
+        Ok(())
+    }
+
     fn on_outcome(
         &mut self,
         sim: &mut Simulation<DiskDevice, ()>,
         now: Nanos,
-        _device: usize,
+        device: usize,
         outcome: Outcome,
     ) -> Result<Flow, ReplayError> {
         self.last = now;
+        if let Some(recorder) = self.recorders.get_mut(device) {
+            let id = match &outcome {
+                Outcome::Completed(done) => {
+                    let t = done.timing;
+                    recorder.served(
+                        done.request.id.0,
+                        done.request.cylinder,
+                        t.start,
+                        t.start + t.seek,
+                        t.finish,
+                    );
+                    recorder.measured(t.finish - t.arrival);
+                    Some(done.request.id.0)
+                }
+                Outcome::Expired(req) | Outcome::Failed(req) => {
+                    recorder.left(req.id.0, Fate::Dropped(now));
+                    Some(req.id.0)
+                }
+                Outcome::MediaError { .. } | Outcome::Resynced { .. } => None,
+            };
+            if let (Some(id), Some(followed)) = (id, self.followed)
+                && id < followed
+            {
+                self.followed_left += 1;
+                if self.followed_left == followed {
+                    self.recorders.iter_mut().for_each(|r| r.stop(followed));
+                }
+            }
+        }
         if !matches!(outcome, Outcome::Completed(_) | Outcome::Expired(_)) {
             return Ok(Flow::Continue);
         }
@@ -309,6 +375,50 @@ pub fn replay(
     path: impl AsRef<Path>,
     options: &ReplayOptions,
 ) -> Result<ReplayReport, ReplayError> {
+    drive(path.as_ref(), options, None).map(|(report, _)| report)
+}
+
+/// [`replay`], recording what each device's arm did until the trace's
+/// first `followed` requests had all left (its own among them are the ones
+/// its trace follows; every request competing with them is kept), its
+/// queue over that span and the response times of all its completions: the
+/// data behind a picture of the replay, one [`HeadTrace`] per device that
+/// had a request in that span, in device order, each with the device's
+/// report. The replay's report is the one [`replay`] returns; the recording
+/// changes nothing in it.
+///
+/// # Errors
+/// Those of [`replay`].
+pub fn replay_traced(
+    path: impl AsRef<Path>,
+    options: &ReplayOptions,
+    followed: u64,
+) -> Result<(ReplayReport, Vec<(u32, HeadTrace)>), ReplayError> {
+    let (report, recorders) = drive(path.as_ref(), options, Some(followed))?;
+    let model = DiskModel::from_spec(&options.disk).map_err(RunError::from)?;
+    let traces = recorders
+        .into_iter()
+        .filter(|(_, recorder)| !recorder.is_empty())
+        .filter_map(|(device, recorder)| {
+            let device_report = report.devices.iter().find(|d| d.device == device)?;
+            let trace = recorder.into_trace(
+                model.cylinders(),
+                model.head().cylinder,
+                device_report.report.clone(),
+            );
+            Some((device, trace))
+        })
+        .collect();
+    Ok((report, traces))
+}
+
+/// Replays the trace, tracing each device when `followed` is given: the
+/// recorders come back by device number, in device order.
+fn drive(
+    path: &Path,
+    options: &ReplayOptions,
+    followed: Option<u64>,
+) -> Result<(ReplayReport, Vec<(u32, Recorder)>), ReplayError> {
     if !(options.speed > 0.0 && options.speed.is_finite()) {
         return Err(ReplayError::Speed(options.speed));
     }
@@ -331,6 +441,9 @@ pub fn replay(
         requests: 0,
         last: 0,
         first: None,
+        followed,
+        followed_left: 0,
+        recorders: Vec::new(),
     };
     let mut sim = Simulation::new();
     run.first = run
@@ -340,7 +453,15 @@ pub fn replay(
     if let Some(t) = run.first {
         sim.schedule(t, ());
     }
-    sim.run(&mut run)
+    let report = sim.run(&mut run)?;
+    let mut recorders: Vec<(u32, Recorder)> = run
+        .devices
+        .iter()
+        .copied()
+        .zip(std::mem::take(&mut run.recorders))
+        .collect();
+    recorders.sort_by_key(|(device, _)| *device);
+    Ok((report, recorders))
 }
 
 #[cfg(test)]

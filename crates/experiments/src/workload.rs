@@ -271,6 +271,39 @@ impl Draw {
     }
 }
 
+/// The statistics class of a request of kind `kind` in the single-disk
+/// runs and replays: reads are class 0, writes class 1, so that a report's
+/// classes ([`DiskReport::classes`](disk_emu::DiskReport)) measure them
+/// apart. (No single-disk policy looks at a request's class; the
+/// rate-based runs, whose policy does, number their tasks themselves.)
+pub fn kind_class(kind: Kind) -> u16 {
+    match kind {
+        Kind::Read => READ_CLASS,
+        Kind::Write => WRITE_CLASS,
+    }
+}
+
+/// The class of reads ([`kind_class`]).
+pub const READ_CLASS: u16 = 0;
+/// The class of writes ([`kind_class`]).
+pub const WRITE_CLASS: u16 = 1;
+
+/// `stats` with the classes of [`kind_class`] named "read" and "write",
+/// each only where a mix with `read_fraction` reads issues it (a named
+/// class is reported even when empty).
+pub fn label_kinds(stats: disk_emu::DiskStats, read_fraction: f64) -> disk_emu::DiskStats {
+    let stats = if read_fraction > 0.0 {
+        stats.with_class_label(READ_CLASS, "read")
+    } else {
+        stats
+    };
+    if read_fraction < 1.0 {
+        stats.with_class_label(WRITE_CLASS, "write")
+    } else {
+        stats
+    }
+}
+
 /// Draws requests from a [`RequestMix`] over a disk of `capacity` blocks.
 #[derive(Clone, Debug)]
 pub struct Generator {

@@ -26,7 +26,7 @@ use sched_core::PolicySpec;
 
 use crate::common::resolve_disk;
 use crate::output::{Cell, Format, Table};
-use crate::plot::{Panel, Series, Source, write_svg};
+use crate::plot::{Panel, Scales, Series, Source, draw_panels};
 
 /// The bundled week of `hplajw`'s disk traffic, beside the checkout.
 pub const BUNDLED_TRACE: &str = "../shared/data/disksim-valid/ajw.1week.srt";
@@ -99,7 +99,6 @@ pub struct IvyOptions {
         arg(
             long,
             value_name = "BOOL",
-            requires = "plot",
             num_args = 0..=1,
             require_equals = true,
             default_missing_value = "true"
@@ -273,19 +272,17 @@ pub struct Reproduction {
 /// Bad options, an unreadable trace, a failed replay, an unwritable plot.
 pub fn run(options: &IvyOptions, format: Format) -> Result<()> {
     let r = reproduce(options)?;
-    if let Some(path) = &options.plot {
-        write_svg(
-            path,
-            &r.title,
-            &r.panels,
-            crate::plot::Scales {
-                log_x: None,
-                log_y: options.log_y,
-            },
-        )?;
-        if !crate::output::results_discarded() {
-            eprintln!("wrote {}", path.display());
-        }
+    let scales = Scales {
+        log_x: None,
+        log_y: options.log_y,
+    };
+    crate::report::picture(options.plot.as_deref(), &r.title, || {
+        Ok(draw_panels(&r.title, &r.panels, scales).svg)
+    })?;
+    if let Some(path) = &options.plot
+        && !crate::output::results_discarded()
+    {
+        eprintln!("wrote {}", path.display());
     }
     crate::output::emit_tables(&r.tables, format)?;
     eprintln!(

@@ -12,7 +12,7 @@ use std::time::Instant;
 use anyhow::Result;
 
 use crate::output::{Format, Table};
-use crate::plot::{Panel, PlotArgs, figure_path, write_svg};
+use crate::plot::{Panel, PlotArgs, draw_panels, figure_path};
 
 /// How much simulation each point gets.
 #[derive(Clone, Debug)]
@@ -225,12 +225,17 @@ fn run_figures(
 ) -> Result<f64> {
     for &n in numbers {
         let f = figure(n)?;
-        if let Some(base) = &plot.plot {
-            let path = figure_path(base, n, numbers.len());
-            write_svg(&path, &f.title, &f.panels, plot.scales())?;
-            if !crate::output::results_discarded() {
-                eprintln!("wrote {}", path.display());
-            }
+        let path = plot
+            .plot
+            .as_deref()
+            .map(|base| figure_path(base, n, numbers.len()));
+        crate::report::picture(path.as_deref(), &f.title, || {
+            Ok(draw_panels(&f.title, &f.panels, plot.scales()).svg)
+        })?;
+        if let Some(path) = path
+            && !crate::output::results_discarded()
+        {
+            eprintln!("wrote {}", path.display());
         }
         tables.extend(f.tables);
     }

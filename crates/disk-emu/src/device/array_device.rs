@@ -532,6 +532,14 @@ impl<P: ArrayPolicy, F: Places> ArrayDevice<P, F> {
     /// Disk `disk`'s mechanics, for the fault injector to slow the disk or
     /// cut its power (the only changes it makes; a replacement starts from
     /// the model as built).
+    /// When the operation disk `disk` is serving (see [`Device::serving`])
+    /// started, and where its time goes: what its arm is doing, for a
+    /// picture of the run (the seek's end is `start + breakdown.seek`).
+    pub fn service(&self, disk: usize) -> Option<(Nanos, ServiceBreakdown)> {
+        let op = self.members.get(disk)?.op.as_ref()?;
+        Some((op.start, op.breakdown))
+    }
+
     pub(crate) fn model_mut(&mut self, disk: usize) -> Option<&mut DiskModel> {
         self.members.get_mut(disk).map(|m| &mut m.model)
     }
