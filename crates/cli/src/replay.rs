@@ -7,7 +7,7 @@ use disk_emu::trace::{TraceFormat, TraceOptions};
 use experiments::{ReplayOptions, replay};
 use sched_core::PolicySpec;
 
-use crate::common::{policy_label, resolve_disk};
+use crate::common::{RunGives, policy_label, policy_warnings, resolve_disk};
 use crate::output::{Cell, Format, Table};
 
 /// Options of `spindle replay`.
@@ -53,6 +53,13 @@ pub fn run(args: &ReplayArgs, format: Format) -> Result<()> {
         speed: args.speed,
         seed: args.seed,
     };
+    let gives = RunGives {
+        disk: &options.disk,
+        deadlines: Err("a trace's requests have none"),
+    };
+    for warning in policy_warnings(&policy_label(&args.policy), args.policy.uses(), &gives) {
+        eprintln!("warning: {warning}");
+    }
     let r = replay(&args.trace, &options)?;
     if r.requests == 0 {
         let filter = if args.devices.is_empty() {

@@ -15,7 +15,9 @@ use sched_core::{AnySpec, PolicySpec};
 
 use experiments::{Fate, HeadTrace};
 
-use crate::common::{estimate, policy_label, progress, resolve_disk};
+use crate::common::{
+    RunGives, array_label, estimate, policy_label, policy_warnings, progress, resolve_disk,
+};
 use crate::output::{Cell, Format, Table};
 use crate::plot::{HeadLane, MARKED_PERCENTILES, ResponseCdf, RunSheet};
 
@@ -185,6 +187,24 @@ struct Plan {
 /// `spindle run`.
 pub fn run(args: &RunArgs, format: Format) -> Result<()> {
     let plan = plan(args)?;
+    let gives = RunGives {
+        disk: &plan.disk,
+        deadlines: if plan.mix.deadline.is_some() {
+            Ok(())
+        } else {
+            Err("give them some with --deadline-ms MIN..MAX")
+        },
+    };
+    let uses = plan
+        .policies
+        .iter()
+        .map(|p| (policy_label(p), p.uses()))
+        .chain(plan.arrays.iter().map(|a| (array_label(a), a.uses())));
+    for (label, uses) in uses {
+        for warning in policy_warnings(&label, uses, &gives) {
+            eprintln!("warning: {warning}");
+        }
+    }
     if args.plot.is_some() {
         if !plan.arrays.is_empty() {
             bail!("--plot draws single-disk runs; array policies are not drawn yet");
@@ -680,10 +700,11 @@ fn execute_mirrored(plan: &Plan) -> Result<Table> {
             let load = experiment
                 .check()
                 .map_err(overload_hint)
-                .with_context(|| format!("{policy}, load {load_label}"))?;
+                .with_context(|| format!("{}, load {load_label}", array_label(policy)))?;
             if load >= 1.0 {
                 eprintln!(
-                    "warning: {policy}, load {load_label}: the offered load is {load:.3} of the pair's capacity; the queues grow without bound and the figures depend on the run length"
+                    "warning: {}, load {load_label}: the offered load is {load:.3} of the pair's capacity; the queues grow without bound and the figures depend on the run length",
+                    array_label(policy)
                 );
             }
             runs.push((experiment, load_label.clone(), rate.clone()));
@@ -702,9 +723,11 @@ fn execute_mirrored(plan: &Plan) -> Result<Table> {
             Ok(r) => r,
             Err(e) => {
                 failed += 1;
-                bar.suspend(|| eprintln!("warning: {policy}, load {load_label}: {e}"));
+                bar.suspend(|| {
+                    eprintln!("warning: {}, load {load_label}: {e}", array_label(policy));
+                });
                 let mut row = vec![
-                    Cell::text(policy.to_string()),
+                    Cell::text(array_label(policy)),
                     Cell::text(load_label),
                     rate.clone(),
                 ];
@@ -718,7 +741,7 @@ fn execute_mirrored(plan: &Plan) -> Result<Table> {
             record_deadlines(&mut m, reports.iter().map(mirror_deadlines))?;
         }
         let mut row = vec![
-            Cell::text(policy.to_string()),
+            Cell::text(array_label(policy)),
             Cell::text(load_label.clone()),
             rate.clone(),
             estimate(&m, "read_ms", 1.0, 2),
