@@ -143,28 +143,70 @@ enum Point {
 }
 
 impl Point {
-    /// The arrivals of this point, its label in the table and its rate cell;
-    /// `rate_for` turns an open load into requests per second for the
-    /// device run (one disk or a mirrored pair).
-    fn arrivals(
-        self,
-        rate_for: impl FnOnce(Load) -> Result<f64>,
-    ) -> Result<(Arrivals, String, Cell)> {
+    /// The two columns after the policy: `load` and `rate/s` for open
+    /// arrivals, `clients` and `think ms` for a closed population (a run's
+    /// points are all of one kind).
+    fn columns(points: &[Point]) -> [&'static str; 2] {
+        match points.first() {
+            Some(Point::Closed { .. }) => ["clients", "think ms"],
+            _ => ["load", "rate/s"],
+        }
+    }
+
+    /// Decimals that show every load of `points` as given (0.5 and 0.95:
+    /// two), so that the column lines up.
+    fn load_digits(points: &[Point]) -> usize {
+        let decimals = |x: f64| {
+            let text = format!("{x}");
+            text.split_once('.').map_or(0, |(_, d)| d.len()).min(6)
+        };
+        points
+            .iter()
+            .map(|p| match p {
+                Point::Open(Load::Utilisation(u)) => decimals(*u),
+                Point::Open(Load::Rate(_)) => 3,
+                Point::Closed { think_ms, .. } => decimals(*think_ms),
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The arrivals of this point and its label in messages; `rate_for`
+    /// turns an open load into requests per second for the device run (one
+    /// disk or a mirrored pair).
+    fn arrivals(self, rate_for: impl FnOnce(Load) -> Result<f64>) -> Result<(Arrivals, String)> {
         Ok(match self {
             Point::Open(load) => {
                 let rate = rate_for(load)?;
                 let label = match load {
-                    Load::Utilisation(u) => format!("{u}"),
-                    Load::Rate(_) => "—".to_string(),
+                    Load::Utilisation(u) => format!("load {u}"),
+                    Load::Rate(r) => format!("rate {r}/s"),
                 };
-                (Arrivals::Poisson { rate }, label, Cell::num(rate, 1))
+                (Arrivals::Poisson { rate }, label)
             }
             Point::Closed { clients, think_ms } => (
                 Arrivals::Closed { clients, think_ms },
-                format!("{clients} clients, think {think_ms} ms"),
-                Cell::Missing,
+                format!("{clients} clients thinking {think_ms} ms"),
             ),
         })
+    }
+
+    /// The point's two cells (see [`Point::columns`]): an open point's load
+    /// (as given, or `offered` by the rate given) and rate, a closed one's
+    /// population and think time.
+    fn cells(self, arrivals: Arrivals, offered: f64, digits: usize) -> [Cell; 2] {
+        match (self, arrivals) {
+            (Point::Open(Load::Utilisation(u)), Arrivals::Poisson { rate }) => {
+                [Cell::num(u, digits), Cell::num(rate, 1)]
+            }
+            (Point::Open(_), Arrivals::Poisson { rate }) => {
+                [Cell::num(offered, digits), Cell::num(rate, 1)]
+            }
+            (Point::Closed { clients, think_ms }, _) => {
+                [Cell::Int(u64::from(clients)), Cell::num(think_ms, digits)]
+            }
+            (Point::Open(_), Arrivals::Closed { .. }) => [Cell::Missing, Cell::Missing],
+        }
     }
 }
 
@@ -465,10 +507,11 @@ fn execute(plan: &Plan) -> Result<Table> {
         plan.warmup,
         describe_mix(&plan.mix)
     );
+    let [point_column, rate_column] = Point::columns(&plan.points);
     let mut columns = vec![
         "policy",
-        "load",
-        "rate/s",
+        point_column,
+        rate_column,
         "response ms",
         "p95 ms",
         "wait ms",
@@ -489,9 +532,10 @@ fn execute(plan: &Plan) -> Result<Table> {
         "replications",
     );
     // Every run is built and checked before any runs.
+    let digits = Point::load_digits(&plan.points);
     let mut runs = Vec::new();
     for point in &plan.points {
-        let (arrivals, load_label, rate) =
+        let (arrivals, load_label) =
             point.arrivals(|load| Ok(DiskExperiment::rate_for(&plan.disk, &plan.mix, load)?))?;
         for policy in &plan.policies {
             let experiment = DiskExperiment {
@@ -507,18 +551,19 @@ fn execute(plan: &Plan) -> Result<Table> {
             let load = experiment
                 .check()
                 .map_err(overload_hint)
-                .with_context(|| format!("{}, load {load_label}", policy_label(policy)))?;
+                .with_context(|| format!("{}, {load_label}", policy_label(policy)))?;
             if load >= 1.0 {
                 eprintln!(
-                    "warning: {}, load {load_label}: the offered load is {load:.3} of the disk's capacity; the queue grows without bound and the figures depend on the run length",
+                    "warning: {}, {load_label}: the offered load is {load:.3} of the disk's capacity; the queue grows without bound and the figures depend on the run length",
                     policy_label(policy)
                 );
             }
-            runs.push((experiment, load_label.clone(), rate.clone()));
+            let cells = point.cells(arrivals, load, digits);
+            runs.push((experiment, load_label.clone(), cells));
         }
     }
     let mut failed = 0;
-    for (experiment, load_label, rate) in &runs {
+    for (experiment, load_label, [point_cell, rate]) in &runs {
         let policy = &experiment.policy;
         let model = experiment.model()?;
         let reports = experiments::replicate(experiment, plan.replications, plan.jobs, |r| {
@@ -531,14 +576,15 @@ fn execute(plan: &Plan) -> Result<Table> {
             Err(e) => {
                 failed += 1;
                 bar.suspend(|| {
-                    eprintln!("warning: {}, load {load_label}: {e}", policy_label(policy));
+                    eprintln!("warning: {}, {load_label}: {e}", policy_label(policy));
                 });
-                table.row(row_missing(
-                    policy,
-                    load_label,
+                let mut row = vec![
+                    Cell::text(policy_label(policy)),
+                    point_cell.clone(),
                     rate.clone(),
-                    table.columns.len(),
-                ));
+                ];
+                row.resize(table.columns.len(), Cell::Absent("overload"));
+                table.row(row);
                 continue;
             }
         };
@@ -548,7 +594,7 @@ fn execute(plan: &Plan) -> Result<Table> {
         }
         let mut row = vec![
             Cell::text(policy_label(policy)),
-            Cell::text(load_label.clone()),
+            point_cell.clone(),
             rate.clone(),
             estimate(&m, "response_ms", 1.0, 2),
             estimate(&m, "response_p95_ms", 1.0, 1),
@@ -658,10 +704,11 @@ fn execute_mirrored(plan: &Plan) -> Result<Table> {
         plan.warmup,
         describe_mix(&plan.mix)
     );
+    let [point_column, rate_column] = Point::columns(&plan.points);
     let mut columns = vec![
         "policy",
-        "load",
-        "rate/s",
+        point_column,
+        rate_column,
         "read ms",
         "update ms",
         "all ms",
@@ -679,9 +726,10 @@ fn execute_mirrored(plan: &Plan) -> Result<Table> {
         (plan.arrays.len() * plan.points.len()) as u64 * plan.replications,
         "replications",
     );
+    let digits = Point::load_digits(&plan.points);
     let mut runs = Vec::new();
     for point in &plan.points {
-        let (arrivals, load_label, rate) = point.arrivals(|load| match load {
+        let (arrivals, load_label) = point.arrivals(|load| match load {
             Load::Utilisation(u) => Ok(MirrorExperiment::rate_for(&disks, &plan.mix, u)?),
             Load::Rate(r) => Ok(r),
         })?;
@@ -700,18 +748,19 @@ fn execute_mirrored(plan: &Plan) -> Result<Table> {
             let load = experiment
                 .check()
                 .map_err(overload_hint)
-                .with_context(|| format!("{}, load {load_label}", array_label(policy)))?;
+                .with_context(|| format!("{}, {load_label}", array_label(policy)))?;
             if load >= 1.0 {
                 eprintln!(
-                    "warning: {}, load {load_label}: the offered load is {load:.3} of the pair's capacity; the queues grow without bound and the figures depend on the run length",
+                    "warning: {}, {load_label}: the offered load is {load:.3} of the pair's capacity; the queues grow without bound and the figures depend on the run length",
                     array_label(policy)
                 );
             }
-            runs.push((experiment, load_label.clone(), rate.clone()));
+            let cells = point.cells(arrivals, load, digits);
+            runs.push((experiment, load_label.clone(), cells));
         }
     }
     let mut failed = 0;
-    for (experiment, load_label, rate) in &runs {
+    for (experiment, load_label, [point_cell, rate]) in &runs {
         let policy = &experiment.policy;
         let models = experiment.models()?;
         let reports = experiments::replicate(experiment, plan.replications, plan.jobs, |r| {
@@ -724,14 +773,14 @@ fn execute_mirrored(plan: &Plan) -> Result<Table> {
             Err(e) => {
                 failed += 1;
                 bar.suspend(|| {
-                    eprintln!("warning: {}, load {load_label}: {e}", array_label(policy));
+                    eprintln!("warning: {}, {load_label}: {e}", array_label(policy));
                 });
                 let mut row = vec![
                     Cell::text(array_label(policy)),
-                    Cell::text(load_label),
+                    point_cell.clone(),
                     rate.clone(),
                 ];
-                row.resize(table.columns.len(), Cell::text("overload"));
+                row.resize(table.columns.len(), Cell::Absent("overload"));
                 table.row(row);
                 continue;
             }
@@ -742,7 +791,7 @@ fn execute_mirrored(plan: &Plan) -> Result<Table> {
         }
         let mut row = vec![
             Cell::text(array_label(policy)),
-            Cell::text(load_label.clone()),
+            point_cell.clone(),
             rate.clone(),
             estimate(&m, "read_ms", 1.0, 2),
             estimate(&m, "update_ms", 1.0, 2),
@@ -774,12 +823,6 @@ fn describe_placement(placement: Placement) -> String {
         Placement::Shifted { fraction } => format!("second copy shifted by {fraction} of the disk"),
         Placement::Reversed => "second copy reversed".to_string(),
     }
-}
-
-fn row_missing(policy: &PolicySpec, load: &str, rate: Cell, columns: usize) -> Vec<Cell> {
-    let mut row = vec![Cell::text(policy_label(policy)), Cell::text(load), rate];
-    row.resize(columns, Cell::text("overload"));
-    row
 }
 
 fn describe_mix(mix: &RequestMix) -> String {

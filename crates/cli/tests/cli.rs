@@ -308,7 +308,7 @@ fn admit_decides_the_example_task_set_under_each_version() {
     assert_eq!(rows.len(), 7 * 3);
     let refused: Vec<&str> = rows
         .iter()
-        .filter(|r| r["admitted"] == "no")
+        .filter(|r| r["admitted"] == false)
         .map(|r| r["refused by"].as_str().unwrap())
         .collect();
     assert!(refused.iter().any(|w| w.contains("Eq. (7)")), "{text}");
