@@ -12,12 +12,13 @@ use disk_emu::{
     Moments, MomentsReport, Outcome,
 };
 use sched_core::array::ArraySpec;
-use sched_core::{Kind, Nanos, RequestId};
+use sched_core::{Kind, Nanos, Request, RequestId};
 use serde::{Deserialize, Serialize};
 
 use crate::confidence::MetricTable;
 use crate::disk_experiment::DiskExperiment;
 use crate::placement::Placement;
+use crate::request_sample::{Ending, RequestSample, SampleSink};
 use crate::run_error::{RunError, check_fits, check_requests, check_span};
 use crate::seeds::{Purpose, Unit};
 use crate::sharding::replicate;
@@ -139,7 +140,7 @@ pub struct KindReport {
 }
 
 /// The mirrored experiment as a driver of the event loop.
-struct MirrorRun {
+struct MirrorRun<'s> {
     generator: Generator,
     arrivals: ArrivalProcess,
     placement: Placement,
@@ -157,9 +158,33 @@ struct MirrorRun {
     window_start: Nanos,
     /// When the target completion came.
     end: Nanos,
+    /// Where each measured request goes as it leaves, when asked for.
+    sink: Option<SampleSink<'s>>,
 }
 
-impl MirrorRun {
+impl MirrorRun<'_> {
+    /// Hands a request that left to the sink, if it is measured (as the
+    /// tallies count it: a completion after the warm-up's, a drop once the
+    /// warm-up is over).
+    fn sample(&mut self, r: &Request, ending: Ending) {
+        let measured = match ending {
+            Ending::Served { .. } => self.completed > self.warmup,
+            Ending::Dropped(_) => self.completed >= self.warmup,
+        };
+        if let (true, Some(sink)) = (measured, self.sink.as_mut()) {
+            sink(&RequestSample {
+                id: r.id.0,
+                arrival: r.arrival,
+                kind: r.kind,
+                block: r.block,
+                blocks: r.blocks,
+                cylinder: None,
+                deadline: r.deadline,
+                ending,
+            });
+        }
+    }
+
     fn reset(&mut self, now: Nanos) {
         self.read = Distribution::new();
         self.update = Distribution::new();
@@ -197,7 +222,7 @@ impl MirrorRun {
     }
 }
 
-impl Driver<ArrayDevice> for MirrorRun {
+impl Driver<ArrayDevice> for MirrorRun<'_> {
     /// An arrival from closed client `u16` (0 for the open stream).
     type Event = u16;
     type Output = MirrorReport;
@@ -242,6 +267,14 @@ impl Driver<ArrayDevice> for MirrorRun {
                 }
                 self.deadlines.complete(now, r.deadline);
                 self.completed += 1;
+                self.sample(
+                    &r,
+                    Ending::Served {
+                        start: done.first_start,
+                        finish: now,
+                        disk: done.timing.disk,
+                    },
+                );
                 if self.completed == self.warmup {
                     self.reset(now);
                     sim.with_device(0, Device::reset_stats);
@@ -254,6 +287,7 @@ impl Driver<ArrayDevice> for MirrorRun {
             }
             Outcome::Expired(r) => {
                 self.deadlines.drop_expired();
+                self.sample(&r, Ending::Dropped(now));
                 r.id
             }
             Outcome::Failed(r) => r.id,
@@ -373,6 +407,30 @@ impl MirrorExperiment {
         models: Vec<DiskModel>,
         replication: u64,
     ) -> Result<MirrorReport, RunError> {
+        self.drive(models, replication, None)
+    }
+
+    /// [`run_on`](Self::run_on), handing every measured request to `sink`
+    /// as it leaves (see [`crate::request_sample`]); the run and its report
+    /// are the same.
+    ///
+    /// # Errors
+    /// Those of [`run_on`](Self::run_on).
+    pub fn sample_on(
+        &self,
+        models: Vec<DiskModel>,
+        replication: u64,
+        sink: SampleSink<'_>,
+    ) -> Result<MirrorReport, RunError> {
+        self.drive(models, replication, Some(sink))
+    }
+
+    fn drive(
+        &self,
+        models: Vec<DiskModel>,
+        replication: u64,
+        sink: Option<SampleSink<'_>>,
+    ) -> Result<MirrorReport, RunError> {
         check_requests(self.requests)?;
         let unit = Unit::new(self.seed, 0, replication);
         check_mirror_placement(self.placement)?;
@@ -405,6 +463,7 @@ impl MirrorExperiment {
             deadlines: DeadlineTally::default(),
             window_start: 0,
             end: 0,
+            sink,
         })
     }
 
@@ -490,6 +549,40 @@ mod tests {
             seed: 3,
             allow_overload: false,
         }
+    }
+
+    /// The samples of a mirrored run are the requests its tallies count.
+    #[test]
+    fn samples_are_the_measured_requests() {
+        use crate::request_sample::{DeadlineOutcome, RequestSample};
+        use crate::workload::DeadlineRange;
+        let mut e = experiment("rt-dmq", Arrivals::Poisson { rate: 60.0 });
+        e.requests = 4_000;
+        e.warmup = 400;
+        e.mix.deadline = Some(DeadlineRange {
+            min_ms: 20.0,
+            max_ms: 60.0,
+        });
+        let models = e.models().unwrap();
+        let mut samples: Vec<RequestSample> = Vec::new();
+        let sampled = e
+            .sample_on(models.clone(), 0, &mut |s: &RequestSample| samples.push(*s))
+            .unwrap();
+        let plain = e.run_on(models, 0).unwrap();
+        assert_eq!(
+            serde_json::to_string(&sampled).unwrap(),
+            serde_json::to_string(&plain).unwrap()
+        );
+        assert_eq!(samples.len() as u64, e.requests);
+        let missed = samples
+            .iter()
+            .filter(|s| s.deadline_outcome() == Some(DeadlineOutcome::Missed))
+            .count() as u64;
+        assert!(missed > 0);
+        assert_eq!(missed, plain.deadlines.missed);
+        let reads = samples.iter().filter(|s| s.kind == Kind::Read).count() as u64;
+        assert_eq!(reads, plain.read.response.count);
+        assert!(samples.iter().all(|s| s.cylinder.is_none()));
     }
 
     #[test]
