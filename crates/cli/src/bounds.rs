@@ -1,8 +1,6 @@
 //! One checking layer for the options: every count, duration, fraction,
-//! thread number and output file a command takes is checked here, before
-//! any work starts. The numeric options: every count, duration,
-//! fraction and thread number a command takes is parsed here, before any
-//! work starts. clap puts the flag's name in front of the message
+//! thread number and output file a command takes is parsed and checked
+//! here, before any work starts. clap puts the flag's name in front of the message
 //! ("invalid value '0' for '--jobs <JOBS>': …"); the message says what is
 //! allowed and how to get further. Bounds on anything that allocates, spawns
 //! or runs for long keep a typo from hanging the machine: a run larger than
@@ -226,6 +224,24 @@ pub fn svg_path(s: &str) -> Result<std::path::PathBuf, String> {
     Ok(path)
 }
 
+/// A file a command writes (`--samples`): one whose directory exists and
+/// that is not a directory, checked before the run rather than after it.
+///
+/// # Errors
+/// A directory that does not exist, or a path that is a directory.
+pub fn output_file(s: &str) -> Result<std::path::PathBuf, String> {
+    let path = std::path::PathBuf::from(s);
+    if s.is_empty() || path.is_dir() {
+        return Err(format!("`{}` is a directory; name a file", shorten(s)));
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        return Err(format!("the directory {} does not exist", dir.display()));
+    }
+    Ok(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,6 +287,18 @@ mod tests {
         assert!(svg_path("fig").is_err());
         assert!(
             svg_path("/nonexistent-dir/fig.svg")
+                .unwrap_err()
+                .contains("does not exist")
+        );
+    }
+
+    #[test]
+    fn output_files_are_files_in_existing_directories() {
+        assert!(output_file("samples.csv").is_ok());
+        assert!(output_file("/").unwrap_err().contains("is a directory"));
+        assert!(output_file("").is_err());
+        assert!(
+            output_file("/nonexistent-dir/s.csv")
                 .unwrap_err()
                 .contains("does not exist")
         );

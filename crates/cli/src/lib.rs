@@ -15,6 +15,7 @@ pub mod plot;
 pub mod replay;
 pub mod repro;
 pub mod run;
+pub mod samples;
 pub mod serve;
 pub mod trace_info;
 pub mod txn;

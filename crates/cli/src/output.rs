@@ -230,6 +230,18 @@ impl Cell {
         }
     }
 
+    /// The cell's value as CSV writes it (an estimate: its mean).
+    pub fn csv_value(&self) -> String {
+        match self {
+            Cell::Text(s) => s.clone(),
+            Cell::Int(n) => n.to_string(),
+            Cell::Num { value, .. } => value.to_string(),
+            Cell::Estimate { mean, .. } => mean.to_string(),
+            Cell::Missing | Cell::Absent(_) => String::new(),
+            Cell::Flag(yes) => yes.to_string(),
+        }
+    }
+
     fn is_text(&self) -> bool {
         matches!(self, Cell::Text(_))
     }
@@ -405,16 +417,11 @@ impl Table {
         for row in &self.rows {
             let mut rec = Vec::new();
             for (c, cell) in row.iter().enumerate() {
-                let (value, hw) = match cell {
-                    Cell::Text(s) => (s.clone(), String::new()),
-                    Cell::Int(n) => (n.to_string(), String::new()),
-                    Cell::Num { value, .. } => (value.to_string(), String::new()),
-                    Cell::Estimate {
-                        mean, half_width, ..
-                    } => (mean.to_string(), half_width.to_string()),
-                    Cell::Missing | Cell::Absent(_) => (String::new(), String::new()),
-                    Cell::Flag(yes) => (yes.to_string(), String::new()),
+                let hw = match cell {
+                    Cell::Estimate { half_width, .. } => half_width.to_string(),
+                    _ => String::new(),
                 };
+                let value = cell.csv_value();
                 rec.push(value);
                 if estimate_columns[c] {
                     rec.push(hw);

@@ -3,12 +3,15 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
+#[cfg(feature = "cli")]
+use clap::builder::TypedValueParser as _;
 use disk_emu::trace::{TraceFormat, TraceOptions};
-use experiments::{ReplayOptions, replay};
+use experiments::{Ending, Fit, ReplayError, ReplayOptions, RequestSample, replay, replay_sampled};
 use sched_core::PolicySpec;
 
 use crate::common::{RunGives, policy_label, policy_warnings, resolve_disk};
 use crate::output::{Cell, Format, Table};
+use crate::samples::{Layout, SamplesFile};
 
 /// Options of `spindle replay`.
 #[derive(Debug)]
@@ -38,6 +41,30 @@ pub struct ReplayArgs {
     /// Seed for random service components (if the disk model has any).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
+    /// Requests past the end of the emulated disk (a real volume's trace
+    /// on a smaller drive): refuse (stop at the first, naming it), wrap
+    /// (its block modulo the disk's size) or scale (every address of a
+    /// device that does not fit shrunk in proportion, keeping its place on
+    /// the stroke).
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long,
+            default_value = "refuse",
+            value_parser = clap::builder::PossibleValuesParser::new(["refuse", "wrap", "scale"])
+                .map(|s| match s.as_str() {
+                    "wrap" => Fit::Wrap,
+                    "scale" => Fit::Scale,
+                    _ => Fit::Refuse,
+                })
+        )
+    )]
+    pub fit: Fit,
+    /// Write every request to this CSV file, one row each as it completes:
+    /// device, id, arrival, kind, block (as placed by --fit), cylinder,
+    /// size, wait and response (ns).
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::output_file))]
+    pub samples: Option<PathBuf>,
 }
 
 /// `spindle replay`.
@@ -52,6 +79,7 @@ pub fn run(args: &ReplayArgs, format: Format) -> Result<()> {
         },
         speed: args.speed,
         seed: args.seed,
+        fit: args.fit,
     };
     let gives = RunGives {
         disk: &options.disk,
@@ -60,7 +88,43 @@ pub fn run(args: &ReplayArgs, format: Format) -> Result<()> {
     for warning in policy_warnings(&policy_label(&args.policy), args.policy.uses(), &gives) {
         eprintln!("warning: {warning}");
     }
-    let r = replay(&args.trace, &options)?;
+    let mut samples = match &args.samples {
+        Some(path) => Some(SamplesFile::create(
+            path,
+            &["device"],
+            Layout::SingleDisk,
+            false,
+        )?),
+        None => None,
+    };
+    let replayed = match samples.as_mut() {
+        None => replay(&args.trace, &options),
+        Some(file) => {
+            let mut failed = None;
+            let r = replay_sampled(&args.trace, &options, &mut |s: &RequestSample| {
+                let device = match s.ending {
+                    Ending::Served { disk, .. } => disk.to_string(),
+                    Ending::Dropped(_) => String::new(),
+                };
+                if failed.is_none()
+                    && let Err(e) = file.write(&[device], s)
+                {
+                    failed = Some(e);
+                }
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            r
+        }
+    };
+    let r = replayed.map_err(|e| match e {
+        e @ ReplayError::Extent { .. } if args.fit == Fit::Refuse => anyhow::anyhow!(
+            "{e}: the trace reaches past the end of the {} disk; replay it with --fit wrap (addresses modulo the disk's size) or --fit scale (each device's addresses shrunk in proportion)",
+            options.disk.name
+        ),
+        e => e.into(),
+    })?;
     if r.requests == 0 {
         let filter = if args.devices.is_empty() {
             String::new()
@@ -122,6 +186,23 @@ pub fn run(args: &ReplayArgs, format: Format) -> Result<()> {
             Cell::num(x.utilisation, 3),
             Cell::num(x.queue.time_mean, 2),
         ]);
+    }
+    if r.moved > 0 {
+        let how = match args.fit {
+            Fit::Wrap => "wrapped onto it (--fit wrap: block modulo the disk's size)",
+            _ => "scaled onto it (--fit scale: each device's addresses in proportion)",
+        };
+        t.note(format!(
+            "{} of {} requests reached past the end of the disk and were {how}.",
+            r.moved, r.requests
+        ));
+    }
+    if let Some(file) = samples {
+        let path = file.path().display().to_string();
+        let rows = file.finish()?;
+        t.note(format!(
+            "Per-request samples: {rows} rows written to {path}."
+        ));
     }
     if r.filtered > 0 {
         t.note(format!(

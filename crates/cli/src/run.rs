@@ -20,6 +20,7 @@ use crate::common::{
 };
 use crate::output::{Cell, Format, Table};
 use crate::plot::{HeadLane, MARKED_PERCENTILES, ResponseCdf, RunSheet};
+use crate::samples::{Layout, SamplesFile};
 
 /// Options of `spindle run`.
 #[derive(Debug)]
@@ -93,6 +94,13 @@ pub struct RunArgs {
     /// arrivals, and each policy's response-time distribution (replication 0).
     #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::svg_path))]
     pub plot: Option<std::path::PathBuf>,
+    /// Write every measured request to this CSV file, one row each:
+    /// policy, load point, replication, id, arrival, kind, block, cylinder
+    /// (or the serving disk of a mirrored pair), size, wait and response
+    /// (ns), and the deadline's outcome when requests carry deadlines.
+    /// Streamed as the run goes; the same bytes whatever --jobs says.
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::output_file))]
+    pub samples: Option<std::path::PathBuf>,
     /// Requests the sheet's lanes follow.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 40, requires = "plot", value_parser = clap::value_parser!(u64).range(1..=10_000)))]
     pub plot_requests: u64,
@@ -224,11 +232,18 @@ struct Plan {
     replications: u64,
     jobs: usize,
     allow_overload: bool,
+    /// Where `--samples` writes each measured request.
+    samples: Option<std::path::PathBuf>,
 }
 
 /// `spindle run`.
 pub fn run(args: &RunArgs, format: Format) -> Result<()> {
     let plan = plan(args)?;
+    if plan.samples.is_some() && crate::output::results_discarded() {
+        bail!(
+            "--samples: a shard's results go to its part, not to files; give --samples to an unsharded run"
+        );
+    }
     let gives = RunGives {
         disk: &plan.disk,
         deadlines: if plan.mix.deadline.is_some() {
@@ -462,6 +477,7 @@ fn plan(args: &RunArgs) -> Result<Plan> {
         replications: args.replications,
         jobs: args.jobs,
         allow_overload: args.allow_overload,
+        samples: args.samples.clone(),
     };
     Ok(plan)
 }
@@ -489,6 +505,7 @@ pub fn default_experiment(format: Format) -> Result<()> {
         replications: 10,
         jobs: default_jobs(),
         allow_overload: false,
+        samples: None,
     };
     let mut table = execute(&plan)?;
     table.note(
@@ -562,15 +579,30 @@ fn execute(plan: &Plan) -> Result<Table> {
             runs.push((experiment, load_label.clone(), cells));
         }
     }
+    let mut samples = open_samples(plan, runs.len(), Layout::SingleDisk)?;
     let mut failed = 0;
     for (experiment, load_label, [point_cell, rate]) in &runs {
         let policy = &experiment.policy;
         let model = experiment.model()?;
-        let reports = experiments::replicate(experiment, plan.replications, plan.jobs, |r| {
-            let out = experiment.run_on(model.clone(), r);
-            bar.inc(1);
-            out
-        });
+        let context = [
+            policy_label(policy),
+            point_cell.csv_value(),
+            rate.csv_value(),
+        ];
+        let reports = crate::samples::replicate(
+            experiment,
+            plan.replications,
+            plan.jobs,
+            samples.as_mut().map(|f| (f, &context[..])),
+            |r, sink| {
+                let out = match sink {
+                    Some(sink) => experiment.sample_on(model.clone(), r, sink),
+                    None => experiment.run_on(model.clone(), r),
+                };
+                bar.inc(1);
+                out
+            },
+        )?;
         let reports = match reports {
             Ok(r) => r,
             Err(e) => {
@@ -619,7 +651,39 @@ fn execute(plan: &Plan) -> Result<Table> {
         "Means over replications ± half-width of the 95 % Student-t interval; seed {}. Load is relative to the mean service of one request served alone.",
         plan.seed
     ));
+    note_samples(&mut table, samples)?;
     Ok(table)
+}
+
+/// The `--samples` file of a plan of `runs` runs, created (with its
+/// header) once every run has been checked and before any runs; refused
+/// when it would take more rows than a file takes.
+fn open_samples(plan: &Plan, runs: usize, layout: Layout) -> Result<Option<SamplesFile>> {
+    let Some(path) = &plan.samples else {
+        return Ok(None);
+    };
+    crate::samples::check_rows(
+        runs as u128 * u128::from(plan.replications) * u128::from(plan.requests),
+    )?;
+    let [point, rate] = Point::columns(&plan.points).map(|c| match c {
+        "rate/s" => "rate_per_s",
+        "think ms" => "think_ms",
+        other => other,
+    });
+    let context = ["policy", point, rate, "replication"];
+    SamplesFile::create(path, &context, layout, plan.mix.deadline.is_some()).map(Some)
+}
+
+/// Closes the `--samples` file and says so under the table.
+fn note_samples(table: &mut Table, samples: Option<SamplesFile>) -> Result<()> {
+    if let Some(file) = samples {
+        let path = file.path().display().to_string();
+        let rows = file.finish()?;
+        table.note(format!(
+            "Per-request samples: {rows} rows written to {path}."
+        ));
+    }
+    Ok(())
 }
 
 /// A refusal of an overloaded run, with the option that runs it anyway.
@@ -759,15 +823,30 @@ fn execute_mirrored(plan: &Plan) -> Result<Table> {
             runs.push((experiment, load_label.clone(), cells));
         }
     }
+    let mut samples = open_samples(plan, runs.len(), Layout::Mirror)?;
     let mut failed = 0;
     for (experiment, load_label, [point_cell, rate]) in &runs {
         let policy = &experiment.policy;
         let models = experiment.models()?;
-        let reports = experiments::replicate(experiment, plan.replications, plan.jobs, |r| {
-            let out = experiment.run_on(models.clone(), r);
-            bar.inc(1);
-            out
-        });
+        let context = [
+            array_label(policy),
+            point_cell.csv_value(),
+            rate.csv_value(),
+        ];
+        let reports = crate::samples::replicate(
+            experiment,
+            plan.replications,
+            plan.jobs,
+            samples.as_mut().map(|f| (f, &context[..])),
+            |r, sink| {
+                let out = match sink {
+                    Some(sink) => experiment.sample_on(models.clone(), r, sink),
+                    None => experiment.run_on(models.clone(), r),
+                };
+                bar.inc(1);
+                out
+            },
+        )?;
         let reports = match reports {
             Ok(r) => r,
             Err(e) => {
@@ -814,6 +893,7 @@ fn execute_mirrored(plan: &Plan) -> Result<Table> {
         "Means over replications ± half-width of the 95 % Student-t interval; seed {}. Load is the work offered (a read one operation, an update two) over what the two disks serve, each request taking the disk's mean service alone.",
         plan.seed
     ));
+    note_samples(&mut table, samples)?;
     Ok(table)
 }
 
