@@ -132,6 +132,23 @@ pub fn runs(s: &str) -> Result<usize, String> {
     in_range(s, 1, 1_000, "runs", "").map(|v| v as usize)
 }
 
+/// A queue depth (`bench sched --depth`): 3 (an array's two operations in
+/// service and one waiting) to 65,535, the most a sched-core queue holds.
+///
+/// # Errors
+/// Outside that range.
+pub fn depth(s: &str) -> Result<usize, String> {
+    in_range(s, 3, sched_core::MAX_CAPACITY as u64, "the queue depth", "").map(|v| v as usize)
+}
+
+/// Requests a benchmark round times (`bench sched --requests`): 1 to 10⁸.
+///
+/// # Errors
+/// Outside that range.
+pub fn decisions(s: &str) -> Result<u64, String> {
+    in_range(s, 1, 100_000_000, "requests per round", "")
+}
+
 /// A population (clients, users): 1 to 65,535.
 ///
 /// # Errors
