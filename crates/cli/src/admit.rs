@@ -308,10 +308,10 @@ pub fn run(args: &AdmitArgs, format: Format) -> Result<()> {
             "blocks",
             "version",
             "admitted",
-            "rounds a period",
-            "blocks a round",
+            "rounds/period",
+            "blocks/round",
             "weight ms",
-            "worst response ms",
+            "worst resp. ms",
             "refused by",
         ],
     );

@@ -63,12 +63,12 @@ fn at_point(models: &[Policy], lambda: f64, p_r: f64, mu: f64) -> Table {
             "read ms",
             "update ms",
             "all ms",
-            "read lower",
-            "read upper",
-            "update lower",
-            "update upper",
-            "all lower",
-            "all upper",
+            "read lo",
+            "read hi",
+            "update lo",
+            "update hi",
+            "all lo",
+            "all hi",
             "note",
         ],
     );
@@ -93,7 +93,7 @@ fn at_point(models: &[Policy], lambda: f64, p_r: f64, mu: f64) -> Table {
         t.row(row);
     }
     t.note(
-        "Exponential service. Exact values are in the read/update/all columns; a model that is bounded only (truncated chains, fork-join bounds) gives its bounds in the lower/upper ones.",
+        "Exponential service. Exact values are in the read/update/all columns; a model that is bounded only (truncated chains, fork-join bounds) gives its lower and upper bounds in the lo/hi ones.",
     );
     t
 }

@@ -132,6 +132,12 @@ pub fn run(what: &BenchWhat, format: Format) -> Result<()> {
         };
         experiment
             .check()
+            .map_err(|e| match e {
+                experiments::RunError::Overload { load } => anyhow::anyhow!(
+                    "the offered load is {load:.3} of the disk's capacity, at or above saturation: the queue would grow until it overflowed; measure the emulator below 1"
+                ),
+                other => other.into(),
+            })
             .with_context(|| format!("--load {load:?}, --policy {policy}"))?;
         let mut times = Vec::new();
         let mut response = f64::NAN;

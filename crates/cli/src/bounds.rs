@@ -75,6 +75,21 @@ pub fn replications(s: &str) -> Result<u64, String> {
     )
 }
 
+/// Replications of a point of a costly sweep (`array --replications`): 1
+/// (figures without an interval) to 10,000.
+///
+/// # Errors
+/// Outside that range.
+pub fn runs_of_a_point(s: &str) -> Result<u64, String> {
+    in_range(
+        s,
+        1,
+        10_000,
+        "replications",
+        " (for more than 10,000, run shards with --shard and merge them)",
+    )
+}
+
 /// `--requests` (completions measured per replication): 1 to 10⁹.
 ///
 /// # Errors
@@ -147,6 +162,22 @@ pub fn depth(s: &str) -> Result<usize, String> {
 /// Outside that range.
 pub fn decisions(s: &str) -> Result<u64, String> {
     in_range(s, 1, 100_000_000, "requests per round", "")
+}
+
+/// Disks of a mirror (`serve --copies`): 2 to the most copies an array
+/// policy tracks.
+///
+/// # Errors
+/// Outside that range.
+pub fn copies(s: &str) -> Result<usize, String> {
+    in_range(
+        s,
+        2,
+        sched_core::array::MAX_COPIES as u64,
+        "the disks of a mirror",
+        "",
+    )
+    .map(|v| v as usize)
 }
 
 /// A population (clients, users): 1 to 65,535.

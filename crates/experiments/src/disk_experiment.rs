@@ -189,6 +189,16 @@ impl Driver<DiskDevice> for SingleRun<'_> {
     ) -> Result<DiskReport, RunError> {
         if stopped {
             let end = self.end;
+            if self.sink.is_some() {
+                // Requests the policy dropped at the instant the target
+                // completion came are in the report's window; the loop
+                // stopped before handing them over.
+                while let Some(outcome) = sim.with_device(0, Device::poll) {
+                    if let Outcome::Expired(req) = outcome {
+                        self.sample(&req, Ending::Dropped(end));
+                    }
+                }
+            }
             return Ok(sim.with_device(0, |d| d.report(end)));
         }
         Err(RunError::Stalled {
@@ -530,7 +540,6 @@ mod tests {
     /// completions, the same drops and misses; the run is the same.
     #[test]
     fn samples_are_the_measured_requests() {
-        use crate::request_sample::{DeadlineOutcome, RequestSample};
         use crate::workload::DeadlineRange;
         let mut e = exp_experiment("fd-scan:expired=drop".parse().unwrap(), 40.0);
         e.disk = presets::hp97560();
@@ -541,11 +550,20 @@ mod tests {
             max_ms: 40.0,
         });
         let model = e.model().unwrap();
+        for replication in 0..6 {
+            check_samples(&e, &model, replication);
+        }
+    }
+
+    fn check_samples(e: &DiskExperiment, model: &DiskModel, replication: u64) {
+        use crate::request_sample::{DeadlineOutcome, RequestSample};
         let mut samples: Vec<RequestSample> = Vec::new();
         let sampled = e
-            .sample_on(model.clone(), 1, &mut |s: &RequestSample| samples.push(*s))
+            .sample_on(model.clone(), replication, &mut |s: &RequestSample| {
+                samples.push(*s)
+            })
             .unwrap();
-        let plain = e.run_on(model, 1).unwrap();
+        let plain = e.run_on(model.clone(), replication).unwrap();
         assert_eq!(
             serde_json::to_string(&sampled).unwrap(),
             serde_json::to_string(&plain).unwrap()
