@@ -4,7 +4,8 @@
 //! −1, the largest integers, NaN, ±∞, empty, a 10 kB token, garbage, a
 //! missing or endless file). Every case must end within the time limit
 //! (a refused input never hangs), never panic, and either succeed or exit
-//! non-zero with a message starting `error:` — never a crash. `serve` and
+//! non-zero with a message starting `error:` (after any one-line
+//! `warning:`s) — never a crash. `serve` and
 //! `control` cases are refusals only (no server ever starts; see SHAPES).
 
 use std::io::Read;
@@ -338,10 +339,18 @@ fn check(dir: &std::path::Path, case: &Case) -> Option<String> {
         Some(s) if s.success() => None,
         Some(s) => match s.code() {
             None => Some("killed by a signal".to_string()),
-            Some(_) if !text.starts_with("error:") => Some(format!(
-                "refused without `error:`: {}",
-                text.chars().take(200).collect::<String>()
-            )),
+            // Warnings (one line each) may come first; then the refusal.
+            Some(_)
+                if !text
+                    .lines()
+                    .find(|l| !l.starts_with("warning: "))
+                    .is_some_and(|l| l.starts_with("error:")) =>
+            {
+                Some(format!(
+                    "refused without `error:`: {}",
+                    text.chars().take(200).collect::<String>()
+                ))
+            }
             Some(_) if text.len() > 20_000 => Some(format!("{} bytes of stderr", text.len())),
             Some(_) => None,
         },
