@@ -65,7 +65,9 @@ pub enum BenchWhat {
         /// Rounds; the medians are reported.
         #[cfg_attr(feature = "cli", arg(long, default_value_t = 11, value_parser = crate::bounds::runs))]
         rounds: usize,
-        /// Requests each policy (and FCFS) serves a round.
+        /// Requests each policy (and FCFS) serves a round, at most: a slow
+        /// policy serves fewer, about 20 ms' worth (at least 100; the table
+        /// says how many).
         #[cfg_attr(feature = "cli", arg(long, default_value_t = 10_000, value_parser = crate::bounds::decisions))]
         requests: u64,
     },
@@ -198,6 +200,10 @@ impl Timed {
     }
 }
 
+/// About how long a round of one policy runs, ns: rounds of a slow policy
+/// serve fewer requests.
+const ROUND_BUDGET_NS: f64 = 20e6;
+
 /// `spindle bench sched`: each policy's time per request, and its ratio to
 /// FCFS, over `rounds` rounds in which FCFS and the policy each serve
 /// `requests` requests back to back (so a busy machine slows both alike);
@@ -232,11 +238,12 @@ fn sched(
     }
     let mut t = Table::new(
         format!(
-            "Decision cost at depth {depth}: one enqueue and one dispatch per request (heap storage, one thread), median of {rounds} rounds of {requests} requests"
+            "Decision cost at depth {depth}: one enqueue and one dispatch per request (heap storage, one thread), median of {rounds} rounds"
         ),
         &[
             "policy",
             "kind",
+            "requests/round",
             "ns per request",
             "fastest round ns",
             "slowest round ns",
@@ -246,10 +253,16 @@ fn sched(
     );
     let bar = crate::common::progress((timed.len() * rounds) as u64, "rounds");
     for (label, kind, queue, reference) in &mut timed {
+        // A first short round sizes the rounds of a slow policy (SPTF scans
+        // its whole queue: about 0.1 ms a request at depth 4096).
+        let probe = requests.min(100);
+        let first = queue.ns(probe);
+        let per_round =
+            ((ROUND_BUDGET_NS / first.max(1.0)) as u64).clamp(probe, requests.max(probe));
         let (mut ours, mut fcfs, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..rounds {
             let f = reference.ns(requests);
-            let p = queue.ns(requests);
+            let p = queue.ns(per_round);
             fcfs.push(f);
             ours.push(p);
             ratios.push(p / f);
@@ -260,6 +273,7 @@ fn sched(
         t.row(vec![
             Cell::text(label.clone()),
             Cell::text(*kind),
+            Cell::Int(per_round),
             Cell::num(median(ours), 1),
             Cell::num(fastest, 1),
             Cell::num(slowest, 1),
@@ -269,7 +283,7 @@ fn sched(
     }
     bar.finish_and_clear();
     t.note(
-        "The workload of `cargo bench --bench decision`: random cylinders of an HP 97560, deadlines up to twice the expected wait, a closed-form positioning estimator; an array policy's time is per logical request on a mirrored pair (three reads to one update). Each round times FCFS and the policy back to back at the same depth; × FCFS is the median of the rounds' ratios.",
+        "The workload of `cargo bench --bench decision`: random cylinders of an HP 97560, deadlines up to twice the expected wait, a closed-form positioning estimator; an array policy's time is per logical request on a mirrored pair (three reads to one update). Each round times FCFS and the policy back to back at the same depth (a slow policy over fewer requests, about 20 ms' worth); × FCFS is the median of the rounds' ratios.",
     );
     crate::output::emit_table(&t, format)
 }
