@@ -43,7 +43,7 @@ pub struct Rng(pub u64);
 
 impl Rng {
     /// The next 64 random bits.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -53,7 +53,7 @@ impl Rng {
 
     /// Uniform in `0..n` (multiply-shift; the bias is irrelevant here).
     pub fn below(&mut self, n: u64) -> u64 {
-        ((self.next() as u128 * n as u128) >> 64) as u64
+        ((self.next_u64() as u128 * n as u128) >> 64) as u64
     }
 }
 

@@ -1432,6 +1432,9 @@ fn broken_drive(dir: &std::path::Path, edit: impl Fn(&mut Vec<u8>)) -> String {
     format!("disksim:{}", dir.join("hp_c2247a.parv").display())
 }
 
+/// A change made to a file's bytes.
+type Edit = dyn Fn(&mut Vec<u8>);
+
 /// A broken `.model` sourced through the `.parv` is blamed on its own
 /// line and field, not on the line that sources it.
 #[test]
@@ -1445,7 +1448,7 @@ fn a_broken_model_is_blamed_on_its_own_line() {
             *bytes = text.into_bytes();
         }
     };
-    let cases: Vec<(Box<dyn Fn(&mut Vec<u8>)>, &str)> = vec![
+    let cases: Vec<(Box<Edit>, &str)> = vec![
         (
             Box::new(replace(
                 "Number of cylinders = 2051",

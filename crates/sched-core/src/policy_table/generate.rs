@@ -147,9 +147,9 @@ macro_rules! policy_table {
             pub const fn uses(&self) -> Uses {
                 match self {
                     $( PolicySpec::$V $({ $($field: _),* })? => Uses {
+                        deadlines: policy_table!(@uses_deadlines $($($uses)*)?),
+                        cylinders: policy_table!(@uses_cylinders $($($uses)*)?),
                         positioning: policy_table!(@or $($estimator)? false),
-                        $($($uses: true,)*)?
-                        ..Uses::ARRIVAL_ORDER
                     }, )*
                 }
             }
@@ -1017,6 +1017,14 @@ macro_rules! policy_table {
 
     // ---- helpers ----
     (@or $x:literal $($rest:tt)*) => { $x };
+    // Whether a row's `uses` list names `deadlines` / `cylinders` (any
+    // other word stops the build: the struct has no such field).
+    (@uses_deadlines) => { false };
+    (@uses_deadlines deadlines $($rest:ident)*) => { true };
+    (@uses_deadlines cylinders $($rest:ident)*) => { policy_table!(@uses_deadlines $($rest)*) };
+    (@uses_cylinders) => { false };
+    (@uses_cylinders cylinders $($rest:ident)*) => { true };
+    (@uses_cylinders deadlines $($rest:ident)*) => { policy_table!(@uses_cylinders $($rest)*) };
 
     // ---- the table: its rows, sorted first (this arm comes last, so that
     // the `@` arms above are never taken for rows) ----

@@ -146,24 +146,23 @@ impl Files {
                     }
                 };
                 self.text(&mut word, at, depth, &mut tokens)?;
-                match tok {
-                    Tok::Open | Tok::LBracket => open.push(Token {
+                if matches!(tok, Tok::Open | Tok::LBracket) {
+                    open.push(Token {
                         tok: tok.clone(),
                         at,
-                    }),
-                    Tok::Close | Tok::RBracket => {
-                        if open.pop().is_none() && from.is_some() {
-                            return Err(self.error(
-                                at,
-                                None,
-                                format!(
-                                    "{} closes a block or list this file did not open (a sourced file closes what it opens)",
-                                    tok.describe()
-                                ),
-                            ));
-                        }
-                    }
-                    _ => {}
+                    });
+                } else if matches!(tok, Tok::Close | Tok::RBracket)
+                    && open.pop().is_none()
+                    && from.is_some()
+                {
+                    return Err(self.error(
+                        at,
+                        None,
+                        format!(
+                            "{} closes a block or list this file did not open (a sourced file closes what it opens)",
+                            tok.describe()
+                        ),
+                    ));
                 }
                 tokens.push(Token { tok, at });
             }
