@@ -22,8 +22,9 @@ pub struct ReplayArgs {
     /// Disk every device is emulated with: a preset, a spec file, or disksim:FILE.
     #[cfg_attr(feature = "cli", arg(long, default_value = "hp97560"))]
     pub disk: String,
-    /// Scheduling policy of every device.
-    #[cfg_attr(feature = "cli", arg(long, default_value = "fcfs"))]
+    /// Scheduling policy of every device: a single-disk policy (see
+    /// `spindle policies`).
+    #[cfg_attr(feature = "cli", arg(long, default_value = "fcfs", value_parser = single_disk_policy))]
     pub policy: PolicySpec,
     /// Trace format (default: detected): disksim-ascii, disksim-validate, msr, spc, srt.
     #[cfg_attr(feature = "cli", arg(long))]
@@ -65,6 +66,22 @@ pub struct ReplayArgs {
     /// size, wait and response (ns).
     #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::output_file))]
     pub samples: Option<PathBuf>,
+}
+
+/// A replay's `--policy`: any registered policy parses, and one that is
+/// not for a single disk is refused saying why (clap's own message listed
+/// the single-disk names only, as if `rt-dmq` did not exist).
+#[cfg(feature = "cli")]
+fn single_disk_policy(s: &str) -> Result<PolicySpec, String> {
+    match s.parse::<sched_core::AnySpec>().map_err(|e| e.to_string())? {
+        sched_core::AnySpec::Disk(policy) => Ok(policy),
+        sched_core::AnySpec::Array(_) => Err(
+            "an array policy; a replay emulates one disk per traced device, under a single-disk policy (an array policy runs on a mirrored pair with `spindle run --policy NAME --disks 2`)".to_string(),
+        ),
+        sched_core::AnySpec::RateBased(_) => Err(
+            "a rate-based policy serves admitted periodic tasks, not a trace's requests (see `spindle admit` and `spindle repro tsai04`)".to_string(),
+        ),
+    }
 }
 
 /// `spindle replay`.

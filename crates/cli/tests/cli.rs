@@ -1692,6 +1692,26 @@ fn the_issues_other_cases_are_refused_by_name() {
             2,
             &["--plot", "does not exist"],
         ),
+        (
+            vec![
+                "replay".into(),
+                data("ascii.trace"),
+                "--policy".into(),
+                "rt-dmq".into(),
+            ],
+            2,
+            &["--policy", "an array policy", "--disks 2"],
+        ),
+        (
+            vec![
+                "replay".into(),
+                data("ascii.trace"),
+                "--policy".into(),
+                "wrr-scan".into(),
+            ],
+            2,
+            &["--policy", "rate-based"],
+        ),
     ];
     for (args, code, words) in cases {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
