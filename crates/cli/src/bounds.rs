@@ -256,13 +256,13 @@ pub fn fraction(s: &str) -> Result<f64, String> {
 pub fn svg_path(s: &str) -> Result<std::path::PathBuf, String> {
     let path = std::path::PathBuf::from(s);
     match path.extension().and_then(|e| e.to_str()) {
-        Some(e) if e.eq_ignore_ascii_case("svg") => {}
+        Some(e) if e.eq_ignore_ascii_case("svg") || e.eq_ignore_ascii_case("png") => {}
         Some(e) => {
             return Err(format!(
-                "plots are written as SVG; name the file FILE.svg (`.{e}` is not drawn)"
+                "plots are written as SVG or PNG; name the file FILE.svg or FILE.png (`.{e}` is not drawn)"
             ));
         }
-        None => return Err("name the file FILE.svg".to_string()),
+        None => return Err("name the file FILE.svg or FILE.png".to_string()),
     }
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
         && !dir.is_dir()
@@ -328,9 +328,9 @@ mod tests {
     fn plot_files_are_svgs_in_existing_directories() {
         assert!(svg_path("fig.svg").is_ok());
         assert!(
-            svg_path("fig.png")
+            svg_path("fig.gif")
                 .unwrap_err()
-                .contains("`.png` is not drawn")
+                .contains("`.gif` is not drawn")
         );
         assert!(svg_path("fig").is_err());
         assert!(

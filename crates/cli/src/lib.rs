@@ -18,6 +18,7 @@ pub mod repro;
 pub mod run;
 pub mod samples;
 pub mod serve;
+pub mod sheet;
 pub mod trace_info;
 pub mod txn;
 pub mod validate;

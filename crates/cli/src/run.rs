@@ -19,8 +19,8 @@ use crate::common::{
     RunGives, array_label, estimate, policy_label, policy_warnings, progress, resolve_disk,
 };
 use crate::output::{Cell, Format, Table};
-use crate::plot::{HeadLane, MARKED_PERCENTILES, ResponseCdf, RunSheet};
 use crate::samples::{Layout, SamplesFile};
+use crate::sheet::{HeadLane, MARKED_PERCENTILES, ResponseCdf, RunSheet};
 
 /// Options of `spindle run`.
 #[derive(Debug)]
@@ -276,7 +276,7 @@ pub fn run(args: &RunArgs, format: Format) -> Result<()> {
         execute_mirrored(&plan)?
     };
     if let Some(path) = &args.plot {
-        crate::plot::write_run_sheet(path, &sheet(&plan, args.plot_requests)?)?;
+        crate::sheet::write_run_sheet(path, &sheet(&plan, args.plot_requests)?)?;
     }
     crate::output::emit_table(&table, format)?;
     Ok(())
@@ -323,7 +323,7 @@ fn traces_of(plan: &Plan, followed: u64) -> Result<Vec<(String, HeadTrace)>> {
     Ok(traces)
 }
 
-/// The sheet of a single-disk run (see [`crate::plot::write_run_sheet`]).
+/// The sheet of a single-disk run (see [`crate::sheet::write_run_sheet`]).
 fn sheet(plan: &Plan, followed: u64) -> Result<RunSheet> {
     let ms = |ns: u64| ns as f64 / 1e6;
     let traces = traces_of(plan, followed)?;

@@ -665,9 +665,9 @@ fn numeric_options_are_bounded_and_name_their_flag() {
             "cannot be used with",
         ),
         (
-            &["repro", "towsley91", "--plot", "x.png"],
+            &["repro", "towsley91", "--plot", "x.gif"],
             "--plot",
-            "`.png` is not drawn",
+            "`.gif` is not drawn",
         ),
         (
             &["bench", "emu", "--load", "1e-300", "--requests", "10"],

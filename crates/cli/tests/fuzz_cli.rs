@@ -98,10 +98,16 @@ fn values(rng: &mut Pcg64, kind: &str) -> String {
         .into_iter()
         .map(String::from)
         .collect(),
-        "plot" => vec!["out.svg", "out.png", "/nonexistent/out.svg", "out"]
-            .into_iter()
-            .map(String::from)
-            .collect(),
+        "plot" => vec![
+            "out.svg",
+            "out.png",
+            "out.gif",
+            "/nonexistent/out.svg",
+            "out",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect(),
         "format" => vec!["table", "csv", "json", "xml", ""]
             .into_iter()
             .map(String::from)

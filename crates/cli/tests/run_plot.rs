@@ -262,9 +262,31 @@ fn the_sheet_has_a_lane_and_a_legend_entry_per_policy_whatever_jobs_says() {
 #[test]
 fn a_plot_that_cannot_be_drawn_is_refused_before_anything_runs() {
     let out = Command::new(env!("CARGO_BIN_EXE_spindle"))
-        .args(["run", "--requests", "100000000", "--plot", "sheet.png"])
+        .args(["run", "--requests", "100000000", "--plot", "sheet.gif"])
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("`.png` is not drawn"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`.gif` is not drawn"));
+}
+
+#[test]
+fn a_png_plot_is_the_sheet_rendered_to_pixels() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sheet.png");
+    let out = Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .args(["run", "--requests", "300", "--replications", "2"])
+        .args(["--policy", "fcfs", "--policy", "sstf", "--plot"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let png = resvg::tiny_skia::Pixmap::load_png(&path).unwrap();
+    assert_eq!((png.width(), png.height()), (1400, 560));
+    let inked = png.pixels().iter().filter(|p| p.red() < 200).count();
+    let share = inked as f64 / png.pixels().len() as f64;
+    assert!((0.005..0.5).contains(&share), "inked share {share}");
 }

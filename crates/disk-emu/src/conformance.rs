@@ -158,6 +158,43 @@ pub struct Summary {
     pub digest: u64,
 }
 
+impl Summary {
+    /// Whether the run exercised what the suite is for: every submission
+    /// accepted or refused, every accepted request accounted for by exactly
+    /// one outcome, at least one withdrawal honoured and one refused in
+    /// service, and the replacement back online once. A device can conform
+    /// (no [`Violation`]) and still never reach these paths, for instance
+    /// when its queue never holds a request long enough to withdraw it.
+    ///
+    /// # Errors
+    /// What the run did not exercise, with the counts.
+    pub fn exercised(&self, options: &Options) -> Result<(), String> {
+        let outcomes = self.completed + self.expired + self.failed + self.cancelled;
+        if self.accepted + self.refused != options.requests {
+            Err(format!(
+                "{} accepted and {} refused of {} submitted: {self:?}",
+                self.accepted, self.refused, options.requests
+            ))
+        } else if outcomes != self.accepted {
+            Err(format!(
+                "{outcomes} outcomes for {} accepted: {self:?}",
+                self.accepted
+            ))
+        } else if self.cancelled == 0 || self.refused_in_service == 0 {
+            Err(format!(
+                "withdrawals not exercised (honoured and refused in service): {self:?}"
+            ))
+        } else if self.resynced != 1 {
+            Err(format!(
+                "{} replacements back online, not 1: {self:?}",
+                self.resynced
+            ))
+        } else {
+            Ok(())
+        }
+    }
+}
+
 /// Runs the suite on two devices made by `make`; returns the first run's
 /// summary.
 ///

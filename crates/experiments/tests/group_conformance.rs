@@ -34,17 +34,11 @@ fn experiment(organisation: Organisation, disks: u32) -> ArrayExperiment {
     }
 }
 
-/// The counts every conforming run of the default options shows.
+/// Fails the test when the run did not exercise what the suite is for.
 fn plausible(s: &Summary, what: &str) {
-    let o = Options::default();
-    assert_eq!(s.accepted + s.refused, o.requests, "{what}: {s:?}");
-    assert_eq!(
-        s.completed + s.expired + s.failed + s.cancelled,
-        s.accepted,
-        "{what}: {s:?}"
-    );
-    assert!(s.cancelled > 0 && s.refused_in_service > 0, "{what}: {s:?}");
-    assert_eq!(s.resynced, 1, "{what}: {s:?}");
+    if let Err(e) = s.exercised(&Options::default()) {
+        panic!("{what}: {e}");
+    }
 }
 
 fn o_requests() -> u64 {

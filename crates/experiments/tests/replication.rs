@@ -103,6 +103,8 @@ struct Harness {
     acked: Versions,
     /// Writes submitted and not yet written to every target, per block.
     unsettled: Versions,
+    /// Writes submitted and not yet acknowledged, per block.
+    unacked: Versions,
     /// Writes waiting for an overlapping one to be acknowledged.
     deferred: Vec<(u64, u32)>,
     /// Reads the array refused for want of one up-to-date disk, to retry.
@@ -167,6 +169,7 @@ impl Harness {
             written: [0; CAPACITY as usize],
             acked: [0; CAPACITY as usize],
             unsettled: [0; CAPACITY as usize],
+            unacked: [0; CAPACITY as usize],
             deferred: Vec::new(),
             retried_reads: Vec::new(),
             policy,
@@ -254,11 +257,10 @@ impl Harness {
 
     /// A write from the file system above: like HP-UX's buffer cache, it
     /// never has two writes of one block outstanding (a write of a busy
-    /// buffer waits for the last one), so a write overlapping an unsettled
-    /// one waits, in order, until it can go. Under RNWN this waits for the
-    /// earlier write's last copy, not its acknowledgement: the array does
-    /// not order overlapping writes on one disk (see
-    /// `rnwn_overwrite_while_the_last_copy_is_queued`).
+    /// buffer waits for the last one), so a write overlapping an
+    /// unacknowledged one waits, in order, until it can go. Under RNWN that
+    /// is the earlier write's first copy: the array keeps the overlapping
+    /// writes in order on the disks still to write it.
     fn write(&mut self, block: u64, blocks: u32) {
         self.deferred.push((block, blocks));
         self.issue_deferred();
@@ -272,8 +274,7 @@ impl Harness {
         for (block, blocks) in std::mem::take(&mut self.deferred) {
             let overlaps =
                 |&(b, n): &(u64, u32)| b < block + u64::from(blocks) && block < b + u64::from(n);
-            if blocks_of(block, blocks).any(|k| self.unsettled[k] > 0)
-                || waiting.iter().any(overlaps)
+            if blocks_of(block, blocks).any(|k| self.unacked[k] > 0) || waiting.iter().any(overlaps)
             {
                 waiting.push((block, blocks));
             } else {
@@ -293,6 +294,7 @@ impl Harness {
             for k in blocks_of(b, n) {
                 self.written[k] += 1;
                 self.unsettled[k] += 1;
+                self.unacked[k] += 1;
                 version[k] = self.written[k];
             }
             self.submit(
@@ -384,6 +386,7 @@ impl Harness {
                 } => {
                     for k in blocks_of(block, blocks) {
                         self.acked[k] = self.acked[k].max(version[k]);
+                        self.unacked[k] -= 1;
                     }
                     let mut timers = Vec::new();
                     self.layer.write_done(block, blocks, 0, |t| timers.push(t));
@@ -547,16 +550,13 @@ fn a_copy_cut_back_in_flight_is_discarded_and_made_again() {
     assert_eq!(h.data[1][..4], h.written[..4]);
 }
 
-/// A gap found here and left to sched-core's array (it concerns every
-/// early-acknowledging array, not only Ivy's): under RNWN a file system may
-/// overwrite blocks as soon as the first copy of their last write is
-/// acknowledged, while that write is still queued at the other disks; the
-/// array does not keep overlapping writes in order on one disk (Linux md
-/// serialises them under write-behind), so C-LOOK serves the newer write
-/// (blocks 5..13) before the older one (block 12) and the older lands last.
-/// Fails today; passes once the array orders overlapping writes per disk.
+/// Under RNWN a file system may overwrite blocks as soon as the first copy
+/// of their last write is acknowledged, while that write is still queued at
+/// the other disks. C-LOOK alone would serve the newer write (blocks 5..13)
+/// before the older one (block 12) there, and the older would land last;
+/// the array keeps overlapping writes in order on each disk (as Linux md
+/// serialises them under write-behind), so every copy ends current.
 #[test]
-#[ignore = "known gap: the array does not order overlapping writes on one disk (RNWN overwrite while the last copy is queued)"]
 fn rnwn_overwrite_while_the_last_copy_is_queued() {
     let mut h = Harness::new(
         ReplicationPolicy::Rnwn,

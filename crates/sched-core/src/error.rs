@@ -307,6 +307,15 @@ pub enum PollError {
         /// The id it dispatched.
         id: RequestId,
     },
+    /// The queue of `disk` refused to take back an operation it had just
+    /// dispatched, which waits behind an earlier overlapping write (see
+    /// [`ArrayPolicy`](crate::array::ArrayPolicy)'s write order).
+    Requeue {
+        /// The disk whose queue refused it.
+        disk: usize,
+        /// The operation's id.
+        id: RequestId,
+    },
 }
 
 impl fmt::Display for PollError {
@@ -315,6 +324,10 @@ impl fmt::Display for PollError {
             PollError::UnknownOperation { disk, id } => write!(
                 f,
                 "the queue of disk {disk} dispatched request {id}, which the array never gave it"
+            ),
+            PollError::Requeue { disk, id } => write!(
+                f,
+                "the queue of disk {disk} refused to take back request {id}, which waits behind an earlier overlapping write"
             ),
         }
     }

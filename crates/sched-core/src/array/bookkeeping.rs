@@ -4,11 +4,13 @@
 //! where a request waits and which operation starts next (its routing and
 //! start rules); [`Array`] does the rest.
 
-use super::ledger::{Ledger, Loss};
+use super::copies::DiskSet;
+use super::ledger::{Ledger, Loss, at_copy};
 use super::{Ack, ArrayPolicy, ArrayView, Completion, Copies, DiskState, Start};
 use crate::error::{BuildError, CancelError, CompleteError, EnqueueError, PollError};
 use crate::queue::Slot;
-use crate::request::{Kind, Nanos, Request, RequestId};
+use crate::request::{Dispatch, Kind, Nanos, Request, RequestId};
+use crate::scheduler::Scheduler;
 use crate::storage::Storage;
 
 /// An array policy: the ledger of logical requests every policy keeps,
@@ -199,4 +201,80 @@ impl<Q: Queues<S>, S: Storage> ArrayPolicy for Array<Q, S> {
     fn aux_len(&self, disk: usize) -> usize {
         self.queues.aux_len(disk)
     }
+}
+
+/// Keeps overlapping writes in order on each disk, whatever the disk's
+/// queue discipline: when `queue`, disk `d`'s, dispatched the write `s`
+/// while an acknowledged write that arrived earlier and overlaps it still
+/// waits in the same queue, the earlier one starts instead (reached by a
+/// direct seek) and `s` goes back to wait; repeated until nothing earlier
+/// overlaps. Returns the slot and operation to start.
+///
+/// Under [`Ack::First`] or a quorum a write is acknowledged before every
+/// copy is written, and its submitter may then overwrite the same blocks: a
+/// discipline that orders by position (C-LOOK, SSTF) could write the newer
+/// data on a disk first and the older last, leaving a stale copy the array
+/// takes as current. Linux md serialises overlapping writes for the same
+/// reason. Under [`Ack::All`] nothing lags and this costs one test.
+///
+/// # Errors
+/// [`PollError::UnknownOperation`] when the queue lost the earlier write,
+/// [`PollError::Requeue`] when it refuses `s` back.
+pub(crate) fn earlier_overlapping_writes_first<S: Storage>(
+    ledger: &Ledger<S>,
+    queue: &mut impl Scheduler,
+    d: usize,
+    mut s: Slot,
+    mut dispatch: Dispatch,
+    now: Nanos,
+) -> Result<(Slot, Dispatch), PollError> {
+    while ledger.is_write(s)
+        && let Some(earlier) = ledger.older_write_queued_on(s, d)
+    {
+        let id = ledger.request(earlier).id;
+        let op = queue
+            .cancel(id)
+            .map_err(|_| PollError::UnknownOperation { disk: d, id })?;
+        let later = dispatch.request;
+        queue.enqueue(later, now).map_err(|_| PollError::Requeue {
+            disk: d,
+            id: later.id,
+        })?;
+        dispatch = Dispatch::direct(op);
+        s = earlier;
+    }
+    Ok((s, dispatch))
+}
+
+/// Queues an operation of `s` on each disk of `disks`, at that disk's copy,
+/// in the disk's queue of `queues`; when one refuses, withdraws those this
+/// call queued and returns the refusal, so the request is queued on every
+/// disk or on none (DMQ's disk queues, an eager-writing array's foreground
+/// or delayed-write queues).
+///
+/// # Errors
+/// The first queue's refusal ([`EnqueueError::QueueFull`] and the like).
+#[inline]
+pub(crate) fn enqueue_on_each<S: Storage>(
+    ledger: &mut Ledger<S>,
+    queues: &mut [impl Scheduler],
+    s: Slot,
+    req: &Request,
+    copies: &Copies,
+    disks: DiskSet,
+    now: Nanos,
+) -> Result<(), EnqueueError> {
+    for d in disks.iter() {
+        let op = copies.location(d).map_or(*req, |at| at_copy(req, at));
+        if let Err(e) = queues[d].enqueue(op, now) {
+            for queued in disks.iter().take_while(|&q| q != d) {
+                // Queued by this call a moment ago: the queue gives it back.
+                let _ = queues[queued].cancel(req.id);
+                ledger.dequeued(s, queued);
+            }
+            return Err(e);
+        }
+        ledger.enqueued(s, d);
+    }
+    Ok(())
 }

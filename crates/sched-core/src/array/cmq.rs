@@ -21,7 +21,7 @@
 //! auxiliary queue of the eligible disk whose arm is nearest its copy, where
 //! it is served ahead of new work like a lagging write.
 
-use super::bookkeeping::{Array, Queues};
+use super::bookkeeping::{Array, Queues, earlier_overlapping_writes_first};
 use super::copies::{Copies, DiskSet};
 use super::ledger::Ledger;
 use super::{ArrayView, DiskQueues, Start, check_queue_capacity, nearest};
@@ -107,6 +107,14 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
                     .find(id)
                     .filter(|&s| ledger.queued(s).contains(d))
                     .ok_or(PollError::UnknownOperation { disk: d, id })?;
+                let (s, dispatch) = earlier_overlapping_writes_first(
+                    ledger,
+                    &mut self.aux.queues_mut()[d],
+                    d,
+                    s,
+                    dispatch,
+                    now,
+                )?;
                 ledger.start(s, d, now);
                 return Ok(Some(Start { disk: d, dispatch }));
             }

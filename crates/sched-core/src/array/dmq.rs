@@ -13,7 +13,7 @@
 //! Array policies never collect expired requests from their queues: use FD-SCAN
 //! with [`ExpiredRule::Keep`](crate::ExpiredRule::Keep) here.
 
-use super::bookkeeping::{Array, Queues};
+use super::bookkeeping::{Array, Queues, earlier_overlapping_writes_first, enqueue_on_each};
 use super::copies::{Copies, DiskSet, MAX_DISKS};
 use super::ledger::{DiskLoad, Ledger, at_copy};
 use super::{ArrayView, DiskQueues, Start, check_queue_capacity, nearest};
@@ -292,31 +292,6 @@ impl<Q: DiskQueues, R: ReadRouting, W: WriteRouting> DmqQueues<Q, R, W> {
         self.routing.route(&route).intersection(eligible)
     }
 
-    /// Puts the operation of `s` in the queue of each disk of `disks`; on a
-    /// refusal, takes back what was queued.
-    fn enqueue_ops<S: Storage>(
-        &mut self,
-        ledger: &mut Ledger<S>,
-        s: Slot,
-        req: &Request,
-        copies: &Copies,
-        disks: DiskSet,
-        now: Nanos,
-    ) -> Result<(), EnqueueError> {
-        for d in disks.iter() {
-            let op = match copies.location(d) {
-                Some(at) => at_copy(req, at),
-                None => *req,
-            };
-            if let Err(e) = self.queues.queues_mut()[d].enqueue(op, now) {
-                self.unqueue(ledger, s);
-                return Err(e);
-            }
-            ledger.enqueued(s, d);
-        }
-        Ok(())
-    }
-
     /// Withdraws the copies of `s` still queued.
     fn unqueue<S: Storage>(&mut self, ledger: &mut Ledger<S>, s: Slot) {
         let id = ledger.request(s).id;
@@ -367,7 +342,15 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
             return Err(EnqueueError::NoRoute(req.id));
         }
         let s = ledger.admit(&req, copies, targets, view)?;
-        if let Err(e) = self.enqueue_ops(ledger, s, &req, copies, disks, view.now) {
+        if let Err(e) = enqueue_on_each(
+            ledger,
+            self.queues.queues_mut(),
+            s,
+            &req,
+            copies,
+            disks,
+            view.now,
+        ) {
             ledger.withdraw(s);
             return Err(e);
         }
@@ -386,11 +369,20 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
             else {
                 continue;
             };
-            let op = dispatch.request;
+            let id = dispatch.request.id;
             let s = ledger
-                .find(op.id)
+                .find(id)
                 .filter(|&s| ledger.queued(s).contains(d))
-                .ok_or(PollError::UnknownOperation { disk: d, id: op.id })?;
+                .ok_or(PollError::UnknownOperation { disk: d, id })?;
+            let (s, dispatch) = earlier_overlapping_writes_first(
+                ledger,
+                &mut self.queues.queues_mut()[d],
+                d,
+                s,
+                dispatch,
+                view.now,
+            )?;
+            let op = dispatch.request;
             ledger.start(s, d, view.now);
             self.next_sequential[d] = op.block + op.blocks as u64;
             if op.kind == Kind::Read && self.routing.abort() == Abort::AtStart {
@@ -438,9 +430,16 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
             disks = eligible.first().map_or(DiskSet::EMPTY, DiskSet::only);
         }
         if disks.is_empty()
-            || self
-                .enqueue_ops(ledger, s, &req, &copies, disks, view.now)
-                .is_err()
+            || enqueue_on_each(
+                ledger,
+                self.queues.queues_mut(),
+                s,
+                &req,
+                &copies,
+                disks,
+                view.now,
+            )
+            .is_err()
         {
             ledger.fail(s);
         }

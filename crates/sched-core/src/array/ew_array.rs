@@ -20,7 +20,7 @@
 //! (RAID-10, stripes, SR-Arrays), whose "nearest free block" is then the copy
 //! itself.
 
-use super::bookkeeping::{Array, Queues};
+use super::bookkeeping::{Array, Queues, enqueue_on_each};
 use super::copies::{Copies, DiskSet};
 use super::ledger::{Ledger, at_copy};
 use super::{ArrayView, DiskQueues, Start, check_queue_capacity};
@@ -184,20 +184,27 @@ impl<F: DiskQueues, B: DiskQueues> EwQueues<F, B> {
         delayed: bool,
         now: Nanos,
     ) -> Result<(), EnqueueError> {
-        for d in disks.iter() {
-            let op = copies.location(d).map_or(*req, |at| at_copy(req, at));
-            let queued = if delayed {
-                self.delayed.queues_mut()[d].enqueue(op, now)
-            } else {
-                self.foreground.queues_mut()[d].enqueue(op, now)
-            };
-            if let Err(e) = queued {
-                self.unqueue(ledger, s);
-                return Err(e);
-            }
-            ledger.enqueued(s, d);
+        if delayed {
+            enqueue_on_each(
+                ledger,
+                self.delayed.queues_mut(),
+                s,
+                req,
+                copies,
+                disks,
+                now,
+            )
+        } else {
+            enqueue_on_each(
+                ledger,
+                self.foreground.queues_mut(),
+                s,
+                req,
+                copies,
+                disks,
+                now,
+            )
         }
-        Ok(())
     }
 
     /// Withdraws the operations of `s` still queued, wherever they wait.

@@ -358,6 +358,39 @@ impl<S: Storage> Ledger<S> {
         }
     }
 
+    /// The earliest-arrived acknowledged write still queued on disk `d` that
+    /// arrived before the write `s` and overlaps it, if any: disk `d` must
+    /// write it before `s`, or `d` would end up holding its older data as if
+    /// current. Only acknowledged writes count: an unacknowledged one
+    /// overlapping a newer write is the submitter's race, as on any block
+    /// device. Free while no write is lagging (always, under [`Ack::All`]).
+    pub(crate) fn older_write_queued_on(&self, s: Slot, d: usize) -> Option<Slot> {
+        let first = self.lagging.front()?;
+        let w = self.record(s).request;
+        let (lo, hi) = (w.block, w.block.saturating_add(u64::from(w.blocks)));
+        let mut found: Option<Slot> = None;
+        let mut l = first;
+        loop {
+            let r = self.record(l);
+            let (llo, lhi) = (
+                r.request.block,
+                r.request.block.saturating_add(u64::from(r.request.blocks)),
+            );
+            if r.queued.contains(d)
+                && llo < hi
+                && lo < lhi
+                && self.arrives_before(l, s)
+                && found.is_none_or(|f| self.arrives_before(l, f))
+            {
+                found = Some(l);
+            }
+            l = self.lagging.next(l);
+            if l == first {
+                return found;
+            }
+        }
+    }
+
     /// Stores a request with its copies. `targets` are the disks a write is
     /// sent to (ignored for reads).
     #[inline]

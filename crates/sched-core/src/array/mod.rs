@@ -17,6 +17,15 @@
 //! being propagated); writes skip failed disks and say so in their
 //! [`Completion::skipped`], so the driver knows what to resync.
 //!
+//! Overlapping writes keep their order on each disk: when a write has been
+//! acknowledged before all its copies are written (under [`Ack::First`] or
+//! a quorum) and a later write overlaps it, a disk holding both writes the
+//! earlier first, whatever its queue discipline would choose, so no copy
+//! ends with older data than the array acknowledged (DMQ's disk queues and
+//! CMQ's auxiliary queues; the single-queue family starts a write on every
+//! disk at once). Overlapping writes the array has not acknowledged are the
+//! submitter's to order, as on any block device.
+//!
 //! The driver loop, the same in the emulator, the transaction simulator and a
 //! block device (this one compiles; see the crate's `examples/` for a full one):
 //!
