@@ -1,5 +1,6 @@
 //! Decision cost of every sched-core policy: one enqueue plus one dispatch at a
-//! constant queue depth, on heap and inline storage, next to naive
+//! constant queue depth (the workload of `spindle::decision_cost`, which
+//! `spindle bench sched` measures too), on heap and inline storage, next to naive
 //! linear-scan SSTF and EDF and to the idiomatic std-collections versions a
 //! Rust user would write instead (SSTF and LOOK over a `BTreeMap` keyed by
 //! cylinder, EDF over a `BinaryHeap`, each with a `HashMap` for cancel).
@@ -51,147 +52,15 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group};
-use sched_core::array::{AnyArray, ArrayPolicy, ArraySpec, ArrayView, Copies, Location};
+use sched_core::array::ArraySpec;
 use sched_core::policy::{AperiodicReserve, RateTask, WrrMode, WrrParams, WrrScan};
 use sched_core::{
     AnyScheduler, Boxed, CancelError, Cylinder, Direction, Dispatch, EnqueueError, ExpiredRule,
-    Head, Heap, Inline, Kind, Nanos, PolicySpec, Request, RequestId, Scheduler, ServiceEstimator,
+    Head, Heap, Inline, Nanos, PolicySpec, Request, RequestId, Scheduler, ServiceEstimator,
 };
-
-/// HP 97560 cylinder count (Ruemmler & Wilkes; the WRR-SCAN paper's disk).
-const CYLINDERS: u32 = 1962;
-/// Nominal time one dispatched request keeps the disk busy.
-const SERVICE: Nanos = 5_000_000;
-/// Sectors per track of the estimator's rotational model.
-const SECTORS: u64 = 72;
-/// One revolution at 4002 rpm.
-const REVOLUTION: Nanos = 14_992_504;
-
-/// SplitMix64: a tiny, stable, seedable generator (the bench must not depend
-/// on a random-number crate's stream staying the same across versions).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (multiply-shift; the bias is irrelevant here).
-    fn below(&mut self, n: u64) -> u64 {
-        ((self.next() as u128 * n as u128) >> 64) as u64
-    }
-}
-
-/// Linear seek plus the rotational delay to the request's sector: cheap (no
-/// square root, one division) yet dependent on the arm, the block and the clock.
-struct CheapEstimator;
-
-impl ServiceEstimator for CheapEstimator {
-    fn positioning_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos {
-        let distance = head.cylinder.abs_diff(req.cylinder) as Nanos;
-        let seek = if distance == 0 {
-            0
-        } else {
-            2_000_000 + 4_000 * distance
-        };
-        let sector_at = (req.block % SECTORS) * (REVOLUTION / SECTORS);
-        let arrive = (now + seek) % REVOLUTION;
-        seek + (sector_at + REVOLUTION - arrive) % REVOLUTION
-    }
-
-    fn service_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos {
-        self.positioning_time(head, req, now) + req.blocks as Nanos * 200_000
-    }
-    fn expected_service_time(&self, req: &Request) -> Nanos {
-        REVOLUTION + req.blocks as Nanos * 200_000
-    }
-}
-
-/// The state one benchmark carries from iteration to iteration.
-struct Workload {
-    rng: Rng,
-    head: Head,
-    now: Nanos,
-    next_id: u64,
-    max_slack: Nanos,
-}
-
-impl Workload {
-    fn new(depth: usize) -> Self {
-        Workload {
-            rng: Rng(0x5EED ^ depth as u64),
-            head: Head::at(CYLINDERS / 2),
-            now: 0,
-            next_id: 0,
-            // A request waits about `depth` service times; slack up to twice that.
-            max_slack: 2 * depth as Nanos * SERVICE,
-        }
-    }
-
-    fn fresh(&mut self) -> Request {
-        let cylinder = self.rng.below(CYLINDERS as u64) as u32;
-        let block = cylinder as u64 * 1_000 + self.rng.below(1_000);
-        let slack = self.rng.below(self.max_slack + 1);
-        let id = RequestId(self.next_id);
-        self.next_id += 1;
-        Request::new(id, Kind::Read, block, 8, cylinder, self.now).with_deadline(self.now + slack)
-    }
-
-    /// Records a dispatch: the arm moves and the disk is busy for a while.
-    fn served(&mut self, req: &Request) {
-        self.head = Head::at(req.cylinder);
-        self.now += SERVICE;
-    }
-}
-
-/// Prefills `queue` to `depth` and returns the workload positioned after it.
-fn prefill<S: Scheduler + ?Sized>(queue: &mut S, depth: usize) -> Workload {
-    let mut w = Workload::new(depth);
-    for _ in 0..depth {
-        let r = w.fresh();
-        queue.enqueue(r, w.now).expect("prefill fits the capacity");
-        w.now += SERVICE / depth as Nanos + 1;
-    }
-    w
-}
-
-/// One measured step: dispatch one request, enqueue one fresh request.
-/// Returns the number of requests that went through the queue: one, plus
-/// any that FD-SCAN in drop mode set aside as expired (each collected the
-/// way a driver would and replaced, so the depth stays constant).
-#[inline]
-fn step<S: Scheduler + ?Sized>(queue: &mut S, w: &mut Workload) -> u64 {
-    let mut requests = 1;
-    while let Some(r) = queue.take_expired(w.now) {
-        black_box(r);
-        let r = w.fresh();
-        queue.enqueue(r, w.now).expect("depth stays below capacity");
-        requests += 1;
-    }
-    let d = queue
-        .next(w.head, w.now, &CheapEstimator)
-        .expect("queue is never empty");
-    w.served(black_box(&d.request));
-    let r = w.fresh();
-    queue.enqueue(r, w.now).expect("depth stays below capacity");
-    requests
-}
-
-/// Times steps until `requests` requests went through, and scales the time to
-/// exactly that many: criterion then reports time per request (amortised
-/// over the expired ones in drop mode).
-fn per_request<S: Scheduler + ?Sized>(queue: &mut S, w: &mut Workload, requests: u64) -> Duration {
-    let start = Instant::now();
-    let mut done = 0;
-    while done < requests {
-        done += step(queue, w);
-    }
-    start.elapsed().mul_f64(requests as f64 / done as f64)
-}
+use spindle::decision_cost::{
+    ArrayRun, CYLINDERS, Rng, median, ns_per_request, per_request, prefill,
+};
 
 /// The naive reference: an unordered `Vec`, scanned in full at each decision.
 struct Naive {
@@ -455,106 +324,9 @@ fn bench_depth<const N: usize>(c: &mut Criterion, variants: bool) {
 /// Logical requests held by each array benchmark.
 const ARRAY_DEPTH: usize = 4096;
 
-/// A mirrored pair under a steady backlog of logical requests.
-struct ArrayRun {
-    policy: AnyArray<Boxed<ARRAY_DEPTH>>,
-    w: Workload,
-    heads: [Head; 2],
-    /// When each disk's operation in service ends (`Nanos::MAX`: idle).
-    busy_until: [Nanos; 2],
-}
-
-impl ArrayRun {
-    fn new(spec: &ArraySpec) -> Self {
-        let policy = spec
-            .build(Boxed::new(), 2, CYLINDERS, 1)
-            .expect("valid spec");
-        let mut run = ArrayRun {
-            policy,
-            w: Workload::new(ARRAY_DEPTH),
-            heads: [Head::at(CYLINDERS / 2); 2],
-            busy_until: [Nanos::MAX; 2],
-        };
-        // Keep two slots free so a completed request can always be replaced
-        // while its sibling copy is still being retired.
-        for _ in 0..ARRAY_DEPTH - 2 {
-            run.submit();
-        }
-        run.start();
-        run
-    }
-
-    fn submit(&mut self) {
-        let mut r = self.w.fresh();
-        if self.w.rng.below(4) == 0 {
-            r.kind = Kind::Write;
-        }
-        let copies = Copies::everywhere(
-            2,
-            Location {
-                block: r.block,
-                cylinder: r.cylinder,
-            },
-        );
-        let est: [&dyn ServiceEstimator; 2] = [&CheapEstimator; 2];
-        let view = ArrayView {
-            now: self.w.now,
-            heads: &self.heads,
-            estimators: &est,
-        };
-        self.policy
-            .submit(r, &copies, &view)
-            .expect("the backlog stays below capacity");
-    }
-
-    fn start(&mut self) {
-        let est: [&dyn ServiceEstimator; 2] = [&CheapEstimator; 2];
-        loop {
-            let view = ArrayView {
-                now: self.w.now,
-                heads: &self.heads,
-                estimators: &est,
-            };
-            let Some(s) = self.policy.poll_start(&view).expect("known operations") else {
-                break;
-            };
-            self.heads[s.disk] = Head::at(black_box(s.dispatch.request.cylinder));
-            self.busy_until[s.disk] = self.w.now + SERVICE;
-        }
-    }
-
-    /// Completes the next operation; returns the logical requests it finished.
-    fn step(&mut self) -> u64 {
-        let d = if self.busy_until[0] <= self.busy_until[1] {
-            0
-        } else {
-            1
-        };
-        self.w.now = self.w.now.max(self.busy_until[d]);
-        self.busy_until[d] = Nanos::MAX;
-        let c = self
-            .policy
-            .complete(d, self.w.now)
-            .expect("the disk was busy");
-        for e in c.abort.iter() {
-            self.busy_until[e] = Nanos::MAX;
-        }
-        let finished = u64::from(c.finished.is_some());
-        if finished == 1 {
-            self.submit();
-        }
-        self.start();
-        finished
-    }
-
-    fn per_request(&mut self, requests: u64) -> Duration {
-        let start = Instant::now();
-        let mut done = 0;
-        while done < requests {
-            done += self.step();
-        }
-        start.elapsed().mul_f64(requests as f64 / done as f64)
-    }
+/// `spec` on a mirrored pair holding [`ARRAY_DEPTH`] logical requests.
+fn array_run(spec: &ArraySpec) -> ArrayRun<Boxed<ARRAY_DEPTH>> {
+    ArrayRun::new(spec, Boxed::new(), ARRAY_DEPTH).expect("valid spec")
 }
 
 fn bench_arrays(c: &mut Criterion) {
@@ -566,7 +338,7 @@ fn bench_arrays(c: &mut Criterion) {
         "cmq:common=ssedo,aux=sstf",
     ] {
         let spec: ArraySpec = name.parse().expect("a built-in array policy");
-        let mut run = ArrayRun::new(&spec);
+        let mut run = array_run(&spec);
         group.bench_function(BenchmarkId::from_parameter(name), |b| {
             b.iter_custom(|n| run.per_request(n))
         });
@@ -700,17 +472,6 @@ criterion_group! {
     targets = decision
 }
 
-/// Median of `xs`.
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
-}
-
-/// Nanoseconds per request over `requests` more requests of a prefilled queue.
-fn ns_per_request<S: Scheduler + ?Sized>(queue: &mut S, w: &mut Workload, requests: u64) -> f64 {
-    per_request(queue, w, requests).as_nanos() as f64 / requests as f64
-}
-
 /// The interleaved ratio measurement described in the module documentation.
 fn ratios() {
     const DEPTH: usize = 4096;
@@ -787,7 +548,7 @@ fn ratios() {
         ("cmq:common=sstf,aux=sstf", "sstf"),
         ("cmq:common=ssedo,aux=sstf", "ssedo"),
     ] {
-        let mut run = ArrayRun::new(&array.parse().expect("a built-in array policy"));
+        let mut run = array_run(&array.parse().expect("a built-in array policy"));
         let spec: PolicySpec = wrapped.parse().expect("a built-in policy");
         let mut single = spec
             .build(Boxed::<ARRAY_DEPTH>::new(), CYLINDERS)

@@ -117,6 +117,18 @@ pub enum EngineError {
         /// Bytes it holds.
         capacity: u64,
     },
+    /// The export kept in memory would take more than the machine has.
+    #[error(
+        "--size: {bytes} bytes in memory ({copies} of the export) is more than this machine's {memory} bytes; give --file FILE to keep the export in files"
+    )]
+    TooBigForMemory {
+        /// Bytes the stores would take.
+        bytes: u128,
+        /// Copies of the export (one per disk).
+        copies: usize,
+        /// The machine's memory.
+        memory: u64,
+    },
     /// One store per disk is needed.
     #[error("{stores} stores for {disks} disks")]
     Stores {
@@ -201,6 +213,29 @@ pub struct Engine<D: Emulated> {
     saved_at: Instant,
 }
 
+/// Checks that an export of `size` bytes fits every disk of `device`;
+/// returns the disks' block size (512 without a model).
+///
+/// # Errors
+/// [`EngineError::TooBig`] naming the disk.
+pub fn check_size<D: Device>(device: &D, size: u64) -> Result<u64, EngineError> {
+    let mut block_bytes = 512;
+    for d in 0..device.disks() {
+        if let Some(m) = device.model(d) {
+            block_bytes = u64::from(m.block_bytes());
+            let capacity = m.capacity_blocks() * block_bytes;
+            if size > capacity {
+                return Err(EngineError::TooBig {
+                    size,
+                    model: m.name().to_string(),
+                    capacity,
+                });
+            }
+        }
+    }
+    Ok(block_bytes)
+}
+
 impl<D: Emulated> Engine<D> {
     /// An engine serving `size` bytes from `device`, disk `d`'s bytes in
     /// `stores[d]`, on `clock`; a mirror's state is kept in `state_file`
@@ -223,20 +258,7 @@ impl<D: Emulated> Engine<D> {
                 disks,
             });
         }
-        let mut block_bytes = 512;
-        for d in 0..disks {
-            if let Some(m) = device.model(d) {
-                block_bytes = u64::from(m.block_bytes());
-                let capacity = m.capacity_blocks() * block_bytes;
-                if size > capacity {
-                    return Err(EngineError::TooBig {
-                        size,
-                        model: m.name().to_string(),
-                        capacity,
-                    });
-                }
-            }
-        }
+        let block_bytes = check_size(&device, size)?;
         let mut engine = Engine {
             device,
             stores,

@@ -186,10 +186,10 @@ pub fn start(options: &Options) -> Result<Server, StartError> {
             Ok(Server::Single(start_with(device, options)?))
         }
         Layout::Mirror { policy, disks } => {
-            if *disks < 2 {
+            if !(2..=sched_core::array::MAX_COPIES).contains(disks) {
                 return Err(StartError::Invalid {
                     field: "--copies",
-                    expected: "at least 2 disks in a mirror",
+                    expected: "2 to 8 disks in a mirror",
                 });
             }
             let streams = (0..*disks as u64)
@@ -207,14 +207,42 @@ pub fn start(options: &Options) -> Result<Server, StartError> {
     }
 }
 
+/// The machine's memory in bytes (Linux: `MemTotal` of /proc/meminfo);
+/// `None` where it cannot be read.
+fn machine_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// Refuses stores in memory larger than the machine's memory (which would
+/// abort the process when allocated, or swap it to a standstill).
+fn check_memory(size: u64, copies: usize) -> Result<(), EngineError> {
+    let bytes = u128::from(size) * copies as u128;
+    match machine_memory() {
+        Some(memory) if bytes > u128::from(memory) => Err(EngineError::TooBigForMemory {
+            bytes,
+            copies,
+            memory,
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Starts a server around `device` (its layout is the device's).
 ///
 /// # Errors
 /// [`StartError`].
 pub fn start_with<D: Emulated>(device: D, options: &Options) -> Result<Running<D>, StartError> {
     let disks = device.disks();
+    // Checked before the stores take their memory or files.
+    crate::engine::check_size(&device, options.size)?;
     let (stores, state_file) = match &options.file {
-        None => ((0..disks).map(|_| Store::ram(options.size)).collect(), None),
+        None => {
+            check_memory(options.size, disks)?;
+            ((0..disks).map(|_| Store::ram(options.size)).collect(), None)
+        }
         Some(path) if disks == 1 => (
             vec![Store::file(path, options.size).map_err(EngineError::from)?],
             None,

@@ -308,10 +308,10 @@ pub fn run(args: &AdmitArgs, format: Format) -> Result<()> {
             "blocks",
             "version",
             "admitted",
-            "rounds a period",
-            "blocks a round",
+            "rounds/period",
+            "blocks/round",
             "weight ms",
-            "worst response ms",
+            "worst resp. ms",
             "refused by",
         ],
     );
@@ -327,7 +327,7 @@ pub fn run(args: &AdmitArgs, format: Format) -> Result<()> {
             ];
             match &d[i] {
                 Ok(r) => row.extend([
-                    Cell::text("yes"),
+                    Cell::Flag(true),
                     Cell::Int(r.rounds_per_period as u64),
                     Cell::Int(r.blocks_per_round as u64),
                     Cell::num(r.weight as f64 / 1e6, 2),
@@ -340,7 +340,7 @@ pub fn run(args: &AdmitArgs, format: Format) -> Result<()> {
                         other => other.to_string(),
                     };
                     row.extend([
-                        Cell::text("no"),
+                        Cell::Flag(false),
                         Cell::Missing,
                         Cell::Missing,
                         Cell::Missing,

@@ -8,6 +8,7 @@ use queueing::closed_form::Policy;
 use crate::output::{Cell, Format, Table};
 use crate::plot::{PlotArgs, draw_panels, figure_path};
 use crate::repro::towsley91_analysis;
+use crate::repro::towsley91_analysis::{bounds_cells, exact_cell};
 
 /// Which paper.
 #[derive(Debug)]
@@ -58,6 +59,12 @@ fn at_point(models: &[Policy], lambda: f64, p_r: f64, mu: f64) -> Table {
             "read ms",
             "update ms",
             "all ms",
+            "read lo",
+            "read hi",
+            "update lo",
+            "update hi",
+            "all lo",
+            "all hi",
             "note",
         ],
     );
@@ -66,31 +73,23 @@ fn at_point(models: &[Policy], lambda: f64, p_r: f64, mu: f64) -> Table {
         let mut row = vec![Cell::text(policy.name()), Cell::num(limit, 2)];
         match towsley91_analysis::point(policy, lambda, p_r, mu) {
             Ok(p) => {
-                let shown = |b: queueing::forkjoin::Bounds| {
-                    if b.lower == b.upper {
-                        Cell::num(b.lower, 3)
-                    } else {
-                        Cell::text(format!("{:.3}..{:.3}", b.lower, b.upper))
-                    }
-                };
-                row.extend([
-                    shown(p.read),
-                    shown(p.update),
-                    shown(p.overall),
-                    Cell::Missing,
-                ]);
+                row.extend([p.read, p.update, p.overall].map(exact_cell));
+                row.extend(
+                    [p.read, p.update, p.overall]
+                        .into_iter()
+                        .flat_map(bounds_cells),
+                );
+                row.push(Cell::Missing);
             }
-            Err(e) => row.extend([
-                Cell::Missing,
-                Cell::Missing,
-                Cell::Missing,
-                Cell::text(format!("{e:#}")),
-            ]),
+            Err(e) => {
+                row.resize(11, Cell::Missing);
+                row.push(Cell::text(format!("{e:#}")));
+            }
         }
         t.row(row);
     }
     t.note(
-        "Exponential service; a range is the model's bounds (truncated chains, fork-join bounds).",
+        "Exponential service. Exact values are in the read/update/all columns; a model that is bounded only (truncated chains, fork-join bounds) gives its lower and upper bounds in the lo/hi ones.",
     );
     t
 }

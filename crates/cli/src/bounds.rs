@@ -1,8 +1,6 @@
 //! One checking layer for the options: every count, duration, fraction,
-//! thread number and output file a command takes is checked here, before
-//! any work starts. The numeric options: every count, duration,
-//! fraction and thread number a command takes is parsed here, before any
-//! work starts. clap puts the flag's name in front of the message
+//! thread number and output file a command takes is parsed and checked
+//! here, before any work starts. clap puts the flag's name in front of the message
 //! ("invalid value '0' for '--jobs <JOBS>': …"); the message says what is
 //! allowed and how to get further. Bounds on anything that allocates, spawns
 //! or runs for long keep a typo from hanging the machine: a run larger than
@@ -77,6 +75,21 @@ pub fn replications(s: &str) -> Result<u64, String> {
     )
 }
 
+/// Replications of a point of a costly sweep (`array --replications`): 1
+/// (figures without an interval) to 10,000.
+///
+/// # Errors
+/// Outside that range.
+pub fn runs_of_a_point(s: &str) -> Result<u64, String> {
+    in_range(
+        s,
+        1,
+        10_000,
+        "replications",
+        " (for more than 10,000, run shards with --shard and merge them)",
+    )
+}
+
 /// `--requests` (completions measured per replication): 1 to 10⁹.
 ///
 /// # Errors
@@ -132,6 +145,39 @@ pub fn step(s: &str) -> Result<usize, String> {
 /// Outside that range.
 pub fn runs(s: &str) -> Result<usize, String> {
     in_range(s, 1, 1_000, "runs", "").map(|v| v as usize)
+}
+
+/// A queue depth (`bench sched --depth`): 3 (an array's two operations in
+/// service and one waiting) to 65,535, the most a sched-core queue holds.
+///
+/// # Errors
+/// Outside that range.
+pub fn depth(s: &str) -> Result<usize, String> {
+    in_range(s, 3, sched_core::MAX_CAPACITY as u64, "the queue depth", "").map(|v| v as usize)
+}
+
+/// Requests a benchmark round times (`bench sched --requests`): 1 to 10⁸.
+///
+/// # Errors
+/// Outside that range.
+pub fn decisions(s: &str) -> Result<u64, String> {
+    in_range(s, 1, 100_000_000, "requests per round", "")
+}
+
+/// Disks of a mirror (`serve --copies`): 2 to the most copies an array
+/// policy tracks.
+///
+/// # Errors
+/// Outside that range.
+pub fn copies(s: &str) -> Result<usize, String> {
+    in_range(
+        s,
+        2,
+        sched_core::array::MAX_COPIES as u64,
+        "the disks of a mirror",
+        "",
+    )
+    .map(|v| v as usize)
 }
 
 /// A population (clients, users): 1 to 65,535.
@@ -250,6 +296,24 @@ fn existing_directory(path: std::path::PathBuf) -> Result<std::path::PathBuf, St
     Ok(path)
 }
 
+/// A file a command writes (`--samples`): one whose directory exists and
+/// that is not a directory, checked before the run rather than after it.
+///
+/// # Errors
+/// A directory that does not exist, or a path that is a directory.
+pub fn output_file(s: &str) -> Result<std::path::PathBuf, String> {
+    let path = std::path::PathBuf::from(s);
+    if s.is_empty() || path.is_dir() {
+        return Err(format!("`{}` is a directory; name a file", shorten(s)));
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        return Err(format!("the directory {} does not exist", dir.display()));
+    }
+    Ok(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -303,6 +367,18 @@ mod tests {
         assert!(svg_path("fig").is_err());
         assert!(
             svg_path("/nonexistent-dir/fig.svg")
+                .unwrap_err()
+                .contains("does not exist")
+        );
+    }
+
+    #[test]
+    fn output_files_are_files_in_existing_directories() {
+        assert!(output_file("samples.csv").is_ok());
+        assert!(output_file("/").unwrap_err().contains("is a directory"));
+        assert!(output_file("").is_err());
+        assert!(
+            output_file("/nonexistent-dir/s.csv")
                 .unwrap_err()
                 .contains("does not exist")
         );

@@ -6,7 +6,8 @@ use disk_emu::disk::{self, DiskSpec};
 use experiments::MetricTable;
 use indicatif::{ProgressBar, ProgressStyle};
 use sched_core::PolicySpec;
-use sched_core::registry::{self, PolicyKind};
+use sched_core::array::ArraySpec;
+use sched_core::registry::{self, PolicyKind, Uses};
 
 use crate::output::{Cell, Format, Table};
 
@@ -73,6 +74,44 @@ pub fn print_policies(format: Format) -> Result<()> {
     crate::output::emit_table(&t, format)
 }
 
+/// What a run gives a policy to order requests by, for
+/// [`policy_warnings`].
+pub struct RunGives<'a> {
+    /// The disk every request goes to.
+    pub disk: &'a DiskSpec,
+    /// Whether requests carry deadlines, and if not, what gives them some.
+    pub deadlines: Result<(), &'a str>,
+}
+
+/// Warnings (printed on stderr, the run going on) for a policy the run
+/// gives nothing to work with: a deadline policy whose requests carry no
+/// deadlines, a policy ordering by cylinder on a disk whose seek time does
+/// not depend on the distance, one ordering by positioning time on a disk
+/// where nothing depends on position. What each policy uses is its row of
+/// sched-core's policy table ([`Uses`]); what the disk's timing depends on
+/// is disk-emu's ([`DiskSpec::seek_depends_on_distance`]).
+pub fn policy_warnings(label: &str, uses: Uses, run: &RunGives<'_>) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if uses.deadlines
+        && let Err(fix) = run.deadlines
+    {
+        warnings.push(format!(
+            "{label} orders requests by deadline, but these carry none ({fix}): they all tie, and it serves them in its tie-break's order"
+        ));
+    }
+    let disk = &run.disk.name;
+    if uses.cylinders && !run.disk.seek_depends_on_distance() {
+        warnings.push(format!(
+            "{label} orders requests by cylinder, but on the `{disk}` disk a seek takes no longer for a longer distance (one cylinder, no seek, or seeks drawn at random): its order saves no time"
+        ));
+    } else if uses.positioning && !run.disk.positioning_depends_on_position() {
+        warnings.push(format!(
+            "{label} orders requests by positioning time, but on the `{disk}` disk that time does not depend on where the arm or the platter is: its order saves no time"
+        ));
+    }
+    warnings
+}
+
 /// A progress bar on stderr for `total` units of work; hidden when stderr is
 /// not a terminal.
 pub fn progress(total: u64, what: &str) -> ProgressBar {
@@ -106,4 +145,13 @@ pub fn policy_label(spec: &PolicySpec) -> String {
     } else {
         spec.to_string()
     }
+}
+
+/// A human form of an array policy spec: the name a user gives it (a base
+/// policy with its defaults, or a named composition such as `rt-dmq`), or
+/// its canonical description when no name stands for it.
+pub fn array_label(spec: &ArraySpec) -> String {
+    ArraySpec::named()
+        .find(|(_, named)| named == spec)
+        .map_or_else(|| spec.to_string(), |(name, _)| name.to_string())
 }

@@ -27,7 +27,7 @@ pub struct ArrayArgs {
     #[cfg_attr(feature = "cli", arg(long, default_value = "cheetah9lp-sync"))]
     pub disk: String,
     /// Speed-ups to run (repeat); with --search, the stride of the search.
-    #[cfg_attr(feature = "cli", arg(long = "speedup", default_values_t = [1.0]))]
+    #[cfg_attr(feature = "cli", arg(long = "speedup", default_values_t = [1.0], value_parser = crate::bounds::positive))]
     pub speedups: Vec<f64>,
     /// Search the maximum sustainable speed-up instead.
     #[cfg_attr(feature = "cli", arg(long))]
@@ -35,11 +35,14 @@ pub struct ArrayArgs {
     /// Replay this trace (DiskSim ASCII, MSR, SPC) instead of the OLTP workload.
     #[cfg_attr(feature = "cli", arg(long))]
     pub trace: Option<PathBuf>,
+    /// The trace's format (default: detected): disksim-ascii, msr, spc.
+    #[cfg_attr(feature = "cli", arg(long, requires = "trace"))]
+    pub trace_format: Option<disk_emu::trace::TraceFormat>,
     /// Requests per second at speed-up 1 (default: the reproduction's rate per disk).
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::positive))]
     pub rate: Option<f64>,
     /// Fraction of reads (OLTP workload).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = READ_FRACTION))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = READ_FRACTION, value_parser = crate::bounds::fraction))]
     pub read_fraction: f64,
     /// Database size in 4 KB blocks (default: one disk's capacity).
     #[cfg_attr(feature = "cli", arg(long))]
@@ -48,19 +51,20 @@ pub struct ArrayArgs {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = DELAYED_WRITE_BUFFER))]
     pub buffer: usize,
     /// Requests measured per run.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 40_000))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 40_000, value_parser = crate::bounds::requests))]
     pub requests: u64,
     /// Requests discarded at the start of each run.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10_000))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10_000, value_parser = crate::bounds::warmup))]
     pub warmup: u64,
-    /// Replications per speed-up.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    /// Replications per speed-up (one prints its figures without an
+    /// interval).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::runs_of_a_point))]
     pub replications: u64,
     /// Seed.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs))]
     pub jobs: usize,
 }
 
@@ -77,7 +81,7 @@ pub fn experiment(args: &ArrayArgs) -> Result<ArrayExperiment> {
     let workload = match &args.trace {
         Some(path) => ArrayWorkload::Trace {
             path: path.clone(),
-            format: None,
+            format: args.trace_format,
             database_blocks: database,
         },
         None => ArrayWorkload::Oltp(OltpWorkload {
@@ -111,7 +115,8 @@ pub fn curve_table(title: String, label: &str, curve: &[CurvePoint]) -> Table {
             "mean response ms",
             "read ms",
             "write ms",
-            "in array 1st/2nd half",
+            "in array 1st half",
+            "in array 2nd half",
             "drift %",
             "utilisation",
             "propagated",
@@ -132,17 +137,18 @@ pub fn curve_table(title: String, label: &str, curve: &[CurvePoint]) -> Table {
         t.row(vec![
             Cell::text(label),
             Cell::num(p.speedup, 2),
-            Cell::text(if p.sustained { "yes" } else { "no" }),
+            Cell::Flag(p.sustained),
             match &p.response_ms {
-                Some(i) => Cell::estimate(i.mean, i.half_width.unwrap_or(f64::NAN), 2),
-                None => Cell::text("overflow"),
+                Some(i) => match i.half_width {
+                    Some(half_width) => Cell::estimate(i.mean, half_width, 2),
+                    None => Cell::num(i.mean, 2),
+                },
+                None => Cell::Absent("overflow"),
             },
             Cell::num(mean(|r| r.read_response_ms), 2),
             Cell::num(mean(|r| r.write_response_ms), 2),
-            Cell::text(first.map_or_else(
-                || "-".to_string(),
-                |r| format!("{:.1}/{:.1}", r.in_array[0], r.in_array[1]),
-            )),
+            first.map_or(Cell::Missing, |r| Cell::num(r.in_array[0], 1)),
+            first.map_or(Cell::Missing, |r| Cell::num(r.in_array[1], 1)),
             Cell::num(100.0 * mean(|r| r.drift), 2),
             Cell::num(mean(|r| r.utilisation), 3),
             Cell::num(mean(|r| r.propagated as f64), 0),

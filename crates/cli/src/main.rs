@@ -81,8 +81,8 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Send one command to the control socket of a `spindle serve`.
     Control(serve::ControlArgs),
-    /// Measure the emulator or the transaction simulator (the schedulers' decision costs:
-    /// `cargo bench --bench decision -- --ratios`).
+    /// Measure the emulator (emu), the transaction simulator (txn) or the schedulers' decision
+    /// costs (sched).
     Bench {
         #[command(subcommand)]
         what: bench::BenchWhat,

@@ -115,6 +115,10 @@ pub fn emit(text: &str) {
 /// the aligned-table format.
 const WRAP_AT: usize = 30;
 
+/// The widths notes under a table wrap at: the table's own width, but no
+/// narrower than the first figure and no wider than the second.
+const NOTE_WIDTH: std::ops::Range<usize> = 60..100;
+
 /// `text` in lines of at most `width` characters, broken at spaces or
 /// after commas (a piece longer than `width` keeps a line of its own).
 fn wrap(text: &str, width: usize) -> Vec<String> {
@@ -184,6 +188,13 @@ pub enum Cell {
     },
     /// No value (not applicable, or beyond a stability limit).
     Missing,
+    /// No value, for the reason given (`overload`), which the aligned table
+    /// shows; CSV leaves the cell empty and JSON writes `null`, so that a
+    /// column of numbers holds numbers only.
+    Absent(&'static str),
+    /// Yes or no: `yes`/`no` in the aligned table, `true`/`false` in CSV,
+    /// a JSON boolean.
+    Flag(bool),
 }
 
 impl Cell {
@@ -218,6 +229,20 @@ impl Cell {
                 digits,
             } => format!("{mean:.digits$} ± {half_width:.digits$}"),
             Cell::Missing => "—".to_string(),
+            Cell::Absent(why) => (*why).to_string(),
+            Cell::Flag(yes) => if *yes { "yes" } else { "no" }.to_string(),
+        }
+    }
+
+    /// The cell's value as CSV writes it (an estimate: its mean).
+    pub fn csv_value(&self) -> String {
+        match self {
+            Cell::Text(s) => s.clone(),
+            Cell::Int(n) => n.to_string(),
+            Cell::Num { value, .. } => value.to_string(),
+            Cell::Estimate { mean, .. } => mean.to_string(),
+            Cell::Missing | Cell::Absent(_) => String::new(),
+            Cell::Flag(yes) => yes.to_string(),
         }
     }
 
@@ -240,8 +265,16 @@ pub struct Table {
 }
 
 impl Table {
-    /// An empty table.
+    /// An empty table. Column names are unique (a JSON row is an object
+    /// keyed by them).
     pub fn new(title: impl Into<String>, columns: &[&str]) -> Table {
+        debug_assert!(
+            columns
+                .iter()
+                .enumerate()
+                .all(|(i, c)| !columns[..i].contains(c)),
+            "a column named twice in {columns:?}"
+        );
         Table {
             title: title.into(),
             columns: columns.iter().map(|c| c.to_string()).collect(),
@@ -272,7 +305,16 @@ impl Table {
     }
 
     fn render_text(&self) -> String {
-        let text_column = |c: usize| self.rows.iter().all(|r| r[c].is_text());
+        // Text columns (left-aligned, wrapped): free text, with no value
+        // where a row has none.
+        let text_column = |c: usize| {
+            self.rows.is_empty()
+                || self.rows.iter().any(|r| r[c].is_text())
+                    && self
+                        .rows
+                        .iter()
+                        .all(|r| matches!(r[c], Cell::Text(_) | Cell::Missing | Cell::Absent(_)))
+        };
         // Each row as lines of cells: long free text wraps within its column,
         // so a table of descriptions stays as wide as a terminal.
         let rows: Vec<Vec<Vec<String>>> = self
@@ -346,8 +388,15 @@ impl Table {
                 line(&mut out, l, &text_column);
             }
         }
+        // Notes wrap as the cells do, at the table's width (within
+        // NOTE_WIDTH), so that no line of the output is wider than the table
+        // or a terminal.
+        let table_width = widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
+        let note_width = table_width.clamp(NOTE_WIDTH.start, NOTE_WIDTH.end);
         for n in &self.notes {
-            let _ = writeln!(out, "{n}");
+            for l in wrap(n, note_width) {
+                let _ = writeln!(out, "{l}");
+            }
         }
         out
     }
@@ -372,15 +421,11 @@ impl Table {
         for row in &self.rows {
             let mut rec = Vec::new();
             for (c, cell) in row.iter().enumerate() {
-                let (value, hw) = match cell {
-                    Cell::Text(s) => (s.clone(), String::new()),
-                    Cell::Int(n) => (n.to_string(), String::new()),
-                    Cell::Num { value, .. } => (value.to_string(), String::new()),
-                    Cell::Estimate {
-                        mean, half_width, ..
-                    } => (mean.to_string(), half_width.to_string()),
-                    Cell::Missing => (String::new(), String::new()),
+                let hw = match cell {
+                    Cell::Estimate { half_width, .. } => half_width.to_string(),
+                    _ => String::new(),
                 };
+                let value = cell.csv_value();
                 rec.push(value);
                 if estimate_columns[c] {
                     rec.push(hw);
@@ -406,7 +451,8 @@ impl Table {
                         Cell::Estimate {
                             mean, half_width, ..
                         } => json!({"mean": mean, "ci95": half_width}),
-                        Cell::Missing => Value::Null,
+                        Cell::Missing | Cell::Absent(_) => Value::Null,
+                        Cell::Flag(yes) => json!(yes),
                     };
                     m.insert(name.clone(), v);
                 }
@@ -475,6 +521,41 @@ mod tests {
         let text = t.render(Format::Table);
         assert!(text.lines().all(|l| l.chars().count() <= 60), "{text}");
         assert!(t.render(Format::Csv).lines().count() == 2);
+    }
+
+    #[test]
+    fn notes_wrap_at_the_tables_width() {
+        let mut t = Table::new("t", &["name", "what"]);
+        t.row(vec![Cell::text("x"), Cell::text("y")]);
+        let note = "a note of many words, ".repeat(20);
+        t.note(note.trim());
+        let text = t.render(Format::Table);
+        let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
+        assert!(widest <= NOTE_WIDTH.start, "{text}");
+        assert!(text.lines().count() > 5, "{text}");
+        // CSV and JSON keep the note whole.
+        let json: Value = serde_json::from_str(&t.render(Format::Json)).unwrap();
+        assert_eq!(json["notes"][0], json!(note.trim()));
+    }
+
+    #[test]
+    fn absent_values_and_flags_are_typed() {
+        let mut t = Table::new("t", &["run", "ms", "sustained"]);
+        t.row(vec![Cell::text("a"), Cell::num(1.5, 1), Cell::Flag(true)]);
+        t.row(vec![
+            Cell::text("b"),
+            Cell::Absent("overload"),
+            Cell::Flag(false),
+        ]);
+        let text = t.render(Format::Table);
+        assert!(text.contains("overload") && text.contains("yes"), "{text}");
+        assert_eq!(
+            t.render(Format::Csv),
+            "run,ms,sustained\na,1.5,true\nb,,false\n"
+        );
+        let json: Value = serde_json::from_str(&t.render(Format::Json)).unwrap();
+        assert_eq!(json["rows"][1]["ms"], Value::Null);
+        assert_eq!(json["rows"][1]["sustained"], json!(false));
     }
 
     #[test]

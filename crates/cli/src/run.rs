@@ -15,8 +15,11 @@ use sched_core::{AnySpec, PolicySpec};
 
 use experiments::{ArrayTrace, HeadTrace};
 
-use crate::common::{estimate, policy_label, progress, resolve_disk};
+use crate::common::{
+    RunGives, array_label, estimate, policy_label, policy_warnings, progress, resolve_disk,
+};
 use crate::output::{Cell, Format, Table};
+use crate::samples::{Layout, SamplesFile};
 use crate::sheet::{RunSheet, array_sheet, disk_sheet};
 
 /// Options of `spindle run`.
@@ -95,6 +98,13 @@ pub struct RunArgs {
     /// (reads and writes, deadlines). One load point.
     #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::svg_path))]
     pub plot: Option<std::path::PathBuf>,
+    /// Write every measured request to this CSV file, one row each:
+    /// policy, load point, replication, id, arrival, kind, block, cylinder
+    /// (or the serving disk of a mirrored pair), size, wait and response
+    /// (ns), and the deadline's outcome when requests carry deadlines.
+    /// Streamed as the run goes; the same bytes whatever --jobs says.
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::output_file))]
+    pub samples: Option<std::path::PathBuf>,
     /// Requests the sheet's lanes follow.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 40, requires = "plot", value_parser = clap::value_parser!(u64).range(1..=10_000)))]
     pub plot_requests: u64,
@@ -145,28 +155,70 @@ enum Point {
 }
 
 impl Point {
-    /// The arrivals of this point, its label in the table and its rate cell;
-    /// `rate_for` turns an open load into requests per second for the
-    /// device run (one disk or a mirrored pair).
-    fn arrivals(
-        self,
-        rate_for: impl FnOnce(Load) -> Result<f64>,
-    ) -> Result<(Arrivals, String, Cell)> {
+    /// The two columns after the policy: `load` and `rate/s` for open
+    /// arrivals, `clients` and `think ms` for a closed population (a run's
+    /// points are all of one kind).
+    fn columns(points: &[Point]) -> [&'static str; 2] {
+        match points.first() {
+            Some(Point::Closed { .. }) => ["clients", "think ms"],
+            _ => ["load", "rate/s"],
+        }
+    }
+
+    /// Decimals that show every load of `points` as given (0.5 and 0.95:
+    /// two), so that the column lines up.
+    fn load_digits(points: &[Point]) -> usize {
+        let decimals = |x: f64| {
+            let text = format!("{x}");
+            text.split_once('.').map_or(0, |(_, d)| d.len()).min(6)
+        };
+        points
+            .iter()
+            .map(|p| match p {
+                Point::Open(Load::Utilisation(u)) => decimals(*u),
+                Point::Open(Load::Rate(_)) => 3,
+                Point::Closed { think_ms, .. } => decimals(*think_ms),
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The arrivals of this point and its label in messages; `rate_for`
+    /// turns an open load into requests per second for the device run (one
+    /// disk or a mirrored pair).
+    fn arrivals(self, rate_for: impl FnOnce(Load) -> Result<f64>) -> Result<(Arrivals, String)> {
         Ok(match self {
             Point::Open(load) => {
                 let rate = rate_for(load)?;
                 let label = match load {
-                    Load::Utilisation(u) => format!("{u}"),
-                    Load::Rate(_) => "—".to_string(),
+                    Load::Utilisation(u) => format!("load {u}"),
+                    Load::Rate(r) => format!("rate {r}/s"),
                 };
-                (Arrivals::Poisson { rate }, label, Cell::num(rate, 1))
+                (Arrivals::Poisson { rate }, label)
             }
             Point::Closed { clients, think_ms } => (
                 Arrivals::Closed { clients, think_ms },
-                format!("{clients} clients, think {think_ms} ms"),
-                Cell::Missing,
+                format!("{clients} clients thinking {think_ms} ms"),
             ),
         })
+    }
+
+    /// The point's two cells (see [`Point::columns`]): an open point's load
+    /// (as given, or `offered` by the rate given) and rate, a closed one's
+    /// population and think time.
+    fn cells(self, arrivals: Arrivals, offered: f64, digits: usize) -> [Cell; 2] {
+        match (self, arrivals) {
+            (Point::Open(Load::Utilisation(u)), Arrivals::Poisson { rate }) => {
+                [Cell::num(u, digits), Cell::num(rate, 1)]
+            }
+            (Point::Open(_), Arrivals::Poisson { rate }) => {
+                [Cell::num(offered, digits), Cell::num(rate, 1)]
+            }
+            (Point::Closed { clients, think_ms }, _) => {
+                [Cell::Int(u64::from(clients)), Cell::num(think_ms, digits)]
+            }
+            (Point::Open(_), Arrivals::Closed { .. }) => [Cell::Missing, Cell::Missing],
+        }
     }
 }
 
@@ -184,12 +236,37 @@ struct Plan {
     replications: u64,
     jobs: usize,
     allow_overload: bool,
+    /// Where `--samples` writes each measured request.
+    samples: Option<std::path::PathBuf>,
 }
 
 /// `spindle run`.
 pub fn run(args: &RunArgs, format: Format) -> Result<()> {
     let plan = plan(args)?;
     let mut draw = args.plot.is_some() || crate::report::collecting();
+    if plan.samples.is_some() && crate::output::results_discarded() {
+        bail!(
+            "--samples: a shard's results go to its part, not to files; give --samples to an unsharded run"
+        );
+    }
+    let gives = RunGives {
+        disk: &plan.disk,
+        deadlines: if plan.mix.deadline.is_some() {
+            Ok(())
+        } else {
+            Err("give them some with --deadline-ms MIN..MAX")
+        },
+    };
+    let uses = plan
+        .policies
+        .iter()
+        .map(|p| (policy_label(p), p.uses()))
+        .chain(plan.arrays.iter().map(|a| (array_label(a), a.uses())));
+    for (label, uses) in uses {
+        for warning in policy_warnings(&label, uses, &gives) {
+            eprintln!("warning: {warning}");
+        }
+    }
     if draw && plan.points.len() > 1 {
         if args.plot.is_some() {
             bail!("--plot draws one load point; give one --load or --rate");
@@ -342,7 +419,7 @@ fn array_traces_of(plan: &Plan, followed: u64) -> Result<Vec<(String, ArrayTrace
         bail!("nothing to trace");
     };
     let disks = [plan.disk.clone(), plan.disk.clone()];
-    let (arrivals, _, _) = point.arrivals(|load| match load {
+    let (arrivals, _) = point.arrivals(|load| match load {
         Load::Utilisation(u) => Ok(MirrorExperiment::rate_for(&disks, &plan.mix, u)?),
         Load::Rate(r) => Ok(r),
     })?;
@@ -438,6 +515,7 @@ fn plan(args: &RunArgs) -> Result<Plan> {
         replications: args.replications,
         jobs: args.jobs,
         allow_overload: args.allow_overload,
+        samples: args.samples.clone(),
     };
     Ok(plan)
 }
@@ -465,6 +543,7 @@ pub fn default_experiment(format: Format) -> Result<()> {
         replications: 10,
         jobs: default_jobs(),
         allow_overload: false,
+        samples: None,
     };
     let (mut table, _) = execute(&plan)?;
     table.note(
@@ -483,10 +562,11 @@ fn execute(plan: &Plan) -> Result<(Table, Vec<Option<Vec<DiskReport>>>)> {
         plan.warmup,
         describe_mix(&plan.mix)
     );
+    let [point_column, rate_column] = Point::columns(&plan.points);
     let mut columns = vec![
         "policy",
-        "load",
-        "rate/s",
+        point_column,
+        rate_column,
         "response ms",
         "p95 ms",
         "wait ms",
@@ -507,9 +587,10 @@ fn execute(plan: &Plan) -> Result<(Table, Vec<Option<Vec<DiskReport>>>)> {
         "replications",
     );
     // Every run is built and checked before any runs.
+    let digits = Point::load_digits(&plan.points);
     let mut runs = Vec::new();
     for point in &plan.points {
-        let (arrivals, load_label, rate) =
+        let (arrivals, load_label) =
             point.arrivals(|load| Ok(DiskExperiment::rate_for(&plan.disk, &plan.mix, load)?))?;
         for policy in &plan.policies {
             let experiment = DiskExperiment {
@@ -525,39 +606,56 @@ fn execute(plan: &Plan) -> Result<(Table, Vec<Option<Vec<DiskReport>>>)> {
             let load = experiment
                 .check()
                 .map_err(overload_hint)
-                .with_context(|| format!("{}, load {load_label}", policy_label(policy)))?;
+                .with_context(|| format!("{}, {load_label}", policy_label(policy)))?;
             if load >= 1.0 {
                 eprintln!(
-                    "warning: {}, load {load_label}: the offered load is {load:.3} of the disk's capacity; the queue grows without bound and the figures depend on the run length",
+                    "warning: {}, {load_label}: the offered load is {load:.3} of the disk's capacity; the queue grows without bound and the figures depend on the run length",
                     policy_label(policy)
                 );
             }
-            runs.push((experiment, load_label.clone(), rate.clone()));
+            let cells = point.cells(arrivals, load, digits);
+            runs.push((experiment, load_label.clone(), cells));
         }
     }
+    let mut samples = open_samples(plan, runs.len(), Layout::SingleDisk)?;
     let mut failed = 0;
     let mut all = Vec::new();
-    for (experiment, load_label, rate) in &runs {
+    for (experiment, load_label, [point_cell, rate]) in &runs {
         let policy = &experiment.policy;
         let model = experiment.model()?;
-        let reports = experiments::replicate(experiment, plan.replications, plan.jobs, |r| {
-            let out = experiment.run_on(model.clone(), r);
-            bar.inc(1);
-            out
-        });
+        let context = [
+            policy_label(policy),
+            point_cell.csv_value(),
+            rate.csv_value(),
+        ];
+        let reports = crate::samples::replicate(
+            experiment,
+            plan.replications,
+            plan.jobs,
+            samples.as_mut().map(|f| (f, &context[..])),
+            |r, sink| {
+                let out = match sink {
+                    Some(sink) => experiment.sample_on(model.clone(), r, sink),
+                    None => experiment.run_on(model.clone(), r),
+                };
+                bar.inc(1);
+                out
+            },
+        )?;
         let reports = match reports {
             Ok(r) => r,
             Err(e) => {
                 failed += 1;
                 bar.suspend(|| {
-                    eprintln!("warning: {}, load {load_label}: {e}", policy_label(policy));
+                    eprintln!("warning: {}, {load_label}: {e}", policy_label(policy));
                 });
-                table.row(row_missing(
-                    policy,
-                    load_label,
+                let mut row = vec![
+                    Cell::text(policy_label(policy)),
+                    point_cell.clone(),
                     rate.clone(),
-                    table.columns.len(),
-                ));
+                ];
+                row.resize(table.columns.len(), Cell::Absent("overload"));
+                table.row(row);
                 all.push(None);
                 continue;
             }
@@ -568,7 +666,7 @@ fn execute(plan: &Plan) -> Result<(Table, Vec<Option<Vec<DiskReport>>>)> {
         }
         let mut row = vec![
             Cell::text(policy_label(policy)),
-            Cell::text(load_label.clone()),
+            point_cell.clone(),
             rate.clone(),
             estimate(&m, "response_ms", 1.0, 2),
             estimate(&m, "response_p95_ms", 1.0, 1),
@@ -594,7 +692,39 @@ fn execute(plan: &Plan) -> Result<(Table, Vec<Option<Vec<DiskReport>>>)> {
         "Means over replications ± half-width of the 95 % Student-t interval; seed {}. Load is relative to the mean service of one request served alone.",
         plan.seed
     ));
+    note_samples(&mut table, samples)?;
     Ok((table, all))
+}
+
+/// The `--samples` file of a plan of `runs` runs, created (with its
+/// header) once every run has been checked and before any runs; refused
+/// when it would take more rows than a file takes.
+fn open_samples(plan: &Plan, runs: usize, layout: Layout) -> Result<Option<SamplesFile>> {
+    let Some(path) = &plan.samples else {
+        return Ok(None);
+    };
+    crate::samples::check_rows(
+        runs as u128 * u128::from(plan.replications) * u128::from(plan.requests),
+    )?;
+    let [point, rate] = Point::columns(&plan.points).map(|c| match c {
+        "rate/s" => "rate_per_s",
+        "think ms" => "think_ms",
+        other => other,
+    });
+    let context = ["policy", point, rate, "replication"];
+    SamplesFile::create(path, &context, layout, plan.mix.deadline.is_some()).map(Some)
+}
+
+/// Closes the `--samples` file and says so under the table.
+fn note_samples(table: &mut Table, samples: Option<SamplesFile>) -> Result<()> {
+    if let Some(file) = samples {
+        let path = file.path().display().to_string();
+        let rows = file.finish()?;
+        table.note(format!(
+            "Per-request samples: {rows} rows written to {path}."
+        ));
+    }
+    Ok(())
 }
 
 /// A refusal of an overloaded run, with the option that runs it anyway.
@@ -679,10 +809,11 @@ fn execute_mirrored(plan: &Plan) -> Result<(Table, Vec<Option<Vec<MirrorReport>>
         plan.warmup,
         describe_mix(&plan.mix)
     );
+    let [point_column, rate_column] = Point::columns(&plan.points);
     let mut columns = vec![
         "policy",
-        "load",
-        "rate/s",
+        point_column,
+        rate_column,
         "read ms",
         "update ms",
         "all ms",
@@ -700,9 +831,10 @@ fn execute_mirrored(plan: &Plan) -> Result<(Table, Vec<Option<Vec<MirrorReport>>
         (plan.arrays.len() * plan.points.len()) as u64 * plan.replications,
         "replications",
     );
+    let digits = Point::load_digits(&plan.points);
     let mut runs = Vec::new();
     for point in &plan.points {
-        let (arrivals, load_label, rate) = point.arrivals(|load| match load {
+        let (arrivals, load_label) = point.arrivals(|load| match load {
             Load::Utilisation(u) => Ok(MirrorExperiment::rate_for(&disks, &plan.mix, u)?),
             Load::Rate(r) => Ok(r),
         })?;
@@ -721,36 +853,55 @@ fn execute_mirrored(plan: &Plan) -> Result<(Table, Vec<Option<Vec<MirrorReport>>
             let load = experiment
                 .check()
                 .map_err(overload_hint)
-                .with_context(|| format!("{policy}, load {load_label}"))?;
+                .with_context(|| format!("{}, {load_label}", array_label(policy)))?;
             if load >= 1.0 {
                 eprintln!(
-                    "warning: {policy}, load {load_label}: the offered load is {load:.3} of the pair's capacity; the queues grow without bound and the figures depend on the run length"
+                    "warning: {}, {load_label}: the offered load is {load:.3} of the pair's capacity; the queues grow without bound and the figures depend on the run length",
+                    array_label(policy)
                 );
             }
-            runs.push((experiment, load_label.clone(), rate.clone()));
+            let cells = point.cells(arrivals, load, digits);
+            runs.push((experiment, load_label.clone(), cells));
         }
     }
+    let mut samples = open_samples(plan, runs.len(), Layout::Mirror)?;
     let mut failed = 0;
     let mut all = Vec::new();
-    for (experiment, load_label, rate) in &runs {
+    for (experiment, load_label, [point_cell, rate]) in &runs {
         let policy = &experiment.policy;
         let models = experiment.models()?;
-        let reports = experiments::replicate(experiment, plan.replications, plan.jobs, |r| {
-            let out = experiment.run_on(models.clone(), r);
-            bar.inc(1);
-            out
-        });
+        let context = [
+            array_label(policy),
+            point_cell.csv_value(),
+            rate.csv_value(),
+        ];
+        let reports = crate::samples::replicate(
+            experiment,
+            plan.replications,
+            plan.jobs,
+            samples.as_mut().map(|f| (f, &context[..])),
+            |r, sink| {
+                let out = match sink {
+                    Some(sink) => experiment.sample_on(models.clone(), r, sink),
+                    None => experiment.run_on(models.clone(), r),
+                };
+                bar.inc(1);
+                out
+            },
+        )?;
         let reports = match reports {
             Ok(r) => r,
             Err(e) => {
                 failed += 1;
-                bar.suspend(|| eprintln!("warning: {policy}, load {load_label}: {e}"));
+                bar.suspend(|| {
+                    eprintln!("warning: {}, {load_label}: {e}", array_label(policy));
+                });
                 let mut row = vec![
-                    Cell::text(policy.to_string()),
-                    Cell::text(load_label),
+                    Cell::text(array_label(policy)),
+                    point_cell.clone(),
                     rate.clone(),
                 ];
-                row.resize(table.columns.len(), Cell::text("overload"));
+                row.resize(table.columns.len(), Cell::Absent("overload"));
                 table.row(row);
                 all.push(None);
                 continue;
@@ -761,8 +912,8 @@ fn execute_mirrored(plan: &Plan) -> Result<(Table, Vec<Option<Vec<MirrorReport>>
             record_deadlines(&mut m, reports.iter().map(mirror_deadlines))?;
         }
         let mut row = vec![
-            Cell::text(policy.to_string()),
-            Cell::text(load_label.clone()),
+            Cell::text(array_label(policy)),
+            point_cell.clone(),
             rate.clone(),
             estimate(&m, "read_ms", 1.0, 2),
             estimate(&m, "update_ms", 1.0, 2),
@@ -786,6 +937,7 @@ fn execute_mirrored(plan: &Plan) -> Result<(Table, Vec<Option<Vec<MirrorReport>>
         "Means over replications ± half-width of the 95 % Student-t interval; seed {}. Load is the work offered (a read one operation, an update two) over what the two disks serve, each request taking the disk's mean service alone.",
         plan.seed
     ));
+    note_samples(&mut table, samples)?;
     Ok((table, all))
 }
 
@@ -795,12 +947,6 @@ fn describe_placement(placement: Placement) -> String {
         Placement::Shifted { fraction } => format!("second copy shifted by {fraction} of the disk"),
         Placement::Reversed => "second copy reversed".to_string(),
     }
-}
-
-fn row_missing(policy: &PolicySpec, load: &str, rate: Cell, columns: usize) -> Vec<Cell> {
-    let mut row = vec![Cell::text(policy_label(policy)), Cell::text(load), rate];
-    row.resize(columns, Cell::text("overload"));
-    row
 }
 
 fn describe_mix(mix: &RequestMix) -> String {

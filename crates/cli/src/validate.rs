@@ -62,7 +62,7 @@ pub struct ValidateArgs {
     /// Write every request (trace line, kind, class, blocks, measured and
     /// simulated ms, the model's seek, rotation, transfer and overhead ms,
     /// and the cylinders the arm travelled) to this CSV file.
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::output_file))]
     pub samples: Option<PathBuf>,
     /// Seed for random service components (if the model has any).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]

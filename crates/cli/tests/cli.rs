@@ -213,10 +213,12 @@ fn validation_replay_on_the_drives_own_model_reports_the_demerit() {
     let o = spindle(&["replay", &data("hp_c2247a.trace"), "--disk", &disk]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = String::from_utf8(o.stdout).unwrap();
+    // The note, however it wraps.
     let note = text
-        .lines()
-        .find(|l| l.starts_with("Closed-loop validation replay"))
-        .expect("a validation note");
+        .split_once("Closed-loop validation replay")
+        .expect("a validation note")
+        .1
+        .replace('\n', " ");
     // "... real drive X ms mean access, emulated Y ms; demerit Z ms (P % of the mean)."
     let numbers: Vec<f64> = note
         .split(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -308,12 +310,12 @@ fn admit_decides_the_example_task_set_under_each_version() {
     assert_eq!(rows.len(), 7 * 3);
     let refused: Vec<&str> = rows
         .iter()
-        .filter(|r| r["admitted"] == "no")
+        .filter(|r| r["admitted"] == false)
         .map(|r| r["refused by"].as_str().unwrap())
         .collect();
     assert!(refused.iter().any(|w| w.contains("Eq. (7)")), "{text}");
     assert!(refused.iter().any(|w| w.contains("Eq. (10)")), "{text}");
-    assert!(rows[0]["rounds a period"].is_number(), "{text}");
+    assert!(rows[0]["rounds/period"].is_number(), "{text}");
     let table = String::from_utf8_lossy(&spindle(&["admit", example]).stdout).into_owned();
     assert!(table.contains("admitted: R 5, C 6, CA 6"), "{table}");
 }
@@ -394,7 +396,7 @@ fn trace_info_describes_the_bundled_srt_trace() {
         ]
     );
     let disks = table(&tables, "SRT disks (geometry from the header)");
-    assert_eq!(column(disks, "sector bytes"), [256, 256]);
+    assert_eq!(column(disks, "sector B"), [256, 256]);
     assert_eq!(column(disks, "sectors"), [1_309_896, 1_309_896]);
     assert_eq!(column(disks, "requests"), [42_252, 2_267]);
     let sections = table(&tables, "SRT sections");
@@ -962,4 +964,818 @@ fn analyze_answers_at_a_chosen_configuration() {
     );
     let out = spindle(&["analyze", "towsley91", "--lambda", "30", "--model", "nope"]);
     assert!(!out.status.success());
+}
+
+// ------------------------------------------------------- issue 20, part 3
+
+/// Whether a JSON string reads as a number or numbers packed into text
+/// ("0.9", "68 @12", "1.2..3.4", "+5 %"): what a typed output must not hold.
+fn looks_numeric(s: &str) -> bool {
+    let s = s.trim();
+    let starts_numeric = s
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_digit() || c == '+' || c == '-');
+    s.parse::<f64>().is_ok()
+        || (starts_numeric && (s.contains(" @") || s.contains("..") || s.ends_with(" %")))
+}
+
+/// Every string value in the rows of `json` (one table or an array of
+/// them), but those of `except` tables (free text that may look numeric).
+fn untyped_values(json: &Value, except: &[&str]) -> Vec<String> {
+    let tables: Vec<&Value> = match json {
+        Value::Array(tables) => tables.iter().collect(),
+        table => vec![table],
+    };
+    let mut found = Vec::new();
+    for t in tables {
+        if except.iter().any(|e| t["title"] == *e) {
+            continue;
+        }
+        for row in t["rows"].as_array().expect("rows") {
+            for (column, value) in row.as_object().expect("a row is an object") {
+                if let Some(s) = value.as_str()
+                    && looks_numeric(s)
+                {
+                    found.push(format!("{}: {column} = {s:?}", t["title"]));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// A small DiskSim ASCII trace (ms, device, block, blocks, flags) in `dir`.
+fn small_trace(dir: &std::path::Path, name: &str, lines: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, lines).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+/// Every command's JSON carries numbers as numbers (`run` printed
+/// `"load": "0.9"`), booleans as booleans, and nothing packed into text.
+#[test]
+fn every_json_output_is_typed() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = small_trace(
+        dir.path(),
+        "t.trace",
+        "0 0 100 8 1\n3 0 90000 8 0\n7 1 5000 1 1\n9 0 400000 16 1\n",
+    );
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/tasks.toml");
+    let small = ["--requests", "300", "--replications", "2"];
+    let mut commands: Vec<Vec<&str>> = vec![
+        vec![
+            "run",
+            "--load",
+            "0.9",
+            "--deadline-ms",
+            "20..40",
+            "--policy",
+            "edf",
+        ],
+        vec!["run", "--rate", "30", "--policy", "sstf"],
+        vec![
+            "run",
+            "--policy",
+            "rt-dmq",
+            "--clients",
+            "3",
+            "--deadline-ms",
+            "50..150",
+        ],
+        vec![
+            "run",
+            "--policy",
+            "cmq",
+            "--load",
+            "1.5",
+            "--allow-overload",
+        ],
+    ];
+    for c in &mut commands {
+        c.extend(small);
+    }
+    commands.extend([
+        vec!["replay", &trace],
+        vec![
+            "repro",
+            "towsley91",
+            "--figure",
+            "2",
+            "--replications",
+            "2",
+            "--requests",
+            "300",
+            "--warmup",
+            "30",
+        ],
+        vec![
+            "repro",
+            "tsai04",
+            "--figure",
+            "5",
+            "--sets",
+            "2",
+            "--seconds",
+            "1",
+            "--step",
+            "45",
+        ],
+        vec![
+            "txn",
+            "--replications",
+            "2",
+            "--transactions",
+            "60",
+            "--warmup",
+            "5",
+        ],
+        vec!["admit", example],
+        vec!["trace-info", &trace],
+        vec!["bench", "emu", "--requests", "2000", "--runs", "1"],
+        vec![
+            "bench",
+            "txn",
+            "--transactions",
+            "200",
+            "--runs",
+            "1",
+            "--io",
+            "fcfs",
+        ],
+        vec![
+            "bench",
+            "sched",
+            "--depth",
+            "16",
+            "--rounds",
+            "2",
+            "--requests",
+            "200",
+            "--policy",
+            "sstf",
+            "--policy",
+            "rt-dmq",
+        ],
+        vec!["analyze", "towsley91", "--lambda", "30"],
+        vec!["presets"],
+        vec!["policies"],
+    ]);
+    for args in commands {
+        let mut all = args.clone();
+        all.extend(["--format", "json"]);
+        let out = spindle(&all);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let json: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: not JSON ({e})"));
+        let untyped = untyped_values(&json, &["SRT header"]);
+        assert!(untyped.is_empty(), "{args:?}: {untyped:#?}");
+    }
+    // The load the issue found as a string, and an overloaded run's cells.
+    let out = spindle(&[
+        "run",
+        "--load",
+        "0.9",
+        "--requests",
+        "300",
+        "--replications",
+        "2",
+        "--format",
+        "json",
+    ]);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["rows"][0]["load"], 0.9);
+    assert!(json["rows"][0]["rate/s"].is_f64());
+}
+
+/// `--samples FILE`: one row per measured request, the same bytes whatever
+/// `--jobs` says, as many rows as the run measured (drops included), the
+/// file checked before any work.
+#[test]
+fn run_and_replay_write_per_request_samples() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = |jobs: &str| {
+        let path = dir.path().join(format!("samples-{jobs}.csv"));
+        let out = spindle(&[
+            "run",
+            "--policy",
+            "fd-scan:expired=drop",
+            "--policy",
+            "sstf",
+            "--deadline-ms",
+            "20..40",
+            "--load",
+            "0.9",
+            "--requests",
+            "400",
+            "--replications",
+            "3",
+            "--jobs",
+            jobs,
+            "--samples",
+            path.to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (std::fs::read_to_string(&path).unwrap(), json)
+    };
+    let (one, json) = samples("1");
+    let (two, _) = samples("2");
+    assert_eq!(one, two, "--samples depends on --jobs");
+    let mut lines = one.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "policy,load,rate_per_s,replication,id,arrival_ns,kind,block,cylinder,blocks,wait_ns,response_ns,deadline_ns,outcome"
+        )
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let outcome = |policy: &str, what: &str| {
+        rows.iter()
+            .filter(|r| r[0].starts_with(policy) && r[13] == what)
+            .count() as f64
+    };
+    // FD-SCAN's drops and both policies' misses are the table's, summed
+    // over the 3 replications (its figures are means per replication).
+    let table = &json["rows"];
+    let dropped = table[0]["dropped"]["mean"].as_f64().unwrap() * 3.0;
+    assert!(dropped > 0.0);
+    assert!((outcome("fd-scan", "dropped") - dropped).abs() < 0.5);
+    assert_eq!(outcome("sstf", "dropped"), 0.0);
+    let served = |policy: &str| outcome(policy, "met") + outcome(policy, "missed");
+    assert_eq!(served("fd-scan"), 1200.0);
+    assert_eq!(served("sstf"), 1200.0);
+    // A dropped request has no response; a served one's is wait + service.
+    for r in &rows {
+        let response = r[11].parse::<u64>().ok();
+        assert_eq!(response.is_none(), r[13] == "dropped", "{r:?}");
+        if let Some(response) = response {
+            assert!(r[10].parse::<u64>().unwrap() <= response, "{r:?}");
+        }
+    }
+
+    // A replay: one row per request, blocks as placed.
+    let trace = small_trace(
+        dir.path(),
+        "t.trace",
+        "0 0 100 8 1\n3 0 90000 8 0\n7 1 5000 1 1\n9 0 400000 16 1\n",
+    );
+    let path = dir.path().join("replay.csv");
+    let out = spindle(&["replay", &trace, "--samples", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(text.lines().count(), 5, "{text}");
+    assert!(
+        text.starts_with("device,id,arrival_ns,kind,block,cylinder,blocks,wait_ns,response_ns\n"),
+        "{text}"
+    );
+    assert!(text.contains("\n1,2,7000000,R,5000,"), "{text}");
+
+    // Checked before the run: a directory that does not exist.
+    let out = spindle(&["run", "--samples", "/nonexistent-dir/s.csv"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("--samples") && err.contains("does not exist"),
+        "{err}"
+    );
+    // More rows than a file takes.
+    let out = spindle(&[
+        "run",
+        "--requests",
+        "1000000000",
+        "--replications",
+        "200",
+        "--samples",
+        dir.path().join("huge.csv").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("lower --requests"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A trace larger than the emulated disk: refused with the option that
+/// fits it, wrapped or scaled on request.
+#[test]
+fn a_trace_larger_than_the_disk_is_refused_or_fitted() {
+    let dir = tempfile::tempdir().unwrap();
+    // The chen-towsley-91 disk holds 6,000 blocks.
+    let trace = small_trace(
+        dir.path(),
+        "big.trace",
+        "0 0 0 8 1\n10 0 5000 8 1\n20 0 10000 8 1\n30 0 20000 8 1\n40 1 7 1 1\n",
+    );
+    let out = spindle(&["replay", &trace, "--disk", "chen-towsley-91"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("big.trace, line 3: block 10000 is beyond the end of the disk")
+            && err.contains("--fit wrap")
+            && err.contains("--fit scale"),
+        "{err}"
+    );
+    assert_eq!(err.matches("beyond the end").count(), 1, "{err}");
+    for (fit, moved, blocks) in [
+        ("wrap", 2, ["0", "5000", "4000", "2000", "7"]),
+        ("scale", 3, ["0", "1499", "2998", "5992", "7"]),
+    ] {
+        let samples = dir.path().join(format!("{fit}.csv"));
+        let out = spindle(&[
+            "replay",
+            &trace,
+            "--disk",
+            "chen-towsley-91",
+            "--fit",
+            fit,
+            "--samples",
+            samples.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{fit}: {}", stderr(&out));
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains(&format!("{moved} of 5 requests reached past the end")),
+            "{text}"
+        );
+        let mut placed: Vec<(u64, String)> = std::fs::read_to_string(&samples)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                (f[1].parse().unwrap(), f[4].to_string())
+            })
+            .collect();
+        placed.sort();
+        let placed: Vec<&str> = placed.iter().map(|(_, b)| b.as_str()).collect();
+        assert_eq!(placed, blocks, "{fit}");
+    }
+    let out = spindle(&["replay", &trace, "--fit", "squeeze"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// `spindle bench sched`: each policy's time per request and its ratio to
+/// FCFS timed in the same rounds; a rate-based policy is refused with the
+/// bench that measures it.
+#[test]
+fn bench_sched_times_each_policy_against_fcfs() {
+    let out = spindle(&[
+        "bench",
+        "sched",
+        "--depth",
+        "32",
+        "--rounds",
+        "3",
+        "--requests",
+        "300",
+        "--policy",
+        "fcfs",
+        "--policy",
+        "sptf",
+        "--policy",
+        "dmq",
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = json["rows"].as_array().unwrap();
+    assert_eq!(column(&json, "policy"), ["fcfs", "sptf", "dmq"]);
+    assert_eq!(column(&json, "kind"), ["disk", "disk", "array"]);
+    for r in rows {
+        let ns = r["ns per request"].as_f64().unwrap();
+        let ratio = r["× FCFS"].as_f64().unwrap();
+        assert!(ns > 0.0 && ns.is_finite() && ratio > 0.0, "{r}");
+        assert!(r["fastest round ns"].as_f64().unwrap() <= ns, "{r}");
+    }
+    let out = spindle(&["bench", "sched", "--policy", "wrr-scan"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("--wrr"), "{}", stderr(&out));
+    let out = spindle(&["bench", "--help"]);
+    let help = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        help.contains("sched") && help.contains("decision"),
+        "{help}"
+    );
+}
+
+/// A policy the run gives nothing to order by is warned about on stderr,
+/// and the run goes on: deadline policies without deadlines, seek-aware
+/// policies on a disk whose seek time ignores the distance.
+#[test]
+fn runs_warn_when_a_policy_has_nothing_to_order_by() {
+    let run = |args: &[&str]| {
+        let mut all = vec!["run", "--requests", "200", "--replications", "2"];
+        all.extend_from_slice(args);
+        let out = spindle(&all);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        stderr(&out)
+    };
+    for policy in ["edf", "ssedo", "ssedv", "fd-scan", "scan-edf"] {
+        let err = run(&["--policy", policy]);
+        assert!(
+            err.starts_with("warning: ")
+                && err.contains("by deadline")
+                && err.contains("--deadline-ms"),
+            "{policy}: {err}"
+        );
+    }
+    let err = run(&["--policy", "rt-dmq"]);
+    assert!(
+        err.contains("warning: rt-dmq orders requests by deadline"),
+        "{err}"
+    );
+    let err = run(&["--policy", "sstf", "--disk", "exponential"]);
+    assert!(
+        err.contains("warning: sstf orders requests by cylinder") && err.contains("`exponential`"),
+        "{err}"
+    );
+    let err = run(&["--policy", "sptf", "--disk", "ibm3330"]);
+    assert!(err.contains("by positioning time"), "{err}");
+    // Nothing to say.
+    for args in [
+        &["--policy", "sstf"][..],
+        &["--policy", "edf", "--deadline-ms", "20..40"],
+        &["--policy", "fcfs", "--disk", "exponential"],
+    ] {
+        let err = run(args);
+        assert!(!err.contains("warning"), "{args:?}: {err}");
+    }
+    let out = spindle(&["replay", &data("hp_c2247a.trace"), "--policy", "edf"]);
+    assert!(out.status.success());
+    assert!(
+        stderr(&out).contains("a trace's requests have none"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Copies of the HP C2247A's DiskSim files in a scratch directory, the
+/// model changed by `edit`; the `.parv` to load.
+fn broken_drive(dir: &std::path::Path, edit: impl Fn(&mut Vec<u8>)) -> String {
+    for name in [
+        "hp_c2247a.parv",
+        "hp_c2247a.diskspecs",
+        "hp_c2247a_validate.model",
+    ] {
+        let mut bytes = std::fs::read(data(name)).unwrap();
+        if name.ends_with(".model") {
+            edit(&mut bytes);
+        }
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+    format!("disksim:{}", dir.join("hp_c2247a.parv").display())
+}
+
+/// A change made to a file's bytes.
+type Edit = dyn Fn(&mut Vec<u8>);
+
+/// A broken `.model` sourced through the `.parv` is blamed on its own
+/// line and field, not on the line that sources it.
+#[test]
+fn a_broken_model_is_blamed_on_its_own_line() {
+    let replace = |from: &str, to: &str| {
+        let (from, to) = (from.to_string(), to.to_string());
+        move |bytes: &mut Vec<u8>| {
+            let text = String::from_utf8(bytes.clone())
+                .unwrap()
+                .replacen(&from, &to, 1);
+            *bytes = text.into_bytes();
+        }
+    };
+    let cases: Vec<(Box<Edit>, &str)> = vec![
+        (
+            Box::new(replace(
+                "Number of cylinders = 2051",
+                "Number of cylinders = 2051x",
+            )),
+            "hp_c2247a_validate.model:3: `Number of cylinders`: `2051x` is not a number",
+        ),
+        (
+            Box::new(|bytes: &mut Vec<u8>| {
+                let at = bytes.windows(5).position(|w| w == b"Block").unwrap();
+                bytes[at] = 0xff;
+            }),
+            "hp_c2247a_validate.model:4: not UTF-8 text",
+        ),
+        (
+            Box::new(|bytes: &mut Vec<u8>| {
+                let at = bytes.windows(10).position(|w| w == b"Mechanical").unwrap();
+                bytes.truncate(at);
+            }),
+            "the file ends inside the `{` opened at line 1",
+        ),
+    ];
+    for (k, (edit, blame)) in cases.into_iter().enumerate() {
+        let dir = tempfile::tempdir().unwrap();
+        let disk = broken_drive(dir.path(), edit);
+        let out = spindle(&[
+            "run",
+            "--disk",
+            &disk,
+            "--requests",
+            "10",
+            "--replications",
+            "2",
+        ]);
+        assert_eq!(out.status.code(), Some(1), "case {k}");
+        let err = stderr(&out);
+        assert!(
+            err.starts_with("error:") && err.contains(blame),
+            "case {k}: {err}"
+        );
+        assert!(!err.contains("diskspecs:"), "case {k}: {err}");
+    }
+}
+
+/// Tables fit a terminal: cells and the notes under them wrap, so no line
+/// of these commands is wider than 120 columns.
+#[test]
+fn tables_fit_a_terminal() {
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/tasks.toml");
+    for args in [
+        &["presets"][..],
+        &["policies"],
+        &["admit", example],
+        &["analyze", "towsley91", "--lambda", "30"],
+        &["trace-info", &data("ajw.1week.srt")],
+    ] {
+        let out = spindle(args);
+        assert!(out.status.success(), "{args:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
+        assert!(widest <= 120, "{args:?}: {widest} columns\n{text}");
+    }
+    // A run's notes wrap too (its table of figures is as wide as its columns).
+    let out = spindle(&["run", "--requests", "200", "--replications", "2"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let notes = text.lines().skip_while(|l| !l.starts_with("fcfs")).skip(1);
+    for line in notes {
+        assert!(line.chars().count() <= 100, "{line}");
+    }
+}
+
+/// The rest of the cases the issue lists, each refused with its flag (or
+/// file and field) and what to do.
+#[test]
+fn the_issues_other_cases_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |name: &str, text: &[u8]| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_string_lossy().into_owned()
+    };
+    let spec =
+        |name: &str, toml: &str| file(name, format!("preset = \"hp97560\"\n{toml}\n").as_bytes());
+    let rpm_tiny = spec("tiny.toml", "rpm = 1e-10");
+    let overhead = spec("overhead.toml", "controller_overhead_ms = 1e308");
+    let rpm_inf = spec("inf.toml", "rpm = inf");
+    let not_utf8 = file("bytes.toml", b"preset = \"hp97560\"\nname = \"\xff\"\n");
+    let parv = {
+        let d = dir.path().join("overhead");
+        std::fs::create_dir(&d).unwrap();
+        let mut specs = std::fs::read_to_string(data("hp_c2247a.diskspecs")).unwrap();
+        let line = specs
+            .lines()
+            .find(|l| l.contains("Per-request overhead time"))
+            .unwrap()
+            .to_string();
+        specs = specs.replace(&line, "   Per-request overhead time = 1e308,");
+        std::fs::write(d.join("hp_c2247a.diskspecs"), specs).unwrap();
+        for name in ["hp_c2247a.parv", "hp_c2247a_validate.model"] {
+            std::fs::copy(data(name), d.join(name)).unwrap();
+        }
+        format!("disksim:{}", d.join("hp_c2247a.parv").display())
+    };
+    let empty = file("empty.trace", b"");
+    let unknown = file("unknown.txt", b"hello world\n");
+    let run = |disk: &str| vec!["run".to_string(), "--disk".into(), disk.to_string()];
+    let cases: Vec<(Vec<String>, i32, &[&str])> = vec![
+        (run(&rpm_tiny), 1, &["rpm"]),
+        (run(&overhead), 1, &["controller_overhead_ms"]),
+        (run(&rpm_inf), 1, &["rpm"]),
+        (run(&not_utf8), 1, &["bytes.toml", "line 2", "not UTF-8"]),
+        (
+            run(&parv),
+            1,
+            &["hp_c2247a.diskspecs", "Per-request overhead time"],
+        ),
+        (
+            vec!["run".into(), "--policy".into(), "ssedo:beta=inf".into()],
+            2,
+            &["--policy", "beta"],
+        ),
+        (
+            vec!["run".into(), "--policy".into(), "ssedo:m=3,m=4".into()],
+            2,
+            &["--policy", "once"],
+        ),
+        (
+            vec!["run".into(), "--policy".into(), "ssedv:unit=1".into()],
+            2,
+            &["--policy", "unit"],
+        ),
+        (
+            vec!["bench".into(), "emu".into(), "--load".into(), "1.5".into()],
+            1,
+            &["--load", "below 1"],
+        ),
+        (vec!["replay".into(), empty], 1, &["empty.trace"]),
+        (
+            vec!["replay".into(), unknown.clone()],
+            1,
+            &["unknown.txt", "--trace-format"],
+        ),
+        (vec!["trace-info".into(), unknown], 1, &["--trace-format"]),
+        (
+            vec![
+                "replay".into(),
+                data("ascii.trace"),
+                "--speed".into(),
+                "1e-9".into(),
+            ],
+            2,
+            &["--speed", "0.001"],
+        ),
+        (
+            vec![
+                "repro".into(),
+                "towsley91".into(),
+                "--replications".into(),
+                "0".into(),
+            ],
+            2,
+            &["--replications", "needs two"],
+        ),
+        (
+            vec!["txn".into(), "--replications".into(), "1".into()],
+            2,
+            &["--replications", "needs two"],
+        ),
+        (
+            vec!["txn".into(), "--transactions".into(), "4294967296".into()],
+            2,
+            &["--transactions", "must be in 1..="],
+        ),
+        (
+            vec!["txn".into(), "--jobs".into(), "4294967296".into()],
+            2,
+            &["--jobs", "four per core"],
+        ),
+        (
+            vec!["repro".into(), "tsai04".into(), "--jobs".into(), "0".into()],
+            2,
+            &["--jobs", "must be in 1..="],
+        ),
+        (
+            vec![
+                "array".into(),
+                "--layout".into(),
+                "stripe".into(),
+                "--jobs".into(),
+                "4294967296".into(),
+            ],
+            2,
+            &["--jobs", "four per core"],
+        ),
+        (
+            vec![
+                "array".into(),
+                "--layout".into(),
+                "stripe".into(),
+                "--requests".into(),
+                "0".into(),
+            ],
+            2,
+            &["--requests", "must be in 1..="],
+        ),
+        (
+            vec!["serve".into(), "--threads".into(), "4294967296".into()],
+            2,
+            &["--threads", "four per core"],
+        ),
+        (
+            vec![
+                "serve".into(),
+                "--mirror".into(),
+                "dmq".into(),
+                "--copies".into(),
+                "4294967296".into(),
+            ],
+            2,
+            &["--copies", "2..=8"],
+        ),
+        (
+            vec![
+                "serve".into(),
+                "--disk".into(),
+                "zero-latency".into(),
+                "--size".into(),
+                "1T".into(),
+                "--socket".into(),
+                "/nonexistent-dir/s.sock".into(),
+            ],
+            1,
+            &["--size", "--file"],
+        ),
+        (
+            vec![
+                "run".into(),
+                "--plot".into(),
+                "/nonexistent-dir/x.svg".into(),
+            ],
+            2,
+            &["--plot", "does not exist"],
+        ),
+        (
+            vec![
+                "replay".into(),
+                data("ascii.trace"),
+                "--policy".into(),
+                "rt-dmq".into(),
+            ],
+            2,
+            &["--policy", "an array policy", "--disks 2"],
+        ),
+        (
+            vec![
+                "replay".into(),
+                data("ascii.trace"),
+                "--policy".into(),
+                "wrr-scan".into(),
+            ],
+            2,
+            &["--policy", "rate-based"],
+        ),
+    ];
+    for (args, code, words) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = spindle(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+        assert!(err.starts_with("error:"), "{args:?}: {err}");
+        for w in words {
+            assert!(err.contains(w), "{args:?} should say {w:?}: {err}");
+        }
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    // A queue overflow in txn is said once (it was said three times).
+    let out = spindle(&[
+        "txn",
+        "--users",
+        "5000",
+        "--io",
+        "rt-dmq",
+        "--replications",
+        "2",
+        "--transactions",
+        "300",
+        "--warmup",
+        "0",
+        "--transfer-ms",
+        "50",
+    ]);
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    assert_eq!(err.matches("queue full").count(), 1, "{err}");
+    // --format's help says what it formats, in every subcommand.
+    for sub in ["run", "replay", "txn", "bench"] {
+        let out = spindle(&[sub, "--help"]);
+        let help = String::from_utf8(out.stdout).unwrap();
+        assert!(!help.contains("default experiment"), "{sub}: {help}");
+    }
+    // Completions and the manual page.
+    let out = spindle(&["completions", "bash"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8(out.stdout).unwrap().contains("spindle"));
+    let out = spindle(&["man"]);
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains(".TH spindle")
+    );
+}
+
+/// `repro --plot fig.svg` of one figure writes fig.svg itself (it wrote
+/// fig-fig1.svg).
+#[test]
+fn a_single_figure_is_plotted_where_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let plot = dir.path().join("fig.svg");
+    let out = spindle(&[
+        "analyze",
+        "towsley91",
+        "--figure",
+        "2",
+        "--plot",
+        plot.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(plot.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }

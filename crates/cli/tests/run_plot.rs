@@ -31,6 +31,7 @@ fn args(policies: &[&str]) -> RunArgs {
         allow_overload: false,
         plot: None,
         plot_requests: 40,
+        samples: None,
     }
 }
 

@@ -4,11 +4,12 @@
 use disk_emu::disk::{DiskModel, DiskSpec};
 use disk_emu::{Device, DiskDevice, DiskReport, DiskStats, Outcome, WarmUp};
 use sched_core::array::{Copies, Location};
-use sched_core::{Nanos, PolicySpec, RequestId};
+use sched_core::{Nanos, PolicySpec, Request, RequestId};
 use serde::Serialize;
 
 use crate::confidence::MetricTable;
 use crate::head_trace::{Fate, HeadTrace, Recorder};
+use crate::request_sample::{Ending, RequestSample, SampleSink};
 use crate::run_error::{RunError, check_fits, check_requests, check_span};
 use crate::seeds::{Purpose, Unit};
 use crate::sharding::replicate;
@@ -51,7 +52,7 @@ pub struct DiskExperiment {
 }
 
 /// The single-disk experiment as a driver of the event loop.
-struct SingleRun {
+struct SingleRun<'s> {
     generator: Generator,
     arrivals: ArrivalProcess,
     next_id: u64,
@@ -64,9 +65,35 @@ struct SingleRun {
     /// What the arm did, when the run is traced; the run is the same
     /// without it.
     recorder: Option<Recorder>,
+    /// Where each measured request goes as it leaves, when asked for.
+    sink: Option<SampleSink<'s>>,
 }
 
-impl Driver<DiskDevice> for SingleRun {
+impl SingleRun<'_> {
+    /// Hands a request that left to the sink, if it is measured: a
+    /// completion after the warm-up's, a drop once the warm-up is over (as
+    /// the disk's statistics count them).
+    fn sample(&mut self, request: &Request, ending: Ending) {
+        let measured = match ending {
+            Ending::Served { .. } => self.completed > self.warmup,
+            Ending::Dropped(_) => self.completed >= self.warmup,
+        };
+        if let (true, Some(sink)) = (measured, self.sink.as_mut()) {
+            sink(&RequestSample {
+                id: request.id.0,
+                arrival: request.arrival,
+                kind: request.kind,
+                block: request.block,
+                blocks: request.blocks,
+                cylinder: Some(request.cylinder),
+                deadline: request.deadline,
+                ending,
+            });
+        }
+    }
+}
+
+impl Driver<DiskDevice> for SingleRun<'_> {
     /// An arrival from closed client `u16` (0 for the open stream).
     type Event = u16;
     type Output = DiskReport;
@@ -125,6 +152,15 @@ impl Driver<DiskDevice> for SingleRun {
         let id = match outcome {
             Outcome::Completed(done) => {
                 self.completed += 1;
+                let t = done.timing;
+                self.sample(
+                    &done.request,
+                    Ending::Served {
+                        start: t.start,
+                        finish: t.finish,
+                        disk: t.disk,
+                    },
+                );
                 if let Some(recorder) = &mut self.recorder {
                     let t = done.timing;
                     recorder.served(
@@ -146,6 +182,7 @@ impl Driver<DiskDevice> for SingleRun {
             }
             // A dropped request's client comes back as if it had completed.
             Outcome::Expired(req) | Outcome::Failed(req) => {
+                self.sample(&req, Ending::Dropped(now));
                 if let Some(recorder) = &mut self.recorder {
                     recorder.left(req.id.0, Fate::Dropped(now));
                 }
@@ -167,6 +204,16 @@ impl Driver<DiskDevice> for SingleRun {
     ) -> Result<DiskReport, RunError> {
         if stopped {
             let end = self.end;
+            if self.sink.is_some() {
+                // Requests the policy dropped at the instant the target
+                // completion came are in the report's window; the loop
+                // stopped before handing them over.
+                while let Some(outcome) = sim.with_device(0, Device::poll) {
+                    if let Outcome::Expired(req) = outcome {
+                        self.sample(&req, Ending::Dropped(end));
+                    }
+                }
+            }
             return Ok(sim.with_device(0, |d| d.report(end)));
         }
         Err(RunError::Stalled {
@@ -267,7 +314,23 @@ impl DiskExperiment {
     /// # Errors
     /// Any [`RunError`]: bad parameters, or a queue overflow under overload.
     pub fn run_on(&self, model: DiskModel, replication: u64) -> Result<DiskReport, RunError> {
-        self.drive(model, replication, None)
+        self.drive(model, replication, None, None)
+            .map(|(report, _)| report)
+    }
+
+    /// [`run_on`](Self::run_on), handing every measured request to `sink`
+    /// as it leaves (see [`crate::request_sample`]); the run and its report
+    /// are the same.
+    ///
+    /// # Errors
+    /// Those of [`run_on`](Self::run_on).
+    pub fn sample_on(
+        &self,
+        model: DiskModel,
+        replication: u64,
+        sink: SampleSink<'_>,
+    ) -> Result<DiskReport, RunError> {
+        self.drive(model, replication, None, Some(sink))
             .map(|(report, _)| report)
     }
 
@@ -288,7 +351,7 @@ impl DiskExperiment {
         let cylinders = model.cylinders();
         let initial = model.head().cylinder;
         let recorder = Recorder::new(followed, initial);
-        let (report, recorder) = self.drive(model, replication, Some(recorder))?;
+        let (report, recorder) = self.drive(model, replication, Some(recorder), None)?;
         let recorder = recorder.expect("the recorder given comes back");
         Ok(recorder.into_trace(cylinders, initial, report))
     }
@@ -298,6 +361,7 @@ impl DiskExperiment {
         model: DiskModel,
         replication: u64,
         recorder: Option<Recorder>,
+        sink: Option<SampleSink<'_>>,
     ) -> Result<(DiskReport, Option<Recorder>), RunError> {
         check_requests(self.requests)?;
         let unit = Unit::new(self.seed, 0, replication);
@@ -335,6 +399,7 @@ impl DiskExperiment {
             end: 0,
             warmup: self.warmup,
             recorder,
+            sink,
         };
         let report = sim.run(&mut driver)?;
         Ok((report, driver.recorder))
@@ -480,6 +545,67 @@ mod tests {
             allowed.run_replications(1, 1),
             Err(RunError::QueueOverflow { .. })
         ));
+    }
+
+    /// The samples of a run are the requests its report measures: as many
+    /// completions, the same drops and misses; the run is the same.
+    #[test]
+    fn samples_are_the_measured_requests() {
+        use crate::workload::DeadlineRange;
+        let mut e = exp_experiment("fd-scan:expired=drop".parse().unwrap(), 40.0);
+        e.disk = presets::hp97560();
+        e.requests = 3_000;
+        e.warmup = 300;
+        e.mix.deadline = Some(DeadlineRange {
+            min_ms: 20.0,
+            max_ms: 40.0,
+        });
+        let model = e.model().unwrap();
+        for replication in 0..6 {
+            check_samples(&e, &model, replication);
+        }
+    }
+
+    fn check_samples(e: &DiskExperiment, model: &DiskModel, replication: u64) {
+        use crate::request_sample::{DeadlineOutcome, RequestSample};
+        let mut samples: Vec<RequestSample> = Vec::new();
+        let sampled = e
+            .sample_on(model.clone(), replication, &mut |s: &RequestSample| {
+                samples.push(*s)
+            })
+            .unwrap();
+        let plain = e.run_on(model.clone(), replication).unwrap();
+        assert_eq!(
+            serde_json::to_string(&sampled).unwrap(),
+            serde_json::to_string(&plain).unwrap()
+        );
+        let count = |o: DeadlineOutcome| {
+            samples
+                .iter()
+                .filter(|s| s.deadline_outcome() == Some(o))
+                .count() as u64
+        };
+        let served = samples.iter().filter(|s| s.response().is_some()).count() as u64;
+        assert_eq!(served, plain.completions);
+        let classes =
+            |f: fn(&disk_emu::ClassReport) -> u64| plain.classes.iter().map(f).sum::<u64>();
+        assert!(classes(|c| c.dropped) > 0);
+        assert_eq!(count(DeadlineOutcome::Dropped), classes(|c| c.dropped));
+        assert_eq!(
+            count(DeadlineOutcome::Missed) + count(DeadlineOutcome::Dropped),
+            classes(|c| c.missed)
+        );
+        assert!(samples.iter().all(|s| s.cylinder.is_some_and(|c| c < 1962)));
+        let mean = samples
+            .iter()
+            .filter_map(RequestSample::response)
+            .sum::<u64>() as f64
+            / served as f64;
+        assert!(
+            (mean - plain.response.mean).abs() < 1.0,
+            "{mean} {}",
+            plain.response.mean
+        );
     }
 
     #[test]

@@ -47,6 +47,7 @@ mod placement;
 pub mod rate_based;
 pub mod replica_map;
 pub mod replication;
+pub mod request_sample;
 mod run_error;
 pub mod seeds;
 pub mod sharding;
@@ -82,11 +83,13 @@ pub use rate_based::{
     Tsai04Distribution, rate_label, run_rate,
 };
 pub use replication::{Replication, ReplicationConfig, ReplicationPolicy};
+pub use request_sample::{DeadlineOutcome, Ending, RequestSample, SampleSink};
 pub use run_error::{RunError, check_fits, check_requests, check_span};
 pub use sharding::{replicate, replicate_points};
 pub use simulation::{Driver, Flow, Simulation};
 pub use trace_replay::{
-    DeviceReport, ReplayError, ReplayOptions, ReplayReport, Validation, replay, replay_traced,
+    DeviceReport, Fit, ReplayError, ReplayOptions, ReplayReport, Validation, replay,
+    replay_sampled, replay_traced,
 };
 pub use workload::{
     Addressing, ArrivalProcess, Arrivals, DeadlineRange, Draw, Generator, READ_CLASS, RequestMix,

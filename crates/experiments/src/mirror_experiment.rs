@@ -12,13 +12,14 @@ use disk_emu::{
     Moments, MomentsReport, Outcome,
 };
 use sched_core::array::ArraySpec;
-use sched_core::{Kind, Nanos, RequestId};
+use sched_core::{Kind, Nanos, Request, RequestId};
 use serde::{Deserialize, Serialize};
 
 use crate::confidence::MetricTable;
 use crate::disk_experiment::DiskExperiment;
 use crate::head_trace::{ArrayRecorder, ArrayTrace};
 use crate::placement::Placement;
+use crate::request_sample::{Ending, RequestSample, SampleSink};
 use crate::run_error::{RunError, check_fits, check_requests, check_span};
 use crate::seeds::{Purpose, Unit};
 use crate::sharding::replicate;
@@ -140,7 +141,7 @@ pub struct KindReport {
 }
 
 /// The mirrored experiment as a driver of the event loop.
-struct MirrorRun {
+struct MirrorRun<'s> {
     generator: Generator,
     arrivals: ArrivalProcess,
     placement: Placement,
@@ -161,9 +162,33 @@ struct MirrorRun {
     /// What the arms did, when the run is traced; the run is the same
     /// without it.
     recorder: Option<ArrayRecorder>,
+    /// Where each measured request goes as it leaves, when asked for.
+    sink: Option<SampleSink<'s>>,
 }
 
-impl MirrorRun {
+impl MirrorRun<'_> {
+    /// Hands a request that left to the sink, if it is measured (as the
+    /// tallies count it: a completion after the warm-up's, a drop once the
+    /// warm-up is over).
+    fn sample(&mut self, r: &Request, ending: Ending) {
+        let measured = match ending {
+            Ending::Served { .. } => self.completed > self.warmup,
+            Ending::Dropped(_) => self.completed >= self.warmup,
+        };
+        if let (true, Some(sink)) = (measured, self.sink.as_mut()) {
+            sink(&RequestSample {
+                id: r.id.0,
+                arrival: r.arrival,
+                kind: r.kind,
+                block: r.block,
+                blocks: r.blocks,
+                cylinder: None,
+                deadline: r.deadline,
+                ending,
+            });
+        }
+    }
+
     fn reset(&mut self, now: Nanos) {
         self.read = Distribution::new();
         self.update = Distribution::new();
@@ -201,7 +226,7 @@ impl MirrorRun {
     }
 }
 
-impl Driver<ArrayDevice> for MirrorRun {
+impl Driver<ArrayDevice> for MirrorRun<'_> {
     /// An arrival from closed client `u16` (0 for the open stream).
     type Event = u16;
     type Output = MirrorReport;
@@ -287,6 +312,14 @@ impl Driver<ArrayDevice> for MirrorRun {
                 }
                 self.deadlines.complete(now, r.deadline);
                 self.completed += 1;
+                self.sample(
+                    &r,
+                    Ending::Served {
+                        start: done.first_start,
+                        finish: now,
+                        disk: done.timing.disk,
+                    },
+                );
                 if self.completed == self.warmup {
                     self.reset(now);
                     sim.with_device(0, Device::reset_stats);
@@ -299,6 +332,7 @@ impl Driver<ArrayDevice> for MirrorRun {
             }
             Outcome::Expired(r) => {
                 self.deadlines.drop_expired();
+                self.sample(&r, Ending::Dropped(now));
                 r.id
             }
             Outcome::Failed(r) => r.id,
@@ -418,7 +452,7 @@ impl MirrorExperiment {
         models: Vec<DiskModel>,
         replication: u64,
     ) -> Result<MirrorReport, RunError> {
-        self.drive(models, replication, None)
+        self.drive(models, replication, None, None)
             .map(|(report, _)| report)
     }
 
@@ -436,9 +470,25 @@ impl MirrorExperiment {
         replication: u64,
         followed: u64,
     ) -> Result<ArrayTrace, RunError> {
-        let (report, recorder) = self.drive(models, replication, Some(followed))?;
+        let (report, recorder) = self.drive(models, replication, Some(followed), None)?;
         let recorder = recorder.expect("a traced run has a recorder");
         Ok(recorder.into_trace(report))
+    }
+
+    /// [`run_on`](Self::run_on), handing every measured request to `sink`
+    /// as it leaves (see [`crate::request_sample`]); the run and its report
+    /// are the same.
+    ///
+    /// # Errors
+    /// Those of [`run_on`](Self::run_on).
+    pub fn sample_on(
+        &self,
+        models: Vec<DiskModel>,
+        replication: u64,
+        sink: SampleSink<'_>,
+    ) -> Result<MirrorReport, RunError> {
+        self.drive(models, replication, None, Some(sink))
+            .map(|(report, _)| report)
     }
 
     fn drive(
@@ -446,6 +496,7 @@ impl MirrorExperiment {
         models: Vec<DiskModel>,
         replication: u64,
         followed: Option<u64>,
+        sink: Option<SampleSink<'_>>,
     ) -> Result<(MirrorReport, Option<ArrayRecorder>), RunError> {
         check_requests(self.requests)?;
         let unit = Unit::new(self.seed, 0, replication);
@@ -481,6 +532,7 @@ impl MirrorExperiment {
             window_start: 0,
             end: 0,
             recorder,
+            sink,
         };
         let report = sim.run(&mut run)?;
         Ok((report, run.recorder))
@@ -568,6 +620,40 @@ mod tests {
             seed: 3,
             allow_overload: false,
         }
+    }
+
+    /// The samples of a mirrored run are the requests its tallies count.
+    #[test]
+    fn samples_are_the_measured_requests() {
+        use crate::request_sample::{DeadlineOutcome, RequestSample};
+        use crate::workload::DeadlineRange;
+        let mut e = experiment("rt-dmq", Arrivals::Poisson { rate: 60.0 });
+        e.requests = 4_000;
+        e.warmup = 400;
+        e.mix.deadline = Some(DeadlineRange {
+            min_ms: 20.0,
+            max_ms: 60.0,
+        });
+        let models = e.models().unwrap();
+        let mut samples: Vec<RequestSample> = Vec::new();
+        let sampled = e
+            .sample_on(models.clone(), 0, &mut |s: &RequestSample| samples.push(*s))
+            .unwrap();
+        let plain = e.run_on(models, 0).unwrap();
+        assert_eq!(
+            serde_json::to_string(&sampled).unwrap(),
+            serde_json::to_string(&plain).unwrap()
+        );
+        assert_eq!(samples.len() as u64, e.requests);
+        let missed = samples
+            .iter()
+            .filter(|s| s.deadline_outcome() == Some(DeadlineOutcome::Missed))
+            .count() as u64;
+        assert!(missed > 0);
+        assert_eq!(missed, plain.deadlines.missed);
+        let reads = samples.iter().filter(|s| s.kind == Kind::Read).count() as u64;
+        assert_eq!(reads, plain.read.response.count);
+        assert!(samples.iter().all(|s| s.cylinder.is_none()));
     }
 
     #[test]

@@ -13,6 +13,12 @@
 //! mean square of the difference between the two access-time distributions
 //! at 10,000 quantiles, taken from the exact samples as `spindle validate`
 //! takes them ([`validation::demerit`]), so both commands print one figure.
+//!
+//! A trace recorded on a disk larger than the emulated one (a real MSR or
+//! SPC volume of hundreds of GB on a 1990s drive) reaches past its end; by
+//! default that stops the replay at the first such request, naming it.
+//! [`Fit::Wrap`] and [`Fit::Scale`] map the trace onto the disk instead, and
+//! the report counts the requests moved.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -29,10 +35,33 @@ use sched_core::{Nanos, PolicySpec, Request, RequestId};
 use serde::Serialize;
 
 use crate::head_trace::{Fate, HeadTrace, Recorder};
+use crate::request_sample::{Ending, RequestSample, SampleSink};
 use crate::run_error::RunError;
 use crate::seeds::{Purpose, Unit};
 use crate::simulation::{Driver, Flow, Simulation};
 use crate::workload::{kind_class, label_kinds};
+
+/// How a replay places a request that reaches past the end of the
+/// emulated disk (of C blocks).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Fit {
+    /// Stop the replay with an error naming the request (the default):
+    /// nothing lands where the trace does not say.
+    #[default]
+    Refuse,
+    /// A request past the end goes to its block modulo C (moved down to
+    /// end at the disk's end when it would run past it); requests that fit
+    /// stay where they are. Keeps small distances between neighbouring
+    /// requests; folds far ones together.
+    Wrap,
+    /// Every request of a device whose requests reach past the end is moved
+    /// in proportion: block b of a device whose requests end at block E
+    /// goes to ⌊b · C / E⌋ (moved down when the request would run past the
+    /// end), so each keeps its relative place on the stroke and its length;
+    /// a device that fits is replayed as it is. E comes from a first pass
+    /// over the trace.
+    Scale,
+}
 
 /// How to replay a trace.
 #[derive(Clone, Debug)]
@@ -49,6 +78,8 @@ pub struct ReplayOptions {
     pub speed: f64,
     /// Seed of the random parts of service times, if the model has any.
     pub seed: u64,
+    /// What to do with requests past the end of the disk.
+    pub fit: Fit,
 }
 
 /// Why a replay stopped.
@@ -124,6 +155,8 @@ pub struct ReplayReport {
     pub requests: u64,
     /// Records the device filter dropped.
     pub filtered: u64,
+    /// Requests moved onto the disk by [`ReplayOptions::fit`].
+    pub moved: u64,
     /// Virtual time from the first arrival to the last completion, ms.
     pub span_ms: f64,
     /// Per device, in device order.
@@ -135,8 +168,15 @@ pub struct ReplayReport {
 /// Trace replay as a driver of the event loop: its one event is "the next
 /// record is due"; each device number of the trace is a [`DiskDevice`],
 /// created when the trace first names it.
-struct ReplayRun<'a> {
+struct ReplayRun<'a, 's> {
     options: &'a ReplayOptions,
+    /// For [`Fit::Scale`]: the block each device's requests end at, for the
+    /// devices that reach past the disk's end.
+    extents: BTreeMap<u32, u64>,
+    /// Requests moved onto the disk.
+    moved: u64,
+    /// Where each request goes as it completes, when asked for.
+    sink: Option<SampleSink<'s>>,
     reader: TraceReader<BufReader<File>>,
     file: String,
     model: DiskModel,
@@ -160,7 +200,31 @@ struct ReplayRun<'a> {
     recorders: Vec<Recorder>,
 }
 
-impl ReplayRun<'_> {
+impl ReplayRun<'_, '_> {
+    /// Where `record`'s request goes on the disk under the replay's
+    /// [`Fit`]: its own block when it fits (or when nothing fits it, for the
+    /// disk to refuse by name), else wrapped or scaled.
+    fn place(&mut self, record: &TraceRecord) -> u64 {
+        let capacity = self.model.capacity_blocks();
+        let (block, blocks) = (record.block, u64::from(record.blocks));
+        if blocks > capacity {
+            return block;
+        }
+        let fits = block.checked_add(blocks).is_some_and(|end| end <= capacity);
+        let placed = match self.options.fit {
+            Fit::Refuse => return block,
+            Fit::Wrap if fits => return block,
+            Fit::Wrap => block % capacity,
+            Fit::Scale => match self.extents.get(&record.device) {
+                None => return block,
+                Some(&end) => (u128::from(block) * u128::from(capacity) / u128::from(end)) as u64,
+            },
+        };
+        let placed = placed.min(capacity - blocks);
+        self.moved += u64::from(placed != block);
+        placed
+    }
+
     fn arrival_of(&self, r: &TraceRecord) -> Nanos {
         (r.arrival.unwrap_or(0) as f64 / self.options.speed).round() as Nanos
     }
@@ -193,7 +257,7 @@ impl ReplayRun<'_> {
     }
 }
 
-impl Driver<DiskDevice> for ReplayRun<'_> {
+impl Driver<DiskDevice> for ReplayRun<'_, '_> {
     type Event = ();
     type Output = ReplayReport;
     type Error = ReplayError;
@@ -216,10 +280,11 @@ impl Driver<DiskDevice> for ReplayRun<'_> {
         let unit = self
             .device(sim, record.device)
             .map_err(|e| fail(&self.file, e))?;
+        let block = self.place(&record);
         let req = Request::new(
             RequestId(self.requests),
             record.kind,
-            record.block,
+            block,
             record.blocks,
             0,
             now,
@@ -231,10 +296,7 @@ impl Driver<DiskDevice> for ReplayRun<'_> {
             recorder.arrived(self.requests, now, cylinder);
         }
         self.requests += 1;
-        let at = Location {
-            block: record.block,
-            cylinder: 0,
-        };
+        let at = Location { block, cylinder: 0 };
         sim.with_device(unit, |d| d.submit(req, &Copies::everywhere(1, at), now))
             .map_err(|e| match RunError::device(e, now) {
                 RunError::Disk(source) => ReplayError::Extent {
@@ -305,8 +367,29 @@ impl Driver<DiskDevice> for ReplayRun<'_> {
                 }
             }
         }
-        if !matches!(outcome, Outcome::Completed(_) | Outcome::Expired(_)) {
-            return Ok(Flow::Continue);
+        let (request, ending) = match outcome {
+            Outcome::Completed(done) => (
+                done.request,
+                Ending::Served {
+                    start: done.timing.start,
+                    finish: done.timing.finish,
+                    disk: self.devices[device] as usize,
+                },
+            ),
+            Outcome::Expired(request) => (request, Ending::Dropped(now)),
+            _ => return Ok(Flow::Continue),
+        };
+        if let Some(sink) = self.sink.as_mut() {
+            sink(&RequestSample {
+                id: request.id.0,
+                arrival: request.arrival,
+                kind: request.kind,
+                block: request.block,
+                blocks: request.blocks,
+                cylinder: Some(request.cylinder),
+                deadline: request.deadline,
+                ending,
+            });
         }
         if let Some((record, start)) = self.outstanding.take() {
             let real = record.measured.map_or(0, |m| m.access);
@@ -358,6 +441,7 @@ impl Driver<DiskDevice> for ReplayRun<'_> {
             format: self.reader.format().name().to_string(),
             requests: self.requests,
             filtered: self.reader.filtered(),
+            moved: self.moved,
             span_ms: (last - self.first.unwrap_or(0)) as f64 / 1e6,
             devices: out,
             validation,
@@ -375,7 +459,7 @@ pub fn replay(
     path: impl AsRef<Path>,
     options: &ReplayOptions,
 ) -> Result<ReplayReport, ReplayError> {
-    drive(path.as_ref(), options, None).map(|(report, _)| report)
+    drive(path.as_ref(), options, None, None).map(|(report, _)| report)
 }
 
 /// [`replay`], recording what each device's arm did until the trace's
@@ -394,7 +478,7 @@ pub fn replay_traced(
     options: &ReplayOptions,
     followed: u64,
 ) -> Result<(ReplayReport, Vec<(u32, HeadTrace)>), ReplayError> {
-    let (report, recorders) = drive(path.as_ref(), options, Some(followed))?;
+    let (report, recorders) = drive(path.as_ref(), options, Some(followed), None)?;
     let model = DiskModel::from_spec(&options.disk).map_err(RunError::from)?;
     let traces = recorders
         .into_iter()
@@ -412,25 +496,54 @@ pub fn replay_traced(
     Ok((report, traces))
 }
 
+/// [`replay`], handing every request to `sink` as it completes (see
+/// [`crate::request_sample`]; `Ending::Served::disk` is the trace's device
+/// number); the replay and its report are the same.
+///
+/// # Errors
+/// Those of [`replay`].
+pub fn replay_sampled(
+    path: impl AsRef<Path>,
+    options: &ReplayOptions,
+    sink: SampleSink<'_>,
+) -> Result<ReplayReport, ReplayError> {
+    drive(path.as_ref(), options, None, Some(sink)).map(|(report, _)| report)
+}
+
 /// Replays the trace, tracing each device when `followed` is given: the
 /// recorders come back by device number, in device order.
 fn drive(
     path: &Path,
     options: &ReplayOptions,
     followed: Option<u64>,
+    sink: Option<SampleSink<'_>>,
 ) -> Result<(ReplayReport, Vec<(u32, Recorder)>), ReplayError> {
     if !(options.speed > 0.0 && options.speed.is_finite()) {
         return Err(ReplayError::Speed(options.speed));
     }
+    let model = DiskModel::from_spec(&options.disk).map_err(RunError::from)?;
+    let extents = match options.fit {
+        Fit::Scale => trace::open(path, options.format, options.trace.clone())?
+            .profile()?
+            .devices
+            .into_iter()
+            .filter_map(|(device, s)| Some((device, s.end_block?)))
+            .filter(|&(_, end)| end > model.capacity_blocks())
+            .collect(),
+        Fit::Refuse | Fit::Wrap => BTreeMap::new(),
+    };
     let mut reader = trace::open(path, options.format, options.trace.clone())?;
     let file = reader.file().to_string();
     let pending: Option<TraceRecord> = reader.next().transpose()?;
     let closed_loop = pending.is_some_and(|r| r.arrival.is_none());
     let mut run = ReplayRun {
         options,
+        extents,
+        moved: 0,
+        sink,
         reader,
         file,
-        model: DiskModel::from_spec(&options.disk).map_err(RunError::from)?,
+        model,
         index: BTreeMap::new(),
         devices: Vec::new(),
         pending,
@@ -484,6 +597,7 @@ mod tests {
             trace: TraceOptions::default(),
             speed: 1.0,
             seed: 1,
+            fit: Fit::Refuse,
         }
     }
 
@@ -572,6 +686,78 @@ mod tests {
             ),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A trace larger than the disk: refused by default, naming the first
+    /// request past the end; wrapped or scaled onto the disk on request,
+    /// every request replayed and the moved ones counted. Device 1 fits and
+    /// is never moved.
+    #[test]
+    fn a_trace_larger_than_the_disk_is_refused_wrapped_or_scaled() {
+        let dir = std::env::temp_dir().join(format!("spindle-fit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let trace = dir.join("big.trace");
+        // DiskSim ASCII: ms, device, block, blocks, flags (1 = read). The
+        // chen-towsley-91 disk has 6,000 blocks.
+        std::fs::write(
+            &trace,
+            "0 0 0 8 1\n10 0 5000 8 1\n20 0 10000 8 1\n30 0 20000 8 1\n40 1 5990 10 1\n50 1 7 1 1\n",
+        )
+        .unwrap();
+        let mut o = options();
+        o.disk = presets::chen_towsley_91();
+        match replay(&trace, &o) {
+            Err(e @ ReplayError::Extent { .. }) => {
+                assert!(
+                    e.to_string().contains("big.trace, line 3: block 10000"),
+                    "{e}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let placed = |fit: Fit| {
+            let mut o = o.clone();
+            o.fit = fit;
+            let mut blocks = Vec::new();
+            let report = replay_sampled(&trace, &o, &mut |s: &RequestSample| {
+                let device = match s.ending {
+                    Ending::Served { disk, .. } => disk,
+                    Ending::Dropped(_) => usize::MAX,
+                };
+                blocks.push((s.id, device, s.block));
+            })
+            .unwrap();
+            blocks.sort_unstable();
+            (report.requests, report.moved, blocks)
+        };
+        let (requests, moved, blocks) = placed(Fit::Wrap);
+        assert_eq!((requests, moved), (6, 2));
+        assert_eq!(
+            blocks,
+            [
+                (0, 0, 0),
+                (1, 0, 5000),
+                (2, 0, 4000),
+                (3, 0, 2000),
+                (4, 1, 5990),
+                (5, 1, 7)
+            ]
+        );
+        // Device 0 ends at block 20,008: b -> b * 6000 / 20008.
+        let (requests, moved, blocks) = placed(Fit::Scale);
+        assert_eq!((requests, moved), (6, 3));
+        assert_eq!(
+            blocks,
+            [
+                (0, 0, 0),
+                (1, 0, 1499),
+                (2, 0, 2998),
+                (3, 0, 5992),
+                (4, 1, 5990),
+                (5, 1, 7)
+            ]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -39,6 +39,7 @@ fn the_validation_traces_replay_close_to_the_real_drives() {
             trace: TraceOptions::default(),
             speed: 1.0,
             seed: 1,
+            fit: experiments::Fit::Refuse,
         };
         let v = replay(data(trace), &options).unwrap().validation.unwrap();
         // The same drive as before it had a cache: one read-miss

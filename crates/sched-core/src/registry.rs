@@ -20,6 +20,45 @@ pub enum PolicyKind {
     RateBased,
 }
 
+/// What a policy orders its queue by, besides the order of arrival: what a
+/// front end needs to warn that a run gives a policy nothing to work with (a
+/// deadline policy without deadlines, a seek-aware policy on a disk whose
+/// seek time does not depend on the distance). A row of the policy table
+/// says it once for each single-disk policy ([`PolicySpec::uses`](crate::PolicySpec::uses));
+/// an array policy uses what its queue disciplines use
+/// ([`ArraySpec::uses`](crate::array::ArraySpec::uses)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Uses {
+    /// The requests' deadlines: without them every request ties, and the
+    /// policy falls back on its tie-break.
+    pub deadlines: bool,
+    /// Where each request's cylinder lies from the arm: the seek distance,
+    /// or the elevator's sweep over the cylinders.
+    pub cylinders: bool,
+    /// The positioning time (seek and rotation) the disk model estimates
+    /// for each request.
+    pub positioning: bool,
+}
+
+impl Uses {
+    /// Nothing but the order of arrival (FCFS).
+    pub const ARRIVAL_ORDER: Uses = Uses {
+        deadlines: false,
+        cylinders: false,
+        positioning: false,
+    };
+
+    /// What either uses.
+    #[must_use]
+    pub const fn or(self, other: Uses) -> Uses {
+        Uses {
+            deadlines: self.deadlines || other.deadlines,
+            cylinders: self.cylinders || other.cylinders,
+            positioning: self.positioning || other.positioning,
+        }
+    }
+}
+
 /// One parameter of a policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Parameter {

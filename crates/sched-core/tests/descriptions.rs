@@ -361,3 +361,50 @@ fn nonsense_parameters_are_refused() {
         .to_string();
     assert!(e.contains("each parameter given once"), "{e}");
 }
+
+/// What each policy orders by besides arrival comes from its row of the
+/// policy table; an array policy uses what its disciplines use.
+#[test]
+fn policies_say_what_they_order_by() {
+    use sched_core::registry::Uses;
+    let disk = |s: &str| s.parse::<PolicySpec>().unwrap().uses();
+    let array = |s: &str| s.parse::<ArraySpec>().unwrap().uses();
+    let deadlines_and_cylinders = Uses {
+        deadlines: true,
+        cylinders: true,
+        positioning: false,
+    };
+    assert_eq!(disk("fcfs"), Uses::ARRIVAL_ORDER);
+    assert_eq!(
+        disk("sstf"),
+        Uses {
+            cylinders: true,
+            ..Uses::ARRIVAL_ORDER
+        }
+    );
+    assert_eq!(
+        disk("edf"),
+        Uses {
+            deadlines: true,
+            ..Uses::ARRIVAL_ORDER
+        }
+    );
+    assert_eq!(disk("ssedo:m=4"), deadlines_and_cylinders);
+    assert_eq!(disk("scan-edf"), deadlines_and_cylinders);
+    assert!(disk("fd-scan").deadlines && disk("fd-scan").positioning);
+    assert_eq!(
+        disk("sptf"),
+        Uses {
+            positioning: true,
+            ..Uses::ARRIVAL_ORDER
+        }
+    );
+    for policy in PolicySpec::DEFAULTS {
+        assert_eq!(policy.uses().positioning, policy.needs_estimator());
+    }
+    assert_eq!(array("rt-dmq"), deadlines_and_cylinders);
+    assert_eq!(array("rt-cmq-f"), deadlines_and_cylinders);
+    assert_eq!(array("dmq"), disk("sstf"));
+    assert_eq!(array("s-pssq"), Uses::ARRIVAL_ORDER);
+    assert_eq!(array("sq-dmq"), Uses::ARRIVAL_ORDER);
+}

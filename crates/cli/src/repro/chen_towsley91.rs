@@ -828,27 +828,28 @@ pub fn sensitivity(opts: &TxnReproOptions, replications: u64) -> Result<Table> {
         &[
             "reading",
             "mirror vs SSEDO % (68)",
+            "vs SSEDO at users",
             "mirror vs FCFS % (81)",
+            "vs FCFS at users",
             "RT vs non-RT % (17)",
+            "vs non-RT at users",
             "distance pp",
-            "loss at 20: SSEDO, FCFS, RT-DMQ",
+            "loss at 20 SSEDO",
+            "loss at 20 FCFS",
+            "loss at 20 RT-DMQ",
             "SSEDO queue at 8 (> 3)",
         ],
     );
-    let at = |(pct, users): (f64, u32)| Cell::text(format!("{pct:.0} @{users}"));
+    let at = |(pct, users): (f64, u32)| [Cell::num(pct, 0), Cell::Int(u64::from(users))];
     for (label, h) in &rows {
-        t.row(vec![
-            Cell::text(label.as_str()),
-            at(h.vs_ssedo),
-            at(h.vs_fcfs),
-            at(h.rt_vs_non_rt),
-            Cell::num(h.distance(), 0),
-            Cell::text(format!(
-                "{:.3}, {:.3}, {:.3}",
-                h.loss_at_20[0], h.loss_at_20[1], h.loss_at_20[2]
-            )),
-            Cell::num(h.ssedo_queue_at_8, 1),
-        ]);
+        let mut row = vec![Cell::text(label.as_str())];
+        row.extend(at(h.vs_ssedo));
+        row.extend(at(h.vs_fcfs));
+        row.extend(at(h.rt_vs_non_rt));
+        row.push(Cell::num(h.distance(), 0));
+        row.extend(h.loss_at_20.map(|loss| Cell::num(loss, 3)));
+        row.push(Cell::num(h.ssedo_queue_at_8, 1));
+        t.row(row);
     }
     let closest = |k: usize| {
         rows.iter()
@@ -865,7 +866,7 @@ pub fn sensitivity(opts: &TxnReproOptions, replications: u64) -> Result<Table> {
         .map(|(label, h)| format!("{label} ({:.0} pp)", h.distance()))
         .unwrap_or_default();
     t.note(format!(
-        "{replications} replications × {} transactions per point, users 4..20; a reduction is the largest over the users sweep of 1 − mirrored/single (RT-DMQ against SSEDO or FCFS on one disk) or 1 − best RT/DMQ(SSTF) (RT-DMQ over SSEDO or FD-SCAN), @ the users where it is reached; distance = sum of |ours − paper| in percentage points.",
+        "{replications} replications × {} transactions per point, users 4..20; a reduction is the largest over the users sweep of 1 − mirrored/single (RT-DMQ against SSEDO or FCFS on one disk) or 1 − best RT/DMQ(SSTF) (RT-DMQ over SSEDO or FD-SCAN), with the users where it is reached; distance = sum of |ours − paper| in percentage points.",
         opts.transactions
     ));
     t.note(format!(

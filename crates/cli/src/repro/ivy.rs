@@ -557,25 +557,25 @@ fn headline_table(
     }
     let mut t = Table::new(
         format!(
-            "Against one copy ({}): read and write turnaround, ms, and change",
+            "Against one copy ({}): read and write turnaround, ms, and change, %",
             selection.name()
         ),
         &[
             "policy",
             "read 1",
             "read 2",
-            "read Δ2",
+            "read Δ2 %",
             "read 3",
-            "read Δ3",
+            "read Δ3 %",
             "write 1",
             "write 2",
-            "write Δ2",
+            "write Δ2 %",
             "write 3",
-            "write Δ3",
+            "write Δ3 %",
         ],
     );
     let change = |base: Option<f64>, x: Option<f64>| match (base, x) {
-        (Some(b), Some(x)) if b > 0.0 => Cell::text(format!("{:+.0} %", (x / b - 1.0) * 100.0)),
+        (Some(b), Some(x)) if b > 0.0 => Cell::num((x / b - 1.0) * 100.0, 0),
         _ => Cell::Missing,
     };
     for &policy in policies {

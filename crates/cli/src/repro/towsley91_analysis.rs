@@ -218,7 +218,8 @@ pub fn solve(curve: &Curve) -> Result<Vec<Point>> {
         .collect()
 }
 
-fn bounds_cells(b: Bounds) -> [Cell; 2] {
+/// A model's bounds as the lower and upper cells (none when exact).
+pub(crate) fn bounds_cells(b: Bounds) -> [Cell; 2] {
     if b.lower == b.upper {
         [Cell::Missing, Cell::Missing]
     } else {
@@ -226,7 +227,8 @@ fn bounds_cells(b: Bounds) -> [Cell; 2] {
     }
 }
 
-fn exact_cell(b: Bounds) -> Cell {
+/// A model's exact value (none when it is bounded only).
+pub(crate) fn exact_cell(b: Bounds) -> Cell {
     if b.lower == b.upper {
         Cell::num(b.lower, 3)
     } else {

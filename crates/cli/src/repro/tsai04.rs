@@ -416,5 +416,5 @@ fn tightest_slack(per_x: &[MetricTable]) -> Cell {
         .flatten()
         .map(|&(_, v)| v)
         .reduce(f64::min);
-    least.map_or_else(|| Cell::text("no job completed"), |v| Cell::num(v, 1))
+    least.map_or(Cell::Absent("no job completed"), |v| Cell::num(v, 1))
 }

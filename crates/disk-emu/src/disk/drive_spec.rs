@@ -140,6 +140,27 @@ const PRESET_KEY: &str = "preset";
 const DISKSIM_PREFIX: &str = "disksim:";
 
 impl DiskSpec {
+    /// Whether the time a seek takes depends on how far the arm moves: not
+    /// on a disk of one cylinder, without seeks, or with seeks drawn at
+    /// random whatever the distance (the models of Towsley, Chen & Yu). A
+    /// policy ordering requests by cylinder gains nothing on such a disk.
+    pub fn seek_depends_on_distance(&self) -> bool {
+        self.geometry.cylinders > 1
+            && matches!(
+                self.seek,
+                SeekSpec::SqrtLinear { .. } | SeekSpec::Table { .. }
+            )
+    }
+
+    /// Whether a request's positioning time (seek and rotational latency)
+    /// depends on where the arm and the platter are: the seek does
+    /// ([`seek_depends_on_distance`](Self::seek_depends_on_distance)), or the
+    /// rotation is tracked. A policy ordering requests by positioning time
+    /// gains nothing on a disk where it does not.
+    pub fn positioning_depends_on_position(&self) -> bool {
+        self.seek_depends_on_distance() || matches!(self.rotation, RotationSpec::Tracked)
+    }
+
     /// Reads a spec file: `.toml` or `.json`, a whole spec or a preset with
     /// overrides (see [`DiskSpec`]). The spec is checked as
     /// [`DiskModel::from_spec`] would.

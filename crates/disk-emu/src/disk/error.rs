@@ -153,12 +153,72 @@ pub enum DiskError {
 
 impl DiskError {
     /// An [`DiskError::InvalidParameter`] for a numeric field.
-    pub(crate) fn invalid(field: &str, value: impl ToString, expected: &'static str) -> Self {
+    pub(crate) fn invalid(field: &str, value: impl Shown, expected: &'static str) -> Self {
         DiskError::InvalidParameter {
             field: field.to_string(),
-            value: value.to_string(),
+            value: value.shown(),
             expected,
         }
+    }
+}
+
+/// A value as an error shows it: a real as written, with an exponent when
+/// very large or small (`1e308`, not 309 digits).
+pub(crate) trait Shown {
+    /// The text.
+    fn shown(&self) -> String;
+}
+
+impl Shown for f64 {
+    fn shown(&self) -> String {
+        let magnitude = self.abs();
+        if magnitude.is_finite() && (magnitude >= 1e16 || (magnitude > 0.0 && magnitude < 1e-6)) {
+            format!("{self:e}")
+        } else {
+            self.to_string()
+        }
+    }
+}
+
+impl Shown for str {
+    fn shown(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Shown for String {
+    fn shown(&self) -> String {
+        self.clone()
+    }
+}
+
+impl Shown for bool {
+    fn shown(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl<T: Shown + ?Sized> Shown for &T {
+    fn shown(&self) -> String {
+        (**self).shown()
+    }
+}
+
+impl Shown for u32 {
+    fn shown(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Shown for u64 {
+    fn shown(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Shown for usize {
+    fn shown(&self) -> String {
+        self.to_string()
     }
 }
 

@@ -395,6 +395,24 @@ mod tests {
         }
     }
 
+    /// The whole-service and random-seek models of Towsley, Chen & Yu give
+    /// a position-ordering policy nothing to gain; the mechanical disks do.
+    #[test]
+    fn which_presets_time_a_seek_by_its_distance() {
+        let depends = |name: &str| {
+            let spec = preset(name).unwrap();
+            (
+                spec.seek_depends_on_distance(),
+                spec.positioning_depends_on_position(),
+            )
+        };
+        assert_eq!(depends("exponential"), (false, false));
+        assert_eq!(depends("ibm3330"), (false, false));
+        assert_eq!(depends("hp97560"), (true, true));
+        assert_eq!(depends("chen-towsley-91"), (true, true));
+        assert_eq!(depends("cheetah9lp"), (true, true));
+    }
+
     #[test]
     fn an_unknown_preset_lists_the_known_ones() {
         let err = preset("rk05").unwrap_err();

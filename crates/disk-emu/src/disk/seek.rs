@@ -103,12 +103,14 @@ pub(crate) fn ms_to_ns(ms: f64) -> Nanos {
     (ms * 1e6).round() as Nanos
 }
 
+/// The longest any one mechanical or controller time may be, ms: an hour. A
+/// larger value is a typo (or DiskSim's 1e308 for "never"), and would
+/// overflow the clock.
+pub(crate) const MAX_DURATION_MS: f64 = 3.6e6;
+
 /// Checks that `ms` is a usable duration and converts it.
 pub(crate) fn duration(field: &str, ms: f64) -> Result<Nanos, DiskError> {
-    // An hour bounds any one mechanical or controller time; a larger value is
-    // a typo (or DiskSim's 1e308 for "never"), and would overflow the clock.
-    const HOUR_MS: f64 = 3.6e6;
-    if (0.0..=HOUR_MS).contains(&ms) {
+    if (0.0..=MAX_DURATION_MS).contains(&ms) {
         Ok(ms_to_ns(ms))
     } else {
         Err(DiskError::invalid(

@@ -138,7 +138,7 @@ pub enum TraceError {
     /// No format was named and neither the file's first line nor its extension
     /// matches one.
     #[error(
-        "{file}: cannot tell the trace format from the first line or the extension; name the format"
+        "{file}: cannot tell the trace format from the first line or the extension; name it with --trace-format (disksim-ascii, disksim-validate, msr, spc or srt)"
     )]
     UnknownFormat {
         /// The file.

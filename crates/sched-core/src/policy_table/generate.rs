@@ -82,6 +82,7 @@ macro_rules! policy_table {
         {
             summary: $summary:literal,
             paper: $paper:literal,
+            $(uses: [$($uses:ident),* $(,)?],)?
             $(estimator: $estimator:literal,)?
             $(parameters: {
                 $(
@@ -138,6 +139,18 @@ macro_rules! policy_table {
             pub fn needs_estimator(&self) -> bool {
                 match self {
                     $( PolicySpec::$V $({ $($field: _),* })? => policy_table!(@or $($estimator)? false), )*
+                }
+            }
+
+            /// What the policy orders its queue by besides arrival (the
+            /// row's `uses`; a policy asking the estimator uses positioning).
+            pub const fn uses(&self) -> Uses {
+                match self {
+                    $( PolicySpec::$V $({ $($field: _),* })? => Uses {
+                        deadlines: policy_table!(@uses_deadlines $($($uses)*)?),
+                        cylinders: policy_table!(@uses_cylinders $($($uses)*)?),
+                        positioning: policy_table!(@or $($estimator)? false),
+                    }, )*
                 }
             }
 
@@ -488,6 +501,21 @@ macro_rules! policy_table {
                         $( Routing::$DV $({ $($dfield: _),* })? => $dname, )*
                     },
                     $( ArraySpec::$CV { .. } => $cname, )*
+                }
+            }
+
+            /// What the policy orders its requests by besides arrival: what
+            /// its queue disciplines use (the single-queue family serves in
+            /// arrival order; a routing's choice of the nearest idle disk is
+            /// a tie-break among idle disks, not an order of requests).
+            pub fn uses(&self) -> Uses {
+                match self {
+                    $( ArraySpec::$SqV => Uses::ARRIVAL_ORDER, )*
+                    ArraySpec::Dmq { queue, .. } => queue.uses(),
+                    $(
+                        ArraySpec::$CV { $($cfield),* } => Uses::ARRIVAL_ORDER
+                            $( .or(<$ccodec as Codec>::uses($cfield)) )*,
+                    )*
                 }
             }
 
@@ -893,6 +921,7 @@ macro_rules! policy_table {
     (@info $mode:ident [$($family:tt)*] (disk $name:literal {
         summary: $summary:literal,
         paper: $paper:literal,
+        $(uses: [$($uses:ident),* $(,)?],)?
         $(estimator: $estimator:literal,)?
         $(parameters: {
             $(
@@ -988,6 +1017,14 @@ macro_rules! policy_table {
 
     // ---- helpers ----
     (@or $x:literal $($rest:tt)*) => { $x };
+    // Whether a row's `uses` list names `deadlines` / `cylinders` (any
+    // other word stops the build: the struct has no such field).
+    (@uses_deadlines) => { false };
+    (@uses_deadlines deadlines $($rest:ident)*) => { true };
+    (@uses_deadlines cylinders $($rest:ident)*) => { policy_table!(@uses_deadlines $($rest)*) };
+    (@uses_cylinders) => { false };
+    (@uses_cylinders cylinders $($rest:ident)*) => { true };
+    (@uses_cylinders deadlines $($rest:ident)*) => { policy_table!(@uses_cylinders $($rest)*) };
 
     // ---- the table: its rows, sorted first (this arm comes last, so that
     // the `@` arms above are never taken for rows) ----

@@ -7,6 +7,7 @@ use core::fmt;
 use core::str::FromStr;
 
 use crate::error::{BuildError, SpecError};
+use crate::registry::Uses;
 use crate::request::Nanos;
 
 use super::PolicySpec;
@@ -29,6 +30,12 @@ pub(crate) trait Codec {
     /// aside for the driver to collect, which array policies never do.
     fn drops_expired(_value: &Self::Value) -> bool {
         false
+    }
+
+    /// What a queue discipline with this value orders its requests by
+    /// (nothing, for a value that is not a discipline).
+    fn uses(_value: &Self::Value) -> Uses {
+        Uses::ARRIVAL_ORDER
     }
 
     /// Checks a value an array policy's description gives, beyond what
@@ -165,6 +172,10 @@ impl Codec for Discipline {
             None => text.parse::<PolicySpec>().map_err(Some),
         }
     }
+    fn uses(spec: &PolicySpec) -> Uses {
+        spec.uses()
+    }
+
     /// A queue discipline of an array must keep expired requests: array
     /// policies never collect them.
     fn check_in_array(spec: &PolicySpec) -> Result<(), BuildError> {

@@ -10,10 +10,13 @@
 //! `array/`) and one row here; `tests/one_row_per_policy.rs` checks that
 //! nothing else names it. The kinds of row:
 //!
-//! - `disk Type "name" | "alias" { summary, paper, [estimator: true,]
+//! - `disk Type "name" | "alias" { summary, paper, [uses: [deadlines,
+//!   cylinders],] [estimator: true,]
 //!   [parameters: { field: type as Codec = value => "as written", keys "key" |
 //!   "alias", expects "...", means "..."; }], build: |storage, cylinders| ... }`:
-//!   a [`Scheduler`]; `Type` names the policy, its [`PolicySpec`] and
+//!   a [`Scheduler`]; `uses` says what it orders requests by besides
+//!   arrival ([`Uses`]; asking the estimator is using positioning);
+//!   `Type` names the policy, its [`PolicySpec`] and
 //!   [`AnyScheduler`] variants. A default is given twice, as a value
 //!   ([`PolicySpec::DEFAULTS`] is a constant) and as written (the registry's
 //!   text); a test keeps the two equal.
@@ -58,7 +61,7 @@ use crate::error::{ArraySpecError, BuildError, CancelError, EnqueueError, SpecEr
 #[cfg(feature = "alloc")]
 use crate::error::{CompleteError, PollError};
 use crate::policy::*;
-use crate::registry::{ComposedParameters, Parameter, PolicyInfo, PolicyKind};
+use crate::registry::{ComposedParameters, Parameter, PolicyInfo, PolicyKind, Uses};
 use crate::request::{Dispatch, Head, Nanos, Request, RequestId};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::{Inline, Storage};
@@ -103,36 +106,42 @@ policy_table! {
     disk Sstf "sstf" {
         summary: "shortest seek (cylinder distance) first",
         paper: "Denning 1967",
+        uses: [cylinders],
         build: |storage, cylinders| Sstf::new(storage, cylinders),
     }
     /// [`Scan`](crate::policy::Scan).
     disk Scan "scan" {
         summary: "elevator sweeping to the disk edge",
         paper: "Denning 1967",
+        uses: [cylinders],
         build: |storage, cylinders| Scan::new(storage, cylinders),
     }
     /// [`Look`](crate::policy::Look).
     disk Look "look" {
         summary: "elevator reversing at the last request",
         paper: "Merten 1970",
+        uses: [cylinders],
         build: |storage, cylinders| Look::new(storage, cylinders),
     }
     /// [`CScan`](crate::policy::CScan).
     disk CScan "c-scan" {
         summary: "upward sweeps, return seek to cylinder 0",
         paper: "Seaman et al. 1966",
+        uses: [cylinders],
         build: |storage, cylinders| CScan::new(storage, cylinders),
     }
     /// [`CLook`](crate::policy::CLook).
     disk CLook "c-look" {
         summary: "upward sweeps, jump to the lowest request",
         paper: "Merten 1970",
+        uses: [cylinders],
         build: |storage, cylinders| CLook::new(storage, cylinders),
     }
     /// [`VScan`](crate::policy::VScan) with bias `r` (default 0.2, Geist & Daniel's best).
     disk VScan "vscan" {
         summary: "SSTF with a reversal penalty of r x cylinders",
         paper: "Geist & Daniel 1987",
+        uses: [cylinders],
         parameters: {
             /// Reversal penalty as a fraction of the cylinder count.
             r: f64 as Real = 0.2 => "0.2",
@@ -146,12 +155,14 @@ policy_table! {
     disk Edf "edf" {
         summary: "earliest deadline first",
         paper: "Liu & Layland 1973",
+        uses: [deadlines],
         build: |storage, _cylinders| Ok(Edf::new(storage)),
     }
     /// [`Ssedo`](crate::policy::Ssedo) (defaults m = 3, β = 2, the paper's values).
     disk Ssedo "ssedo" {
         summary: "least beta^(i-1) x distance among the m earliest deadlines",
         paper: "Chen & Towsley 1991",
+        uses: [deadlines, cylinders],
         parameters: {
             /// Window size.
             m: usize as Count = 3 => "3",
@@ -170,6 +181,7 @@ policy_table! {
     disk Ssedv "ssedv" {
         summary: "least alpha x distance + (1 - alpha) x slack/unit",
         paper: "Chen & Towsley 1991",
+        uses: [deadlines, cylinders],
         parameters: {
             /// Weight of the seek distance.
             alpha: f64 as Real = 0.5 => "0.5",
@@ -188,6 +200,7 @@ policy_table! {
     disk ScanEdf "scan-edf" {
         summary: "EDF; equal deadlines served in elevator order",
         paper: "Reddy & Wyllie 1993",
+        uses: [deadlines, cylinders],
         parameters: {
             /// Deadlines within the same multiple of this many ns tie.
             granularity: Nanos as Duration = 1 => "1ns",
@@ -201,6 +214,7 @@ policy_table! {
     disk FdScan "fd-scan" {
         summary: "sweep toward the earliest feasible deadline",
         paper: "Abbott & Garcia-Molina 1990",
+        uses: [deadlines, cylinders],
         estimator: true,
         parameters: {
             /// What happens to expired requests.

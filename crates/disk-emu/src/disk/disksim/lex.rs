@@ -91,29 +91,45 @@ impl Files {
         from: Option<Pos>,
         depth: usize,
     ) -> Result<Vec<Token>, DiskError> {
-        let text = crate::text_input::read_text(path).map_err(|source| match from {
-            None => DiskError::Io {
-                path: path.to_path_buf(),
-                source,
-            },
-            Some(at) => self.error(
-                at,
-                None,
-                format!(
-                    "`source {}`: cannot read {}: {source}",
-                    path.display(),
-                    path.display()
+        let text = crate::text_input::read_text(path).map_err(|source| {
+            // Text that is not UTF-8 is the file's own fault, at its line;
+            // a file that cannot be read is the fault of the line naming it.
+            match (crate::text_input::not_utf8(&source), from) {
+                (Some(bad), _) => DiskError::Disksim {
+                    path: path.to_path_buf(),
+                    line: bad.line,
+                    parameter: None,
+                    message: format!("not UTF-8 text (byte {})", bad.byte),
+                },
+                (None, None) => DiskError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                },
+                (None, Some(at)) => self.error(
+                    at,
+                    None,
+                    format!(
+                        "`source {}`: cannot read {}: {source}",
+                        path.display(),
+                        path.display()
+                    ),
                 ),
-            ),
+            }
         })?;
         let file = self.paths.len();
         self.paths.push(path.to_path_buf());
         let mut tokens = Vec::new();
+        // The blocks and lists open in this file: each file closes what it
+        // opens, so that a sourced `.model` cut short is blamed on its own
+        // last line rather than on a token of the file that sourced it.
+        let mut open: Vec<Token> = Vec::new();
+        let mut last = Pos { file, line: 0 };
         for (i, line) in text.lines().enumerate() {
             let at = Pos {
                 file,
                 line: u32::try_from(i + 1).unwrap_or(u32::MAX),
             };
+            last = at;
             let line = line.split('#').next().unwrap_or("");
             let mut word = String::new();
             for c in line.chars() {
@@ -130,9 +146,40 @@ impl Files {
                     }
                 };
                 self.text(&mut word, at, depth, &mut tokens)?;
+                if matches!(tok, Tok::Open | Tok::LBracket) {
+                    open.push(Token {
+                        tok: tok.clone(),
+                        at,
+                    });
+                } else if matches!(tok, Tok::Close | Tok::RBracket)
+                    && open.pop().is_none()
+                    && from.is_some()
+                {
+                    return Err(self.error(
+                        at,
+                        None,
+                        format!(
+                            "{} closes a block or list this file did not open (a sourced file closes what it opens)",
+                            tok.describe()
+                        ),
+                    ));
+                }
                 tokens.push(Token { tok, at });
             }
             self.text(&mut word, at, depth, &mut tokens)?;
+        }
+        if let Some(unclosed) = open.last()
+            && from.is_some()
+        {
+            return Err(self.error(
+                last,
+                None,
+                format!(
+                    "the file ends inside the {} opened at line {} (a sourced file closes what it opens)",
+                    unclosed.tok.describe(),
+                    unclosed.at.line
+                ),
+            ));
         }
         Ok(tokens)
     }

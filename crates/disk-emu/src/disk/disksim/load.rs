@@ -304,7 +304,7 @@ impl<'a> Loader<'a> {
             }
         };
         let seek = self.seek(mech, cylinders)?;
-        let head_switch_ms = mech.number("Head switch time")?;
+        let head_switch_ms = mech.ms("Head switch time", 1.0, None)?;
         // Signed: DiskSim adds it to any write's movement, negative or not.
         let write_settle_ms = match mech.param("Add. write settling delay") {
             Some(_) => mech.signed("Add. write settling delay")?,
@@ -639,7 +639,7 @@ impl<'a> Loader<'a> {
                 })
             }
             "constant" => Ok(SeekSpec::Table {
-                points: vec![(1, mech.number("Constant seek time")?)],
+                points: vec![(1, mech.ms("Constant seek time", 1.0, None)?)],
             }),
             other => Err(mech.error(
                 kind_param.at,
@@ -706,7 +706,7 @@ impl<'a> Loader<'a> {
             n => n,
         };
         let scale = disk.number_or("Time scale for overheads", 1.0)?;
-        let ms = |name: &str| -> Result<f64, DiskError> { Ok(disk.number(name)? * scale) };
+        let ms = |name: &str| disk.ms(name, scale, None);
         // Sums are kept to the nanosecond the model counts in, so that they
         // survive a trip through a text spec file.
         let ns = |ms: f64| (ms * 1e6).round() / 1e6;
@@ -744,8 +744,8 @@ impl<'a> Loader<'a> {
                     files: self.files,
                 };
                 (
-                    bus.number_or("Read block transfer time", 0.0)?,
-                    bus.number_or("Write block transfer time", 0.0)?,
+                    bus.ms("Read block transfer time", 1.0, Some(0.0))?,
+                    bus.ms("Write block transfer time", 1.0, Some(0.0))?,
                 )
             }
             None => (0.0, 0.0),
@@ -777,7 +777,7 @@ impl<'a> Loader<'a> {
                 write_settle_ms,
                 extra_write_disconnect,
                 // A delay of the mechanics, not an overhead: not scaled.
-                write_min_positioning_ms: disk.number("Minimum seek delay")?,
+                write_min_positioning_ms: disk.ms("Minimum seek delay", 1.0, None)?,
             },
             bus: BusSpec {
                 read_block_ms: read_block_ms.max(o.bulk_sector_transfer_ms),
@@ -827,7 +827,7 @@ impl<'a> Loader<'a> {
     /// The overheads of a `disksim_disk` block.
     fn overheads(&self, disk: Reader<'_>) -> Result<DisksimOverheads, DiskError> {
         let scale = disk.number_or("Time scale for overheads", 1.0)?;
-        let ms = |name: &str| -> Result<f64, DiskError> { Ok(disk.number(name)? * scale) };
+        let ms = |name: &str| disk.ms(name, scale, None);
         let pair = |name: &str| -> Result<[f64; 2], DiskError> {
             Ok([
                 ms(&format!("{name} after read"))?,
@@ -835,14 +835,14 @@ impl<'a> Loader<'a> {
             ])
         };
         Ok(DisksimOverheads {
-            per_request_ms: disk.number_or("Per-request overhead time", 0.0)? * scale,
+            per_request_ms: disk.ms("Per-request overhead time", scale, Some(0.0))?,
             read_hit_ms: pair("Read hit over.")?,
             read_miss_ms: pair("Read miss over.")?,
             write_hit_ms: pair("Write hit over.")?,
             write_miss_ms: pair("Write miss over.")?,
             read_completion_ms: ms("Read completion overhead")?,
             write_completion_ms: ms("Write completion overhead")?,
-            bulk_sector_transfer_ms: disk.number_or("Bulk sector transfer time", 0.0)?,
+            bulk_sector_transfer_ms: disk.ms("Bulk sector transfer time", 1.0, Some(0.0))?,
         })
     }
 }

@@ -3,6 +3,7 @@
 //! parameter.
 
 use crate::disk::DiskError;
+use crate::disk::seek::MAX_DURATION_MS;
 
 use super::lex::{Files, Pos};
 use super::parse::{Block, Param, Value};
@@ -63,6 +64,40 @@ impl<'a> Reader<'a> {
             return Err(self.error(p.at, name, format!("{x} is negative")));
         }
         Ok(x)
+    }
+
+    /// A time in milliseconds, times `scale` (DiskSim's `Time scale for
+    /// overheads`, or 1): non-negative and at most an hour
+    /// ([`MAX_DURATION_MS`]), so that a DiskSim `1e308` is refused at its
+    /// line rather than saturating the clock; `default` when the parameter
+    /// is absent, if it may be.
+    pub(super) fn ms(
+        &self,
+        name: &str,
+        scale: f64,
+        default: Option<f64>,
+    ) -> Result<f64, DiskError> {
+        let x = match (self.param(name), default) {
+            (None, Some(d)) => d,
+            _ => self.number(name)?,
+        };
+        let ms = x * scale;
+        let at = self.param(name).map_or(self.block.at, |p| p.at);
+        if ms > MAX_DURATION_MS {
+            return Err(self.error(
+                at,
+                name,
+                format!(
+                    "{x:?} ms{} is more than an hour: a typo, or a time that would never end",
+                    if scale == 1.0 {
+                        String::new()
+                    } else {
+                        format!(" scaled by {scale:?}")
+                    }
+                ),
+            ));
+        }
+        Ok(ms)
     }
 
     /// A number of either sign.

@@ -11,7 +11,15 @@ pub(super) enum SeekFileError {
 /// Reads a DiskSim seek curve file: an optional `Seek distances measured: N`
 /// line, then `distance, ms[, stddev]` lines, distances strictly increasing.
 pub(super) fn read_seek_curve(path: &Path) -> Result<Vec<(u32, f64)>, SeekFileError> {
-    let text = crate::text_input::read_text(path).map_err(SeekFileError::Io)?;
+    let text = crate::text_input::read_text(path).map_err(|e| {
+        // Text that is not UTF-8 is the seek file's fault, at its own line.
+        match crate::text_input::not_utf8(&e) {
+            Some(bad) => {
+                SeekFileError::Line(bad.line, format!("not UTF-8 text (byte {})", bad.byte))
+            }
+            None => SeekFileError::Io(e),
+        }
+    })?;
     let mut declared: Option<(usize, u32)> = None;
     let mut points: Vec<(u32, f64)> = Vec::new();
     let mut last_line = 0;

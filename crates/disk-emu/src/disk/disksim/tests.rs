@@ -787,3 +787,67 @@ fn zones_load_as_disksim_takes_them() {
     let err = load_text("overlap", &overlap).unwrap_err();
     assert_eq!(place(&err).2.as_deref(), Some("First cylinder number"));
 }
+
+/// A broken `.model` sourced by a `.diskspecs` is blamed on its own line
+/// and field, never on the line that sources it: a bad value, text that is
+/// not UTF-8, a file cut short inside a block, and a seek file that is not
+/// UTF-8.
+#[test]
+fn a_sourced_file_is_blamed_for_its_own_faults() {
+    let specs = std::fs::read_to_string(data("hp_c3323a_validate.diskspecs"))
+        .unwrap()
+        .replace("source hp_c3323a_validate.model", "source x.model");
+    let seek = std::fs::read_to_string(data("hp_c3323a_validate.seek")).unwrap();
+    let load = |case: &str, model: &[u8], seek: &[u8]| {
+        let dir = scratch(case);
+        std::fs::write(dir.path().join("x.diskspecs"), &specs).unwrap();
+        std::fs::write(dir.path().join("x.model"), model).unwrap();
+        std::fs::write(dir.path().join("hp_c3323a_validate.seek"), seek).unwrap();
+        let err = from_disksim(dir.path().join("x.diskspecs")).unwrap_err();
+        let (path, line, parameter, message) = place(&err);
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        (file, line, parameter, message, err.to_string())
+    };
+
+    let bad = model_text().replace("Number of cylinders = 2982", "Number of cylinders = 1e999");
+    let (file, line, parameter, message, text) = load("value", bad.as_bytes(), seek.as_bytes());
+    assert_eq!(
+        (file.as_str(), line, parameter.as_deref()),
+        ("x.model", 3, Some("Number of cylinders")),
+        "{text}"
+    );
+    assert!(message.contains("`1e999` is not a number"), "{text}");
+    assert!(text.contains("x.model:3: `Number of cylinders`"), "{text}");
+
+    let mut bytes = model_text().into_bytes();
+    let at = model_text().find("Block count").unwrap();
+    bytes[at] = 0xff;
+    let (file, line, _, message, text) = load("utf8", &bytes, seek.as_bytes());
+    assert_eq!((file.as_str(), line), ("x.model", 4), "{text}");
+    assert!(message.contains("not UTF-8"), "{text}");
+
+    let cut = &model_text()[..model_text().find("Mechanical Model").unwrap()];
+    let (file, line, _, message, text) = load("cut", cut.as_bytes(), seek.as_bytes());
+    assert_eq!(file, "x.model", "{text}");
+    assert_eq!(line as usize, cut.lines().count(), "{text}");
+    assert!(
+        message.contains("the file ends inside the `{` opened at line 1"),
+        "{text}"
+    );
+
+    let extra = format!("{}\n}}\n", model_text());
+    let (file, _, _, message, text) = load("extra", extra.as_bytes(), seek.as_bytes());
+    assert_eq!(file, "x.model", "{text}");
+    assert!(message.contains("did not open"), "{text}");
+
+    let mut bad_seek = seek.clone().into_bytes();
+    let at = seek.find("\n2,").unwrap() + 1;
+    bad_seek[at] = 0xff;
+    let (file, line, _, message, text) = load("seek", model_text().as_bytes(), &bad_seek);
+    assert_eq!(
+        (file.as_str(), line),
+        ("hp_c3323a_validate.seek", 3),
+        "{text}"
+    );
+    assert!(message.contains("not UTF-8"), "{text}");
+}
