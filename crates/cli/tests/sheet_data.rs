@@ -32,6 +32,7 @@ fn args(policies: &[&str]) -> RunArgs {
         allow_overload: false,
         plot: None,
         plot_requests: 40,
+        samples: None,
     }
 }
 
@@ -159,6 +160,7 @@ fn a_traced_replay_reports_what_an_untraced_one_does() {
         trace: disk_emu::trace::TraceOptions::default(),
         speed: 1.0,
         seed: 1,
+        fit: experiments::Fit::Refuse,
     };
     let path = data("ascii.trace");
     let plain = experiments::replay(&path, &options).unwrap();

@@ -34,6 +34,7 @@ fn args(policies: &[&str]) -> RunArgs {
         allow_overload: false,
         plot: None,
         plot_requests: 40,
+        samples: None,
     }
 }
 
@@ -421,6 +422,8 @@ fn a_replay_sheet_has_a_lane_per_device() {
         seed: 1,
         plot: None,
         plot_requests: 40,
+        fit: experiments::Fit::Refuse,
+        samples: None,
     };
     let (report, sheet) = spindle::replay::sheet(&args).unwrap();
     assert_eq!(report.devices.len(), 3);
