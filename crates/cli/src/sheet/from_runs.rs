@@ -279,24 +279,14 @@ pub fn disk_sheet(
         .iter()
         .map(|r| r.map_or_else(Vec::new, |r| r.iter().map(disk_classes).collect()))
         .collect();
-    RunSheet {
+    single_disk_sheet(
         title,
         followed,
         series,
         lanes,
-        cdfs: traces
-            .iter()
-            .enumerate()
-            .map(|(i, (_, t))| response_cdf(i, &t.responses))
-            .collect(),
-        queue_label: "requests waiting".to_string(),
-        queues: traces
-            .iter()
-            .enumerate()
-            .map(|(i, (_, t))| queue_line(i, &t.queue))
-            .collect(),
-        bars: class_bars(&figures),
-    }
+        traces.iter().map(|(_, t)| t),
+        &figures,
+    )
 }
 
 /// The sheet of a mirrored run: one lane per disk of each policy, each
@@ -424,22 +414,42 @@ pub fn replay_sheet(
         .iter()
         .map(|(_, t)| vec![disk_classes(&t.report)])
         .collect();
+    single_disk_sheet(
+        title,
+        followed,
+        series,
+        lanes,
+        traces.iter().map(|(_, t)| t),
+        &figures,
+    )
+}
+
+/// A sheet whose lanes each follow one disk (a policy's, or a traced
+/// device's): the distributions and queues come from the same traces, in
+/// the lanes' order.
+fn single_disk_sheet<'t>(
+    title: String,
+    followed: u64,
+    series: Vec<SheetSeries>,
+    lanes: Vec<HeadLane>,
+    traces: impl Iterator<Item = &'t HeadTrace> + Clone,
+    figures: &[Vec<Vec<ClassFigures>>],
+) -> RunSheet {
     RunSheet {
         title,
         followed,
         series,
         lanes,
         cdfs: traces
-            .iter()
+            .clone()
             .enumerate()
-            .map(|(i, (_, t))| response_cdf(i, &t.responses))
+            .map(|(i, t)| response_cdf(i, &t.responses))
             .collect(),
         queue_label: "requests waiting".to_string(),
         queues: traces
-            .iter()
             .enumerate()
-            .map(|(i, (_, t))| queue_line(i, &t.queue))
+            .map(|(i, t)| queue_line(i, &t.queue))
             .collect(),
-        bars: class_bars(&figures),
+        bars: class_bars(figures),
     }
 }
