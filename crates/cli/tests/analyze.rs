@@ -1,19 +1,8 @@
 //! `spindle analyze towsley91`: the analytic series alone, in every format,
 //! with plots, and clear errors.
 
-use std::process::{Command, Output};
-
-fn spindle(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_spindle"))
-        .args(args)
-        .output()
-        .expect("spindle runs")
-}
-
-fn stdout(o: &Output) -> String {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
+mod support;
+use support::{spindle, stdout};
 
 #[test]
 fn figure_3_csv_has_every_model_and_tight_bounds() {

@@ -3,37 +3,10 @@
 //! replay of the bundled DiskSim and SRT traces, and `spindle trace-info` on
 //! every trace format.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod support;
+use support::{data, spindle, stderr};
 
 use serde_json::Value;
-
-fn spindle(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_spindle"))
-        .args(args)
-        .output()
-        .expect("spindle runs")
-}
-
-fn data(name: &str) -> String {
-    let p: PathBuf = [
-        env!("CARGO_MANIFEST_DIR"),
-        "..",
-        "..",
-        "..",
-        "shared",
-        "data",
-        "disksim-valid",
-        name,
-    ]
-    .iter()
-    .collect();
-    p.to_string_lossy().into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
 
 #[test]
 fn same_seed_same_bytes_with_one_or_two_threads() {

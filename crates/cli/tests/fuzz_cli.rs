@@ -8,6 +8,9 @@
 //! `warning:`s) — never a crash. `serve` and
 //! `control` cases are refusals only (no server ever starts; see SHAPES).
 
+mod support;
+use support::data;
+
 use std::io::Read;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
@@ -21,13 +24,6 @@ const SEED: u64 = 2026;
 /// A case still running after this long was accepted (a valid run whose
 /// length the case chose); it is stopped and checked for a panic so far.
 const LIMIT: Duration = Duration::from_secs(20);
-
-fn data(name: &str) -> String {
-    format!(
-        "{}/../../../shared/data/disksim-valid/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
 
 /// Values from an option's domain and its edges.
 fn values(rng: &mut Pcg64, kind: &str) -> String {

@@ -9,20 +9,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-fn data(name: &str) -> String {
-    format!(
-        "{}/../../../shared/data/disksim-valid/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
+mod support;
+use support::{data, spindle_in};
 
 /// `spindle ARGS`, run in `dir`.
 fn spindle(dir: &Path, args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_spindle"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap();
+    let out = spindle_in(dir, args);
     assert!(
         out.status.success(),
         "spindle {args:?}: {}",

@@ -10,6 +10,9 @@
 use std::path::Path;
 use std::process::Command;
 
+mod support;
+use support::{spindle, stdout};
+
 use plotters::style::RGBColor;
 use resvg::tiny_skia::Pixmap;
 use resvg::usvg;
@@ -748,15 +751,11 @@ fn validate_figure() {
 #[test]
 fn plot_files_are_named_as_the_help_says() {
     let dir = tempfile::tempdir().unwrap();
-    let spindle = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_spindle"))
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{args:?}: {out:?}");
+    let run_ok = |args: &[&str]| {
+        stdout(&spindle(args));
     };
     let path = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
-    spindle(&[
+    run_ok(&[
         "analyze",
         "towsley91",
         "--figure",
@@ -764,14 +763,14 @@ fn plot_files_are_named_as_the_help_says() {
         "--plot",
         &path("one.svg"),
     ]);
-    spindle(&[
+    run_ok(&[
         "analyze",
         "towsley91",
         "--plot",
         &path("a{N}.png"),
         "--log-y",
     ]);
-    spindle(&[
+    run_ok(&[
         "analyze",
         "towsley91",
         "--plot",
@@ -803,11 +802,8 @@ fn plot_files_are_named_as_the_help_says() {
     assert_eq!(&png[1..4], b"PNG");
     // The help says so, the placeholder intact (clap turns "{n}" into a
     // line break).
-    let help = Command::new(env!("CARGO_BIN_EXE_spindle"))
-        .args(["analyze", "towsley91", "--help"])
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&help.stdout).contains("--plot 'fig{N}.png' writes fig1.png"));
+    let help = stdout(&spindle(&["analyze", "towsley91", "--help"]));
+    assert!(help.contains("--plot 'fig{N}.png' writes fig1.png"));
     // --log-y shapes the pictures of --html's page too.
     let page = dir.path().join("page.html");
     let out = Command::new(env!("CARGO_BIN_EXE_spindle"))

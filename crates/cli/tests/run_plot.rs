@@ -2,6 +2,9 @@
 //! behind the sheet's lanes, and the sheet itself (one lane and one legend
 //! entry per policy, the same bytes whatever --jobs says).
 
+mod support;
+use support::{spindle, stderr};
+
 use std::process::Command;
 
 use experiments::{Fate, HeadTrace, TracedRequest};
@@ -10,29 +13,7 @@ use spindle::run::{RunArgs, traces};
 const POLICIES: [&str; 4] = ["fcfs", "sstf", "look", "c-look"];
 
 fn args(policies: &[&str]) -> RunArgs {
-    RunArgs {
-        disk: "hp97560".to_string(),
-        policies: policies.iter().map(|p| p.parse().unwrap()).collect(),
-        disks: None,
-        placement: experiments::Placement::SINGLE,
-        loads: vec![0.8],
-        rates: Vec::new(),
-        clients: None,
-        think_ms: 0.0,
-        read_fraction: 1.0,
-        blocks: 1,
-        sequential: None,
-        deadline_ms: None,
-        requests: 400,
-        warmup: Some(40),
-        seed: 1,
-        replications: 1,
-        jobs: 1,
-        allow_overload: false,
-        plot: None,
-        plot_requests: 40,
-        samples: None,
-    }
+    support::run_args(policies, 400, 1)
 }
 
 fn start(r: &TracedRequest) -> u64 {
@@ -261,12 +242,9 @@ fn the_sheet_has_a_lane_and_a_legend_entry_per_policy_whatever_jobs_says() {
 
 #[test]
 fn a_plot_that_cannot_be_drawn_is_refused_before_anything_runs() {
-    let out = Command::new(env!("CARGO_BIN_EXE_spindle"))
-        .args(["run", "--requests", "100000000", "--plot", "sheet.gif"])
-        .output()
-        .unwrap();
+    let out = spindle(&["run", "--requests", "100000000", "--plot", "sheet.gif"]);
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("`.gif` is not drawn"));
+    assert!(stderr(&out).contains("`.gif` is not drawn"));
 }
 
 #[test]

@@ -2,19 +2,11 @@
 //! checked against the disk, a bad fault schedule named by file and field,
 //! a server stopped from its control socket writing its statistics.
 
-use std::process::{Command, Output, Stdio};
+mod support;
+use support::{spindle, stderr};
+
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn spindle(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_spindle"))
-        .args(args)
-        .output()
-        .expect("spindle runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 #[test]
 fn an_export_larger_than_the_disk_is_refused() {

@@ -5,15 +5,10 @@
 //! JSON, and the plot); tampered parts are refused with the file named.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn spindle(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_spindle"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("spindle runs")
-}
+mod support;
+use support::spindle_in as spindle;
 
 fn ok(o: Output) -> Vec<u8> {
     assert!(

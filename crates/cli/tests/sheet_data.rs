@@ -4,6 +4,8 @@
 //! traced replay against an untraced one, and the per-class bars against
 //! the table the same run prints.
 
+mod support;
+
 use std::process::Command;
 
 use experiments::{Fate, HeadTrace};
@@ -11,36 +13,7 @@ use sched_core::Kind;
 use spindle::run::{RunArgs, array_traces, traces};
 
 fn args(policies: &[&str]) -> RunArgs {
-    RunArgs {
-        disk: "hp97560".to_string(),
-        policies: policies.iter().map(|p| p.parse().unwrap()).collect(),
-        disks: None,
-        placement: experiments::Placement::SINGLE,
-        loads: vec![0.8],
-        rates: Vec::new(),
-        clients: None,
-        think_ms: 0.0,
-        read_fraction: 1.0,
-        blocks: 1,
-        sequential: None,
-        deadline_ms: None,
-        requests: 400,
-        warmup: Some(40),
-        seed: 1,
-        replications: 3,
-        jobs: 1,
-        allow_overload: false,
-        plot: None,
-        plot_requests: 40,
-        samples: None,
-    }
-}
-
-fn data(name: &str) -> String {
-    format!(
-        "{}/../../../shared/data/disksim-valid/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
+    support::run_args(policies, 400, 3)
 }
 
 /// Requests waiting at `t` (after everything that happened at `t`), from
@@ -162,7 +135,7 @@ fn a_traced_replay_reports_what_an_untraced_one_does() {
         seed: 1,
         fit: experiments::Fit::Refuse,
     };
-    let path = data("ascii.trace");
+    let path = support::data("ascii.trace");
     let plain = experiments::replay(&path, &options).unwrap();
     let (traced, devices) = experiments::replay_traced(&path, &options, 40).unwrap();
     assert_eq!(

@@ -8,34 +8,14 @@
 //! Checks of the text (the legend's labels) need a font; without one they
 //! are skipped, saying so.
 
+mod support;
+
 use resvg::tiny_skia::Pixmap;
 use spindle::run::RunArgs;
 use spindle::sheet::{Rect, RunSheet, layout, render_run_sheet};
 
 fn args(policies: &[&str]) -> RunArgs {
-    RunArgs {
-        disk: "hp97560".to_string(),
-        policies: policies.iter().map(|p| p.parse().unwrap()).collect(),
-        disks: None,
-        placement: experiments::Placement::SINGLE,
-        loads: vec![0.8],
-        rates: Vec::new(),
-        clients: None,
-        think_ms: 0.0,
-        read_fraction: 1.0,
-        blocks: 1,
-        sequential: None,
-        deadline_ms: None,
-        requests: 1000,
-        warmup: Some(100),
-        seed: 1,
-        replications: 3,
-        jobs: 1,
-        allow_overload: false,
-        plot: None,
-        plot_requests: 40,
-        samples: None,
-    }
+    support::run_args(policies, 1000, 3)
 }
 
 fn render(sheet: &RunSheet) -> Pixmap {
@@ -408,11 +388,7 @@ fn a_mirrored_sheet_has_a_lane_per_disk_of_each_policy() {
 #[test]
 fn a_replay_sheet_has_a_lane_per_device() {
     let args = spindle::replay::ReplayArgs {
-        trace: format!(
-            "{}/../../../shared/data/disksim-valid/ascii.trace",
-            env!("CARGO_MANIFEST_DIR")
-        )
-        .into(),
+        trace: support::data("ascii.trace").into(),
         disk: "hp97560".to_string(),
         policy: "sstf".parse().unwrap(),
         trace_format: None,

@@ -2,19 +2,8 @@
 //! outputs in every format, plots, results independent of `--jobs`, and
 //! clear errors for bad parameters.
 
-use std::process::{Command, Output};
-
-fn spindle(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_spindle"))
-        .args(args)
-        .output()
-        .expect("spindle runs")
-}
-
-fn stdout(o: &Output) -> String {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
+mod support;
+use support::{spindle, stdout};
 
 fn fails_naming(args: &[&str], field: &str) {
     let o = spindle(args);
