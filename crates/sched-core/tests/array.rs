@@ -1225,6 +1225,63 @@ mod run_time_arrays {
         }
     }
 
+    /// The write-order scenario, under first-copy acknowledgement on two
+    /// disks whose arms rest at cylinders 0 and 150: write 0 (cylinder 150)
+    /// keeps disk 1 busy while disk 0 acknowledges write 1 (blocks 100..108,
+    /// cylinder 100) and then write 2 (`third_block`.., cylinder 104).
+    /// Returns the order in which disk 1 then writes its copies of 1 and 2.
+    fn lagging_copies_order(name: &str, third_block: u64) -> [u64; 2] {
+        let spec: ArraySpec = name.parse().unwrap();
+        let mut policy = build(&spec, 8, 2, 1).with_ack(Ack::First).unwrap();
+        let est: [&dyn ServiceEstimator; 2] = [&ArmEstimator, &ArmEstimator];
+        let heads = [Head::at(0), Head::at(150)];
+        let view = ArrayView {
+            now: 0,
+            heads: &heads,
+            estimators: &est,
+        };
+        let mirror = |block: u64, cylinder: u32| {
+            let at = Location { block, cylinder };
+            Copies::new().with(0, at).with(1, at)
+        };
+        let write = |id: u64, block: u64, cylinder: u32| {
+            Request::new(RequestId(id), Kind::Write, block, 8, cylinder, id)
+        };
+        let start_all = |policy: &mut AnyArray<Heap>| {
+            let mut started = Vec::new();
+            while let Some(s) = policy.poll_start(&view).unwrap() {
+                started.push((s.disk, s.dispatch.request.id.0));
+            }
+            started
+        };
+        policy
+            .submit(write(0, 5_000, 150), &mirror(5_000, 150), &view)
+            .unwrap();
+        assert_eq!(start_all(&mut policy), [(0, 0), (1, 0)], "{name}");
+        let _ = policy.complete(0, 1).unwrap();
+        policy
+            .submit(write(1, 100, 100), &mirror(100, 100), &view)
+            .unwrap();
+        assert_eq!(start_all(&mut policy), [(0, 1)], "{name}");
+        let acked = policy.complete(0, 2).unwrap();
+        assert_eq!(acked.finished.map(|r| r.id), Some(RequestId(1)), "{name}");
+        policy
+            .submit(write(2, third_block, 104), &mirror(third_block, 104), &view)
+            .unwrap();
+        assert_eq!(start_all(&mut policy), [(0, 2)], "{name}");
+        let _ = policy.complete(0, 3).unwrap();
+        let _ = policy.complete(1, 4).unwrap();
+        let mut order = [0; 2];
+        for (slot, done_at) in order.iter_mut().zip([5, 6]) {
+            let started = start_all(&mut policy);
+            assert!(matches!(started[..], [(1, _)]), "{name}: {started:?}");
+            *slot = started[0].1;
+            let _ = policy.complete(1, done_at).unwrap();
+        }
+        assert_eq!(policy.in_system(), 0, "{name}");
+        order
+    }
+
     /// With first-copy acknowledgement a write may be overwritten while its
     /// copy still waits at a busy disk. That disk writes the earlier write
     /// first although its discipline (SSTF, the arm at cylinder 150) would
@@ -1233,57 +1290,12 @@ mod run_time_arrays {
     #[test]
     fn a_lagging_copy_is_written_before_a_later_overlapping_write() {
         for name in ["dmq-sq", "dmq", "cmq-sstf", "rt-cmq-s"] {
-            let spec: ArraySpec = name.parse().unwrap();
-            let mut policy = build(&spec, 8, 2, 1).with_ack(Ack::First).unwrap();
-            let est: [&dyn ServiceEstimator; 2] = [&ArmEstimator, &ArmEstimator];
-            let heads = [Head::at(0), Head::at(150)];
-            let view = ArrayView {
-                now: 0,
-                heads: &heads,
-                estimators: &est,
-            };
-            let mirror = |block: u64, cylinder: u32| {
-                let at = Location { block, cylinder };
-                Copies::new().with(0, at).with(1, at)
-            };
-            let write = |id: u64, block: u64, cylinder: u32| {
-                Request::new(RequestId(id), Kind::Write, block, 8, cylinder, id)
-            };
-            let start_all = |policy: &mut AnyArray<Heap>| {
-                let mut started = Vec::new();
-                while let Some(s) = policy.poll_start(&view).unwrap() {
-                    started.push((s.disk, s.dispatch.request.id.0));
-                }
-                started
-            };
-            // Write 0 keeps disk 1 busy; disk 0 acknowledges writes 0 and 1.
-            policy
-                .submit(write(0, 5_000, 150), &mirror(5_000, 150), &view)
-                .unwrap();
-            assert_eq!(start_all(&mut policy), [(0, 0), (1, 0)], "{name}");
-            let _ = policy.complete(0, 1).unwrap();
-            policy
-                .submit(write(1, 100, 100), &mirror(100, 100), &view)
-                .unwrap();
-            assert_eq!(start_all(&mut policy), [(0, 1)], "{name}");
-            let acked = policy.complete(0, 2).unwrap();
-            assert_eq!(acked.finished.map(|r| r.id), Some(RequestId(1)), "{name}");
             // Write 2 overwrites blocks 104..108 of write 1.
-            policy
-                .submit(write(2, 104, 104), &mirror(104, 104), &view)
-                .unwrap();
-            assert_eq!(start_all(&mut policy), [(0, 2)], "{name}");
-            let _ = policy.complete(0, 3).unwrap();
-            let _ = policy.complete(1, 4).unwrap();
             assert_eq!(
-                start_all(&mut policy),
-                [(1, 1)],
+                lagging_copies_order(name, 104),
+                [1, 2],
                 "{name}: write 2 overtook write 1"
             );
-            let _ = policy.complete(1, 5).unwrap();
-            assert_eq!(start_all(&mut policy), [(1, 2)], "{name}");
-            let _ = policy.complete(1, 6).unwrap();
-            assert_eq!(policy.in_system(), 0, "{name}");
         }
     }
 
@@ -1291,44 +1303,11 @@ mod run_time_arrays {
     #[test]
     fn writes_that_do_not_overlap_keep_the_disciplines_order() {
         for name in ["dmq-sq", "cmq-sstf"] {
-            let spec: ArraySpec = name.parse().unwrap();
-            let mut policy = build(&spec, 8, 2, 1).with_ack(Ack::First).unwrap();
-            let est: [&dyn ServiceEstimator; 2] = [&ArmEstimator, &ArmEstimator];
-            let heads = [Head::at(0), Head::at(150)];
-            let view = ArrayView {
-                now: 0,
-                heads: &heads,
-                estimators: &est,
-            };
-            let mirror = |block: u64, cylinder: u32| {
-                let at = Location { block, cylinder };
-                Copies::new().with(0, at).with(1, at)
-            };
-            let write = |id: u64, block: u64, cylinder: u32| {
-                Request::new(RequestId(id), Kind::Write, block, 8, cylinder, id)
-            };
-            let next_on = |policy: &mut AnyArray<Heap>| {
-                let s = policy.poll_start(&view).unwrap().unwrap();
-                (s.disk, s.dispatch.request.id.0)
-            };
-            policy
-                .submit(write(0, 5_000, 150), &mirror(5_000, 150), &view)
-                .unwrap();
-            assert_eq!(next_on(&mut policy), (0, 0));
-            assert_eq!(next_on(&mut policy), (1, 0));
-            let _ = policy.complete(0, 1).unwrap();
-            policy
-                .submit(write(1, 100, 100), &mirror(100, 100), &view)
-                .unwrap();
-            assert_eq!(next_on(&mut policy), (0, 1));
-            let _ = policy.complete(0, 2).unwrap();
-            policy
-                .submit(write(2, 108, 104), &mirror(108, 104), &view)
-                .unwrap();
-            assert_eq!(next_on(&mut policy), (0, 2));
-            let _ = policy.complete(0, 3).unwrap();
-            let _ = policy.complete(1, 4).unwrap();
-            assert_eq!(next_on(&mut policy), (1, 2), "{name}: SSTF's choice");
+            assert_eq!(
+                lagging_copies_order(name, 108),
+                [2, 1],
+                "{name}: SSTF's choice"
+            );
         }
     }
 
