@@ -7,20 +7,20 @@ use anyhow::{Context, Result, bail};
 use disk_emu::DiskReport;
 use disk_emu::disk::DiskSpec;
 use experiments::{
-    Addressing, Arrivals, DeadlineRange, DiskExperiment, Load, MetricTable, MirrorExperiment,
-    MirrorReport, Placement, RequestMix, metric_table, mirror_table,
+    Addressing, Arrivals, DeadlineRange, DiskExperiment, Load, MirrorExperiment, MirrorReport,
+    Placement, RequestMix,
 };
 use sched_core::array::ArraySpec;
 use sched_core::{AnySpec, PolicySpec};
 
 use experiments::{ArrayTrace, HeadTrace};
 
-use crate::common::{
-    RunGives, array_label, estimate, policy_label, policy_warnings, progress, resolve_disk,
-};
+use crate::common::{RunGives, array_label, policy_label, policy_warnings, resolve_disk};
 use crate::output::{Cell, Format, Table};
-use crate::samples::{Layout, SamplesFile};
 use crate::sheet::{RunSheet, array_sheet, disk_sheet};
+
+mod device_runs;
+use device_runs::{MirroredPair, OneDisk, RunReports, overload_hint};
 
 /// Options of `spindle run`.
 #[derive(Debug)]
@@ -294,17 +294,17 @@ pub fn run(args: &RunArgs, format: Format) -> Result<()> {
 /// planned (point by point, policy by policy); `None` for a run that
 /// failed.
 enum Reports {
-    Disk(Vec<Option<Vec<DiskReport>>>),
-    Mirror(Vec<Option<Vec<MirrorReport>>>),
+    Disk(RunReports<DiskReport>),
+    Mirror(RunReports<MirrorReport>),
 }
 
 /// Runs the plan: its table and its reports.
 fn measure(plan: &Plan) -> Result<(Table, Reports)> {
     Ok(if plan.arrays.is_empty() {
-        let (table, reports) = execute(plan)?;
+        let (table, reports) = device_runs::execute::<OneDisk>(plan)?;
         (table, Reports::Disk(reports))
     } else {
-        let (table, reports) = execute_mirrored(plan)?;
+        let (table, reports) = device_runs::execute::<MirroredPair>(plan)?;
         (table, Reports::Mirror(reports))
     })
 }
@@ -545,400 +545,12 @@ pub fn default_experiment(format: Format) -> Result<()> {
         allow_overload: false,
         samples: None,
     };
-    let (mut table, _) = execute(&plan)?;
+    let (mut table, _) = device_runs::execute::<OneDisk>(&plan)?;
     table.note(
         "Try `spindle run --help`, `spindle policies`, `spindle presets`, `spindle replay FILE`.",
     );
     crate::output::emit_table(&table, format)?;
     Ok(())
-}
-
-fn execute(plan: &Plan) -> Result<(Table, Vec<Option<Vec<DiskReport>>>)> {
-    let title = format!(
-        "{} — {} replications × {} requests (+{} warm-up), {}",
-        plan.disk.name,
-        plan.replications,
-        plan.requests,
-        plan.warmup,
-        describe_mix(&plan.mix)
-    );
-    let [point_column, rate_column] = Point::columns(&plan.points);
-    let mut columns = vec![
-        "policy",
-        point_column,
-        rate_column,
-        "response ms",
-        "p95 ms",
-        "wait ms",
-        "service ms",
-        "seek ms",
-        "rotation ms",
-        "seek cyl",
-        "util",
-        "queue",
-    ];
-    let deadlines = plan.mix.deadline.is_some();
-    if deadlines {
-        columns.extend(DEADLINE_COLUMNS);
-    }
-    let mut table = Table::new(title, &columns);
-    let bar = progress(
-        (plan.policies.len() * plan.points.len()) as u64 * plan.replications,
-        "replications",
-    );
-    // Every run is built and checked before any runs.
-    let digits = Point::load_digits(&plan.points);
-    let mut runs = Vec::new();
-    for point in &plan.points {
-        let (arrivals, load_label) =
-            point.arrivals(|load| Ok(DiskExperiment::rate_for(&plan.disk, &plan.mix, load)?))?;
-        for policy in &plan.policies {
-            let experiment = DiskExperiment {
-                disk: plan.disk.clone(),
-                policy: *policy,
-                arrivals,
-                mix: plan.mix,
-                requests: plan.requests,
-                warmup: plan.warmup,
-                seed: plan.seed,
-                allow_overload: plan.allow_overload,
-            };
-            let load = experiment
-                .check()
-                .map_err(overload_hint)
-                .with_context(|| format!("{}, {load_label}", policy_label(policy)))?;
-            if load >= 1.0 {
-                eprintln!(
-                    "warning: {}, {load_label}: the offered load is {load:.3} of the disk's capacity; the queue grows without bound and the figures depend on the run length",
-                    policy_label(policy)
-                );
-            }
-            let cells = point.cells(arrivals, load, digits);
-            runs.push((experiment, load_label.clone(), cells));
-        }
-    }
-    let mut samples = open_samples(plan, runs.len(), Layout::SingleDisk)?;
-    let mut failed = 0;
-    let mut all = Vec::new();
-    for (experiment, load_label, [point_cell, rate]) in &runs {
-        let policy = &experiment.policy;
-        let model = experiment.model()?;
-        let context = [
-            policy_label(policy),
-            point_cell.csv_value(),
-            rate.csv_value(),
-        ];
-        let reports = crate::samples::replicate(
-            experiment,
-            plan.replications,
-            plan.jobs,
-            samples.as_mut().map(|f| (f, &context[..])),
-            |r, sink| {
-                let out = match sink {
-                    Some(sink) => experiment.sample_on(model.clone(), r, sink),
-                    None => experiment.run_on(model.clone(), r),
-                };
-                bar.inc(1);
-                out
-            },
-        )?;
-        let reports = match reports {
-            Ok(r) => r,
-            Err(e) => {
-                failed += 1;
-                bar.suspend(|| {
-                    eprintln!("warning: {}, {load_label}: {e}", policy_label(policy));
-                });
-                let mut row = vec![
-                    Cell::text(policy_label(policy)),
-                    point_cell.clone(),
-                    rate.clone(),
-                ];
-                row.resize(table.columns.len(), Cell::Absent("overload"));
-                table.row(row);
-                all.push(None);
-                continue;
-            }
-        };
-        let mut m = metric_table(&reports)?;
-        if deadlines {
-            record_deadlines(&mut m, reports.iter().map(disk_deadlines))?;
-        }
-        let mut row = vec![
-            Cell::text(policy_label(policy)),
-            point_cell.clone(),
-            rate.clone(),
-            estimate(&m, "response_ms", 1.0, 2),
-            estimate(&m, "response_p95_ms", 1.0, 1),
-            estimate(&m, "waiting_ms", 1.0, 2),
-            estimate(&m, "service_ms", 1.0, 2),
-            estimate(&m, "seek_ms", 1.0, 2),
-            estimate(&m, "rotation_ms", 1.0, 2),
-            estimate(&m, "seek_cylinders", 1.0, 0),
-            estimate(&m, "utilisation", 1.0, 3),
-            estimate(&m, "queue_mean", 1.0, 2),
-        ];
-        if deadlines {
-            row.extend(deadline_cells(&m));
-        }
-        table.row(row);
-        all.push(Some(reports));
-    }
-    bar.finish_and_clear();
-    if failed > 0 && failed == runs.len() {
-        bail!("every run failed (the warnings above say why); lower the load or the population");
-    }
-    table.note(format!(
-        "Means over replications ± half-width of the 95 % Student-t interval; seed {}. Load is relative to the mean service of one request served alone.",
-        plan.seed
-    ));
-    note_samples(&mut table, samples)?;
-    Ok((table, all))
-}
-
-/// The `--samples` file of a plan of `runs` runs, created (with its
-/// header) once every run has been checked and before any runs; refused
-/// when it would take more rows than a file takes.
-fn open_samples(plan: &Plan, runs: usize, layout: Layout) -> Result<Option<SamplesFile>> {
-    let Some(path) = &plan.samples else {
-        return Ok(None);
-    };
-    crate::samples::check_rows(
-        runs as u128 * u128::from(plan.replications) * u128::from(plan.requests),
-    )?;
-    let [point, rate] = Point::columns(&plan.points).map(|c| match c {
-        "rate/s" => "rate_per_s",
-        "think ms" => "think_ms",
-        other => other,
-    });
-    let context = ["policy", point, rate, "replication"];
-    SamplesFile::create(path, &context, layout, plan.mix.deadline.is_some()).map(Some)
-}
-
-/// Closes the `--samples` file and says so under the table.
-fn note_samples(table: &mut Table, samples: Option<SamplesFile>) -> Result<()> {
-    if let Some(file) = samples {
-        let path = file.path().display().to_string();
-        let rows = file.finish()?;
-        table.note(format!(
-            "Per-request samples: {rows} rows written to {path}."
-        ));
-    }
-    Ok(())
-}
-
-/// A refusal of an overloaded run, with the option that runs it anyway.
-fn overload_hint(e: experiments::RunError) -> anyhow::Error {
-    match e {
-        experiments::RunError::Overload { load } => anyhow::anyhow!(
-            "the offered load is {load:.3} of the capacity, at or above saturation: the queue would grow without bound and every figure would depend on the run's length; lower --load or --rate, or pass --allow-overload to run it anyway"
-        ),
-        other => other.into(),
-    }
-}
-
-/// The columns of a run whose requests carry deadlines.
-const DEADLINE_COLUMNS: [&str; 3] = ["missed %", "dropped", "tardiness ms"];
-
-/// (requests judged against a deadline, missed, dropped, mean tardiness in
-/// ns) of one replication, over its classes.
-type Deadlines = (u64, u64, u64, f64);
-
-fn disk_deadlines(r: &DiskReport) -> Deadlines {
-    let (mut judged, mut missed, mut dropped, mut tardy_sum, mut tardy_count) = (0, 0, 0, 0.0, 0);
-    for c in &r.classes {
-        judged += c.with_deadline + c.dropped;
-        missed += c.missed;
-        dropped += c.dropped;
-        if c.tardiness.count > 0 {
-            tardy_sum += c.tardiness.mean * c.tardiness.count as f64;
-            tardy_count += c.tardiness.count;
-        }
-    }
-    let tardiness = if tardy_count > 0 {
-        tardy_sum / tardy_count as f64
-    } else {
-        f64::NAN
-    };
-    (judged, missed, dropped, tardiness)
-}
-
-fn mirror_deadlines(r: &MirrorReport) -> Deadlines {
-    let d = &r.deadlines;
-    (
-        d.with_deadline + d.dropped,
-        d.missed,
-        d.dropped,
-        d.tardiness_mean,
-    )
-}
-
-/// Adds the deadline metrics of each replication to `m`.
-fn record_deadlines(m: &mut MetricTable, each: impl Iterator<Item = Deadlines>) -> Result<()> {
-    for (r, (judged, missed, dropped, tardiness)) in (0..).zip(each) {
-        if judged > 0 {
-            m.record(r, "missed_pct", 100.0 * missed as f64 / judged as f64)?;
-        }
-        m.record(r, "dropped", dropped as f64)?;
-        if tardiness.is_finite() {
-            m.record(r, "tardiness_ms", tardiness / 1e6)?;
-        }
-    }
-    Ok(())
-}
-
-fn deadline_cells(m: &MetricTable) -> [Cell; 3] {
-    [
-        estimate(m, "missed_pct", 1.0, 2),
-        estimate(m, "dropped", 1.0, 0),
-        estimate(m, "tardiness_ms", 1.0, 2),
-    ]
-}
-
-/// Array policies on a mirrored pair of `plan.disk`, laid out by
-/// `plan.placement`: reads and updates (writes of both copies) measured
-/// apart, each disk's utilisation, and the deadlines.
-fn execute_mirrored(plan: &Plan) -> Result<(Table, Vec<Option<Vec<MirrorReport>>>)> {
-    let disks = [plan.disk.clone(), plan.disk.clone()];
-    let title = format!(
-        "{} ×2 ({}) — {} replications × {} requests (+{} warm-up), {}",
-        plan.disk.name,
-        describe_placement(plan.placement),
-        plan.replications,
-        plan.requests,
-        plan.warmup,
-        describe_mix(&plan.mix)
-    );
-    let [point_column, rate_column] = Point::columns(&plan.points);
-    let mut columns = vec![
-        "policy",
-        point_column,
-        rate_column,
-        "read ms",
-        "update ms",
-        "all ms",
-        "read wait ms",
-        "util disk 1",
-        "util disk 2",
-        "throughput/s",
-    ];
-    let deadlines = plan.mix.deadline.is_some();
-    if deadlines {
-        columns.extend(DEADLINE_COLUMNS);
-    }
-    let mut table = Table::new(title, &columns);
-    let bar = progress(
-        (plan.arrays.len() * plan.points.len()) as u64 * plan.replications,
-        "replications",
-    );
-    let digits = Point::load_digits(&plan.points);
-    let mut runs = Vec::new();
-    for point in &plan.points {
-        let (arrivals, load_label) = point.arrivals(|load| match load {
-            Load::Utilisation(u) => Ok(MirrorExperiment::rate_for(&disks, &plan.mix, u)?),
-            Load::Rate(r) => Ok(r),
-        })?;
-        for policy in &plan.arrays {
-            let experiment = MirrorExperiment {
-                disks: disks.clone(),
-                placement: plan.placement,
-                policy: *policy,
-                arrivals,
-                mix: plan.mix,
-                requests: plan.requests,
-                warmup: plan.warmup,
-                seed: plan.seed,
-                allow_overload: plan.allow_overload,
-            };
-            let load = experiment
-                .check()
-                .map_err(overload_hint)
-                .with_context(|| format!("{}, {load_label}", array_label(policy)))?;
-            if load >= 1.0 {
-                eprintln!(
-                    "warning: {}, {load_label}: the offered load is {load:.3} of the pair's capacity; the queues grow without bound and the figures depend on the run length",
-                    array_label(policy)
-                );
-            }
-            let cells = point.cells(arrivals, load, digits);
-            runs.push((experiment, load_label.clone(), cells));
-        }
-    }
-    let mut samples = open_samples(plan, runs.len(), Layout::Mirror)?;
-    let mut failed = 0;
-    let mut all = Vec::new();
-    for (experiment, load_label, [point_cell, rate]) in &runs {
-        let policy = &experiment.policy;
-        let models = experiment.models()?;
-        let context = [
-            array_label(policy),
-            point_cell.csv_value(),
-            rate.csv_value(),
-        ];
-        let reports = crate::samples::replicate(
-            experiment,
-            plan.replications,
-            plan.jobs,
-            samples.as_mut().map(|f| (f, &context[..])),
-            |r, sink| {
-                let out = match sink {
-                    Some(sink) => experiment.sample_on(models.clone(), r, sink),
-                    None => experiment.run_on(models.clone(), r),
-                };
-                bar.inc(1);
-                out
-            },
-        )?;
-        let reports = match reports {
-            Ok(r) => r,
-            Err(e) => {
-                failed += 1;
-                bar.suspend(|| {
-                    eprintln!("warning: {}, {load_label}: {e}", array_label(policy));
-                });
-                let mut row = vec![
-                    Cell::text(array_label(policy)),
-                    point_cell.clone(),
-                    rate.clone(),
-                ];
-                row.resize(table.columns.len(), Cell::Absent("overload"));
-                table.row(row);
-                all.push(None);
-                continue;
-            }
-        };
-        let mut m = mirror_table(&reports);
-        if deadlines {
-            record_deadlines(&mut m, reports.iter().map(mirror_deadlines))?;
-        }
-        let mut row = vec![
-            Cell::text(array_label(policy)),
-            point_cell.clone(),
-            rate.clone(),
-            estimate(&m, "read_ms", 1.0, 2),
-            estimate(&m, "update_ms", 1.0, 2),
-            estimate(&m, "all_ms", 1.0, 2),
-            estimate(&m, "read_wait_ms", 1.0, 2),
-            estimate(&m, "util_disk1", 1.0, 3),
-            estimate(&m, "util_disk2", 1.0, 3),
-            estimate(&m, "throughput_per_s", 1.0, 1),
-        ];
-        if deadlines {
-            row.extend(deadline_cells(&m));
-        }
-        table.row(row);
-        all.push(Some(reports));
-    }
-    bar.finish_and_clear();
-    if failed > 0 && failed == runs.len() {
-        bail!("every run failed (the warnings above say why); lower the load or the population");
-    }
-    table.note(format!(
-        "Means over replications ± half-width of the 95 % Student-t interval; seed {}. Load is the work offered (a read one operation, an update two) over what the two disks serve, each request taking the disk's mean service alone.",
-        plan.seed
-    ));
-    note_samples(&mut table, samples)?;
-    Ok((table, all))
 }
 
 fn describe_placement(placement: Placement) -> String {
