@@ -91,8 +91,8 @@ pub use run_error::{RunError, check_fits, check_requests, check_span};
 pub use sharding::{replicate, replicate_points};
 pub use simulation::{Driver, Flow, Simulation};
 pub use trace_replay::{
-    DeviceReport, DeviceSampleSink, Fit, ReplayError, ReplayOptions, ReplayReport, Validation,
-    replay, replay_mirrored, replay_observed,
+    DeviceReport, DeviceSampleSink, Fit, ObservedReplay, ReplayError, ReplayOptions, ReplayReport,
+    Validation, replay, replay_mirrored, replay_observed,
 };
 pub use workload::{
     Addressing, ArrivalProcess, Arrivals, DeadlineRange, Draw, Generator, READ_CLASS, RequestMix,

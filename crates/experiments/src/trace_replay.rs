@@ -194,6 +194,11 @@ pub struct ReplayReport<R = DiskReport> {
     pub validation: Option<Validation>,
 }
 
+/// A replay's report, and the recording of each device that had a request
+/// among the followed ones, by device number in device order (none when
+/// the replay was not recorded).
+pub type ObservedReplay<R = DiskReport, T = HeadTrace> = (ReplayReport<R>, Vec<(u32, T)>);
+
 /// Trace replay as a driver of the event loop: its one event is "the next
 /// record is due"; each device number of the trace is a device of the
 /// [`Target`] (a disk, or a mirrored pair), created when the trace first
@@ -503,7 +508,7 @@ pub fn replay_observed(
     options: &ReplayOptions,
     followed: Option<u64>,
     sink: Option<DeviceSampleSink<'_>>,
-) -> Result<(ReplayReport, Vec<(u32, HeadTrace)>), ReplayError> {
+) -> Result<ObservedReplay, ReplayError> {
     drive(path.as_ref(), options, followed, sink)
 }
 
@@ -523,7 +528,7 @@ pub fn replay_mirrored(
     options: &ReplayOptions<MirrorPolicy>,
     followed: Option<u64>,
     sink: Option<DeviceSampleSink<'_>>,
-) -> Result<(ReplayReport<MirrorReport>, Vec<(u32, ArrayTrace)>), ReplayError> {
+) -> Result<ObservedReplay<MirrorReport, ArrayTrace>, ReplayError> {
     drive(path.as_ref(), options, followed, sink)
 }
 
@@ -536,7 +541,7 @@ fn drive<T: Target>(
     options: &ReplayOptions<T>,
     followed: Option<u64>,
     sink: Option<DeviceSampleSink<'_>>,
-) -> Result<(ReplayReport<T::Report>, Vec<(u32, T::Trace)>), ReplayError> {
+) -> Result<ObservedReplay<T::Report, T::Trace>, ReplayError> {
     if !(options.speed > 0.0 && options.speed.is_finite()) {
         return Err(ReplayError::Speed(options.speed));
     }
