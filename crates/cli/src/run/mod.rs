@@ -20,6 +20,7 @@ use crate::output::{Cell, Format, Table};
 use crate::sheet::{RunSheet, array_sheet, disk_sheet};
 
 mod device_runs;
+mod task_runs;
 use device_runs::{MirroredPair, OneDisk, RunReports, overload_hint};
 
 /// Options of `spindle run`.
@@ -31,8 +32,9 @@ pub struct RunArgs {
     pub disk: String,
     /// Policy to run, NAME[:key=value,...]; repeat to compare (see `spindle
     /// policies`): single-disk policies on one disk, array policies on a
-    /// mirrored pair.
-    #[cfg_attr(feature = "cli", arg(long = "policy", default_value = "fcfs"))]
+    /// mirrored pair, rate-based ones (wrr-scan) with --tasks [default:
+    /// fcfs; with --tasks, wrr-scan in its three versions and scan-edf].
+    #[cfg_attr(feature = "cli", arg(long = "policy"))]
     pub policies: Vec<AnySpec>,
     /// Disks: 1 for single-disk policies, 2 (a mirrored pair) for array
     /// policies [default: what the policies need].
@@ -105,6 +107,25 @@ pub struct RunArgs {
     /// Streamed as the run goes; the same bytes whatever --jobs says.
     #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::output_file))]
     pub samples: Option<std::path::PathBuf>,
+    /// Rate-based tasks instead of the request workload: the TOML/JSON
+    /// file `spindle admit` reads (optionally with `aperiodic_gap_ms` and
+    /// each task's `release_ms`), run for --seconds on one disk under each
+    /// policy. WRR-SCAN admits what its test accepts; a single-disk policy
+    /// (scan-edf) runs every task.
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long,
+            conflicts_with_all = [
+                "loads", "rates", "clients", "read_fraction", "blocks", "sequential",
+                "deadline_ms", "requests", "warmup", "disks", "placement", "plot", "samples",
+            ]
+        )
+    )]
+    pub tasks: Option<std::path::PathBuf>,
+    /// Simulated seconds per replication of a --tasks run [default: 60].
+    #[cfg_attr(feature = "cli", arg(long, requires = "tasks", value_parser = crate::bounds::seconds))]
+    pub seconds: Option<u64>,
     /// Requests the sheet's lanes follow.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 40, requires = "plot", value_parser = clap::value_parser!(u64).range(1..=10_000)))]
     pub plot_requests: u64,
@@ -242,6 +263,10 @@ struct Plan {
 
 /// `spindle run`.
 pub fn run(args: &RunArgs, format: Format) -> Result<()> {
+    if let Some(file) = &args.tasks {
+        let tables = task_runs::execute(args, file)?;
+        return crate::output::emit_tables(&tables, format);
+    }
     let plan = plan(args)?;
     let mut draw = args.plot.is_some() || crate::report::collecting();
     if plan.samples.is_some() && crate::output::results_discarded() {
@@ -477,12 +502,18 @@ fn plan(args: &RunArgs) -> Result<Plan> {
         vec![Point::Open(Load::Utilisation(0.8))]
     };
     let (mut policies, mut arrays) = (Vec::new(), Vec::new());
-    for spec in &args.policies {
+    let fcfs = [AnySpec::Disk(PolicySpec::Fcfs)];
+    let specs = if args.policies.is_empty() {
+        &fcfs[..]
+    } else {
+        &args.policies[..]
+    };
+    for spec in specs {
         match spec {
             AnySpec::Disk(p) => policies.push(*p),
             AnySpec::Array(a) => arrays.push(*a),
             AnySpec::RateBased(_) => bail!(
-                "--policy {spec}: a rate-based policy serves periodic tasks, not this workload; give it a task set with `spindle admit FILE` or see `spindle repro tsai04`"
+                "--policy {spec}: a rate-based policy serves periodic tasks, not this workload; give it a task file with --tasks FILE (the format `spindle admit` reads)"
             ),
         }
     }
@@ -499,7 +530,7 @@ fn plan(args: &RunArgs) -> Result<Plan> {
     {
         bail!(
             "--disks {disks}: {} needs {needed} (single-disk policies run on one disk, array policies on a mirrored pair)",
-            args.policies[0]
+            specs[0]
         );
     }
     let plan = Plan {
