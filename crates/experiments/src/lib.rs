@@ -55,6 +55,7 @@ pub mod simulation;
 pub mod sustainable;
 mod trace_replay;
 pub mod workload;
+mod wrr_constants;
 
 pub use array_experiment::{
     ArrayError, ArrayExperiment, ArrayReport, ArrayWorkload, DELAYED_WRITE_BUFFER, GROUP_CAPACITY,
@@ -95,3 +96,4 @@ pub use workload::{
     Addressing, ArrivalProcess, Arrivals, DeadlineRange, Draw, Generator, READ_CLASS, RequestMix,
     WRITE_CLASS, WorkloadError, kind_class, label_kinds,
 };
+pub use wrr_constants::wrr_params_on;

@@ -123,12 +123,32 @@ pub struct RunArgs {
         )
     )]
     pub tasks: Option<std::path::PathBuf>,
+    /// The constants WRR-SCAN's admission test charges in a --tasks run:
+    /// `paper` (Table 2's HP 97560 figures, what `spindle admit` decides
+    /// with) or `drive` (measured on --disk, so that what is admitted holds
+    /// on the emulated drive).
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_enum, default_value = "paper", requires = "tasks")
+    )]
+    pub wrr_constants: WrrConstants,
     /// Simulated seconds per replication of a --tasks run [default: 60].
     #[cfg_attr(feature = "cli", arg(long, requires = "tasks", value_parser = crate::bounds::seconds))]
     pub seconds: Option<u64>,
     /// Requests the sheet's lanes follow.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 40, requires = "plot", value_parser = clap::value_parser!(u64).range(1..=10_000)))]
     pub plot_requests: u64,
+}
+
+/// Where WRR-SCAN's admission constants come from in `run --tasks`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum WrrConstants {
+    /// The paper's Table 2 (HP 97560).
+    #[default]
+    Paper,
+    /// Measured on the emulated drive ([`experiments::wrr_params_on`]).
+    Drive,
 }
 
 /// All cores.

@@ -23,11 +23,13 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use disk_emu::disk::DiskModel;
 use experiments::seeds::{Purpose, Unit};
-use experiments::{MetricTable, RateReport, RateTaskSpec, RateWorkload, rate_label, run_rate};
+use experiments::{
+    MetricTable, RateReport, RateTaskSpec, RateWorkload, rate_label, run_rate, wrr_params_on,
+};
 use sched_core::policy::AperiodicReserve;
 use sched_core::{AnySpec, Nanos};
 
-use super::RunArgs;
+use super::{RunArgs, WrrConstants};
 use crate::admit::{self, BLOCK_BYTES, TaskSet};
 use crate::common::{estimate, progress, resolve_disk};
 use crate::output::{Cell, Table};
@@ -62,11 +64,15 @@ pub(super) fn execute(args: &RunArgs, file: &Path) -> Result<Vec<Table>> {
     };
     let policies = given
         .iter()
-        .map(|p| policy_for(p, &set, block_sectors))
+        .map(|p| policy_for(p, &set, block_sectors, args.wrr_constants, &model))
         .collect::<Result<Vec<_>>>()?;
-    if disk.name != "hp97560" && policies.iter().any(|p| matches!(p, AnySpec::RateBased(_))) {
+    let wrr = policies.iter().find_map(|p| match p {
+        AnySpec::RateBased(params) => Some(*params),
+        _ => None,
+    });
+    if disk.name != "hp97560" && wrr.is_some() && args.wrr_constants == WrrConstants::Paper {
         eprintln!(
-            "warning: --disk {}: WRR-SCAN's admission test uses the HP 97560's constants (Tsai et al., Table 2); on this disk its guarantee does not hold",
+            "warning: --disk {}: WRR-SCAN's admission test uses the HP 97560's constants (Tsai et al., Table 2); on this disk its guarantee does not hold (--wrr-constants drive measures them on the disk)",
             disk.name
         );
     }
@@ -137,6 +143,20 @@ pub(super) fn execute(args: &RunArgs, file: &Path) -> Result<Vec<Table>> {
         "Means over replications ± half-width of the 95 % Student-t interval; seed {}. WRR-SCAN admits in file order and never runs a refused task; a single-disk policy runs every task. Missed: jobs of running tasks that completed after their deadline or not at all, of the jobs due in the run. Min slack: the least margin by which a completed job beat its deadline (negative: a miss). Utilisation is transmission over service time (Tsai et al.); seek, rotation and idle are shares of the run.",
         args.seed
     ));
+    if let Some(p) = wrr {
+        let source = match args.wrr_constants {
+            WrrConstants::Paper => "the paper's Table 2 (HP 97560)",
+            WrrConstants::Drive => "measured on the emulated drive (--wrr-constants drive)",
+        };
+        let ms = |ns: Nanos| ns as f64 / 1e6;
+        summary.note(format!(
+            "WRR-SCAN's admission constants, {source}: t_s {:.1} ms, t_r {:.2} ms, C/V {:.3} ms a {BLOCK_BYTES}-byte block, revolution {:.2} ms.",
+            ms(p.seek_sweep),
+            ms(p.rotation),
+            ms(p.block_time),
+            ms(p.revolution)
+        ));
+    }
     let mut per_task = Table::new(
         format!(
             "Each task of {} ({} replications)",
@@ -175,7 +195,7 @@ pub(super) fn execute(args: &RunArgs, file: &Path) -> Result<Vec<Table>> {
         let missed: u64 = reports.iter().map(|r| r.deadline_misses).sum();
         if matches!(policy, AnySpec::RateBased(_)) && missed > 0 {
             summary.note(format!(
-                "{label}: {missed} jobs of admitted tasks missed their deadline. The admission test charges the paper's HP 97560 constants (Table 2: 2.8 MB/s, t_r = 23 ms), which underestimate the emulated drive (2.46 MB/s, track switches inside a long piece, 2.2 ms controller overhead a request); a round loaded to its bound then runs past its end, the job at the far end of its sweep slips into the next round, and a task served one job a round never catches up."
+                "{label}: {missed} jobs of admitted tasks missed their deadline. The admission test charges the paper's HP 97560 constants (Table 2: 2.8 MB/s, t_r = 23 ms), which underestimate the emulated drive (2.46 MB/s, track switches inside a long piece, 2.2 ms controller overhead a request); a round loaded to its bound then runs past its end, the job at the far end of its sweep slips into the next round, and a task served one job a round never catches up; --wrr-constants drive admits by the drive's own figures."
             ));
         }
     }
@@ -185,7 +205,13 @@ pub(super) fn execute(args: &RunArgs, file: &Path) -> Result<Vec<Table>> {
 /// The policy as it runs the file: WRR-SCAN with the file's reservation
 /// (see the module's doc) and blocks of the disk's size; a single-disk
 /// policy as given.
-fn policy_for(policy: &AnySpec, set: &TaskSet, block_sectors: u32) -> Result<AnySpec> {
+fn policy_for(
+    policy: &AnySpec,
+    set: &TaskSet,
+    block_sectors: u32,
+    constants: WrrConstants,
+    model: &DiskModel,
+) -> Result<AnySpec> {
     match *policy {
         AnySpec::RateBased(mut params) => {
             if set.aperiodic_given && params.aperiodic != set.aperiodic {
@@ -198,6 +224,10 @@ fn policy_for(policy: &AnySpec, set: &TaskSet, block_sectors: u32) -> Result<Any
                 params.aperiodic = set.aperiodic;
             }
             params.block_sectors = block_sectors;
+            if constants == WrrConstants::Drive {
+                params = wrr_params_on(model, params)
+                    .with_context(|| format!("--wrr-constants drive on {}", model.name()))?;
+            }
             Ok(AnySpec::RateBased(params))
         }
         AnySpec::Disk(_) => Ok(*policy),

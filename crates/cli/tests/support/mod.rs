@@ -78,5 +78,6 @@ pub(crate) fn run_args(policies: &[&str], requests: u64, replications: u64) -> R
         samples: None,
         tasks: None,
         seconds: None,
+        wrr_constants: Default::default(),
     }
 }
