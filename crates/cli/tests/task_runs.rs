@@ -93,7 +93,8 @@ fn wrr_scan_keeps_what_it_admits_and_scan_edf_admitting_all_misses() {
 /// 110.8 ms; on the emulated drive it takes about 127 ms (2.46 MB/s, track
 /// switches, 2.2 ms controller overhead), so a full round overruns, the job
 /// at the far end of its sweep slips into the next round, and a task
-/// served one job a round never catches up. The table says so.
+/// served one job a round never catches up. The table says so, and
+/// `--wrr-constants drive` admits by the drive's figures, with no miss.
 #[test]
 fn a_round_filled_to_the_papers_bound_overruns_on_the_emulated_drive() {
     let dir = tempfile::tempdir().unwrap();
@@ -127,6 +128,15 @@ fn a_round_filled_to_the_papers_bound_overruns_on_the_emulated_drive() {
         out.contains("jobs of admitted tasks missed their deadline"),
         "{out}"
     );
+    // Admitted by the drive's own constants (C/V 1.856 ms, t_r 22.43 ms,
+    // t_s two strokes), CA takes 11 of the streams and none misses.
+    let mut drive = args.to_vec();
+    drive.extend(["--wrr-constants", "drive"]);
+    let (summary, per_task) = tables(&file, &drive);
+    let ca = policy(&summary, "WRR-SCAN-CA");
+    assert_eq!(ca["admitted"], 11);
+    assert_eq!(mean(ca, "missed %"), 0.0);
+    assert!(per_task.iter().all(|r| r["missed"] == 0), "{per_task:?}");
 }
 
 /// A task's `release_ms` fixes its first release in every replication: a
