@@ -72,7 +72,7 @@ pub use head_trace::{
 };
 pub use ivy_replay::{
     CopySelection, IVY_METRICS, IvyConfig, IvyDisk, IvyError, IvyMeasures, IvyPoint, IvySweep,
-    IvyTrace, TracedDisk, ivy_sweep, run_ivy,
+    IvyTrace, TracedDisk, distinct_configs, ivy_sweep, run_ivy,
 };
 pub use mirror_experiment::{
     DeadlineReport, KindReport, MirrorExperiment, MirrorReport, mirror_metrics, mirror_table,
