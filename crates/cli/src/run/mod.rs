@@ -3,13 +3,10 @@
 //! policies, with deadline misses, drops and tardiness whenever requests
 //! carry deadlines.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use disk_emu::DiskReport;
 use disk_emu::disk::DiskSpec;
-use experiments::{
-    Addressing, Arrivals, DeadlineRange, DiskExperiment, Load, MirrorExperiment, MirrorReport,
-    Placement, RequestMix,
-};
+use experiments::{Addressing, Arrivals, DeadlineRange, Load, MirrorReport, Placement, RequestMix};
 use sched_core::array::ArraySpec;
 use sched_core::{AnySpec, PolicySpec};
 
@@ -21,7 +18,7 @@ use crate::sheet::{RunSheet, array_sheet, disk_sheet};
 
 mod device_runs;
 mod task_runs;
-use device_runs::{MirroredPair, OneDisk, RunReports, overload_hint};
+use device_runs::{MirroredPair, OneDisk, RunReports};
 
 /// Options of `spindle run`.
 #[derive(Debug)]
@@ -385,7 +382,7 @@ fn sheet_of(plan: &Plan, followed: u64, reports: &Reports) -> Result<RunSheet> {
             disk_sheet(
                 title(crate::sheet::drive_name(&plan.disk.name)),
                 followed,
-                &traces_of(plan, followed)?,
+                &device_runs::traces::<OneDisk>(plan, followed)?,
                 &reports,
             )
         }
@@ -399,7 +396,7 @@ fn sheet_of(plan: &Plan, followed: u64, reports: &Reports) -> Result<RunSheet> {
                     describe_placement(plan.placement)
                 )),
                 followed,
-                &array_traces_of(plan, followed)?,
+                &device_runs::traces::<MirroredPair>(plan, followed)?,
                 &reports,
             )
         }
@@ -414,38 +411,7 @@ fn sheet_of(plan: &Plan, followed: u64, reports: &Reports) -> Result<RunSheet> {
 /// # Errors
 /// The run's refusals and failures.
 pub fn traces(args: &RunArgs, followed: u64) -> Result<Vec<(String, HeadTrace)>> {
-    traces_of(&plan(args)?, followed)
-}
-
-fn traces_of(plan: &Plan, followed: u64) -> Result<Vec<(String, HeadTrace)>> {
-    let Some(point) = plan.points.first() else {
-        bail!("nothing to trace");
-    };
-    let arrivals = match *point {
-        Point::Open(load) => Arrivals::Poisson {
-            rate: DiskExperiment::rate_for(&plan.disk, &plan.mix, load)?,
-        },
-        Point::Closed { clients, think_ms } => Arrivals::Closed { clients, think_ms },
-    };
-    let mut traces = Vec::new();
-    for policy in &plan.policies {
-        let experiment = DiskExperiment {
-            disk: plan.disk.clone(),
-            policy: *policy,
-            arrivals,
-            mix: plan.mix,
-            requests: plan.requests,
-            warmup: plan.warmup,
-            seed: plan.seed,
-            allow_overload: plan.allow_overload,
-        };
-        experiment.check().map_err(overload_hint)?;
-        let trace = experiment
-            .trace_on(experiment.model()?, 0, followed)
-            .with_context(|| format!("tracing {}", policy_label(policy)))?;
-        traces.push((policy_label(policy), trace));
-    }
-    Ok(traces)
+    device_runs::traces::<OneDisk>(&plan(args)?, followed)
 }
 
 /// The traced replication 0 of each array policy of a mirrored `spindle
@@ -456,38 +422,7 @@ fn traces_of(plan: &Plan, followed: u64) -> Result<Vec<(String, HeadTrace)>> {
 /// # Errors
 /// The run's refusals and failures.
 pub fn array_traces(args: &RunArgs, followed: u64) -> Result<Vec<(String, ArrayTrace)>> {
-    array_traces_of(&plan(args)?, followed)
-}
-
-fn array_traces_of(plan: &Plan, followed: u64) -> Result<Vec<(String, ArrayTrace)>> {
-    let Some(point) = plan.points.first() else {
-        bail!("nothing to trace");
-    };
-    let disks = [plan.disk.clone(), plan.disk.clone()];
-    let (arrivals, _) = point.arrivals(|load| match load {
-        Load::Utilisation(u) => Ok(MirrorExperiment::rate_for(&disks, &plan.mix, u)?),
-        Load::Rate(r) => Ok(r),
-    })?;
-    let mut traces = Vec::new();
-    for policy in &plan.arrays {
-        let experiment = MirrorExperiment {
-            disks: disks.clone(),
-            placement: plan.placement,
-            policy: *policy,
-            arrivals,
-            mix: plan.mix,
-            requests: plan.requests,
-            warmup: plan.warmup,
-            seed: plan.seed,
-            allow_overload: plan.allow_overload,
-        };
-        experiment.check().map_err(overload_hint)?;
-        let trace = experiment
-            .trace_on(experiment.models()?, 0, followed)
-            .with_context(|| format!("tracing {policy}"))?;
-        traces.push((policy.to_string(), trace));
-    }
-    Ok(traces)
+    device_runs::traces::<MirroredPair>(&plan(args)?, followed)
 }
 
 fn plan(args: &RunArgs) -> Result<Plan> {
