@@ -228,6 +228,25 @@ fn bad_task_specifications_are_typed_errors() {
     ));
 }
 
+/// The workload of a drawn task set: (period ms, blocks, release in
+/// thousandths of the period) per task, and the mean aperiodic gap.
+fn workload(tasks: &[(u64, u32, u64)], gap_ms: u64) -> RateWorkload {
+    RateWorkload {
+        tasks: tasks
+            .iter()
+            .enumerate()
+            .map(|(i, &(period_ms, blocks, release_permille))| RateTaskSpec {
+                class: (i + 1) as u16,
+                release: period_ms * MS * release_permille / 1000,
+                period: period_ms * MS,
+                blocks,
+            })
+            .collect(),
+        aperiodic_gap: gap_ms * MS,
+        block_sectors: 8,
+    }
+}
+
 /// A random task set: periods around a random mean, buffers of 1..=40 blocks.
 fn task_sets() -> impl Strategy<Value = (Vec<(u64, u32, u64)>, u64, u32)> {
     (
@@ -257,20 +276,7 @@ proptest! {
         seed in 0u64..1_000,
     ) {
         let model = DiskModel::from_spec(&presets::hp97560()).unwrap();
-        let workload = RateWorkload {
-            tasks: tasks
-                .iter()
-                .enumerate()
-                .map(|(i, &(period_ms, blocks, release_permille))| RateTaskSpec {
-                    class: (i + 1) as u16,
-                    release: period_ms * MS * release_permille / 1000,
-                    period: period_ms * MS,
-                    blocks,
-                })
-                .collect(),
-            aperiodic_gap: gap_ms * MS,
-            block_sectors: 8,
-        };
+        let workload = workload(&tasks, gap_ms);
         let params = WrrParams::tsai04(mode, AperiodicReserve::Share { ppm });
         let report = run_rate(&model, &workload, &AnySpec::RateBased(params), 40_000 * MS, seed, 0).unwrap();
         prop_assert_eq!(report.deadline_misses, 0, "{:?}", report.tasks.iter().filter(|t| t.misses > 0).collect::<Vec<_>>());
@@ -308,20 +314,7 @@ proptest! {
         seed in 0u64..1_000,
     ) {
         let model = DiskModel::from_spec(&presets::hp97560()).unwrap();
-        let workload = RateWorkload {
-            tasks: tasks
-                .iter()
-                .enumerate()
-                .map(|(i, &(period_ms, blocks, release_permille))| RateTaskSpec {
-                    class: (i + 1) as u16,
-                    release: period_ms * MS * release_permille / 1000,
-                    period: period_ms * MS,
-                    blocks,
-                })
-                .collect(),
-            aperiodic_gap: gap_ms * MS,
-            block_sectors: 8,
-        };
+        let workload = workload(&tasks, gap_ms);
         let paper = WrrParams::tsai04(mode, AperiodicReserve::Share { ppm });
         let drive = wrr_params_on(&model, paper).unwrap();
         let report = run_rate(&model, &workload, &AnySpec::RateBased(drive), 30_000 * MS, seed, 0).unwrap();
