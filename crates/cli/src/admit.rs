@@ -12,18 +12,26 @@
 //! name = "video-1"          # optional
 //! rate_kb_s = 11.2          # L_i, KB/s (1 KB = 1024 B)
 //! buffer_kb = 56            # B_i, KB
+//! release_ms = 120          # S_i, optional (for `spindle run --tasks`)
 //! ```
 //!
 //! Tasks are admitted in file order; each version decides on its own.
+//!
+//! `spindle run --tasks FILE` runs the same file on an emulated disk. Two
+//! optional keys matter only there: a top-level `aperiodic_gap_ms` (mean gap
+//! between aperiodic one-block reads, exponential; default 35 ms, the
+//! paper's; 0 for none) and a task's `release_ms` (its first job's release;
+//! when left out, drawn uniform over the first period for each replication,
+//! as `spindle repro tsai04` draws its task sets').
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use sched_core::Heap;
 use sched_core::policy::{
     AdmitError, AperiodicReserve, RateTask, TaskError, WrrMode, WrrParams, WrrScan,
 };
+use sched_core::{Heap, Nanos};
 use serde::Deserialize;
 
 use crate::output::{Cell, Format, Table};
@@ -39,6 +47,9 @@ pub struct TaskSpec {
     pub rate_kb_s: f64,
     /// B_i, KB.
     pub buffer_kb: f64,
+    /// S_i, ms: the first job's release (`spindle run --tasks` only).
+    #[serde(default)]
+    pub release_ms: Option<f64>,
 }
 
 /// The file.
@@ -51,6 +62,10 @@ pub struct TaskSetFile {
     /// A fixed x_a instead.
     #[serde(default)]
     pub aperiodic_blocks: Option<u32>,
+    /// Mean gap between aperiodic reads, ms (`spindle run --tasks` only;
+    /// default [`DEFAULT_APERIODIC_GAP_MS`], 0 for none).
+    #[serde(default)]
+    pub aperiodic_gap_ms: Option<f64>,
     /// The tasks.
     #[serde(alias = "tasks")]
     pub task: Vec<TaskSpec>,
@@ -123,8 +138,14 @@ impl std::error::Error for TaskSetError {
 
 /// Bytes in a KB of the file.
 const KB: f64 = 1024.0;
+/// The longest release or aperiodic gap a file may give: an hour, the
+/// longest run (`--seconds`).
+const MAX_MS: f64 = 3_600_000.0;
 /// C: the paper's block.
-const BLOCK_BYTES: u32 = 4096;
+pub const BLOCK_BYTES: u32 = 4096;
+
+/// The paper's mean gap between aperiodic reads (Tsai et al. 2004, §4).
+pub const DEFAULT_APERIODIC_GAP_MS: f64 = 35.0;
 
 /// A checked task set: the admission tasks (classes 1..) and the reservation.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,6 +156,12 @@ pub struct TaskSet {
     pub tasks: Vec<RateTask>,
     /// The aperiodic reservation.
     pub aperiodic: AperiodicReserve,
+    /// Whether the file gave the reservation (rather than the default).
+    pub aperiodic_given: bool,
+    /// Each task's first release, where the file gives it.
+    pub releases: Vec<Option<Nanos>>,
+    /// Mean gap between aperiodic reads (0: none).
+    pub aperiodic_gap: Nanos,
 }
 
 /// Reads and checks a task-set file.
@@ -200,6 +227,19 @@ pub fn check(path: &Path, file: &TaskSetFile) -> Result<TaskSet, TaskSetError> {
             ppm: crate::repro::tsai04::DEFAULT_SHARE_PPM,
         },
     };
+    let aperiodic_gap_ms = file.aperiodic_gap_ms.unwrap_or(DEFAULT_APERIODIC_GAP_MS);
+    // A gap under a microsecond would flood the disk's aperiodic backlog.
+    if !(aperiodic_gap_ms == 0.0 || (aperiodic_gap_ms.is_finite() && aperiodic_gap_ms >= 1e-3))
+        || aperiodic_gap_ms > MAX_MS
+    {
+        return Err(field(
+            "top level".into(),
+            "aperiodic_gap_ms",
+            format!(
+                "must be 0 (no aperiodic reads) or from 0.001 to {MAX_MS} ms, got {aperiodic_gap_ms}"
+            ),
+        ));
+    }
     if file.task.len() >= usize::from(u16::MAX) {
         return Err(field(
             "top level".into(),
@@ -210,6 +250,7 @@ pub fn check(path: &Path, file: &TaskSetFile) -> Result<TaskSet, TaskSetError> {
     let params = WrrParams::tsai04(WrrMode::Aligned, aperiodic);
     let mut names = Vec::with_capacity(file.task.len());
     let mut tasks = Vec::with_capacity(file.task.len());
+    let mut releases = Vec::with_capacity(file.task.len());
     for (i, t) in file.task.iter().enumerate() {
         let at = format!("task[{}]", i + 1);
         if !(t.rate_kb_s.is_finite() && t.rate_kb_s > 0.0) {
@@ -243,6 +284,20 @@ pub fn check(path: &Path, file: &TaskSetFile) -> Result<TaskSet, TaskSetError> {
                 ),
                 e => field(at.clone(), "buffer_kb", e.to_string()),
             })?;
+        let release = match t.release_ms {
+            None => None,
+            Some(ms) if ms.is_finite() && (0.0..=MAX_MS).contains(&ms) => {
+                Some((ms * 1e6).round() as Nanos)
+            }
+            Some(ms) => {
+                return Err(field(
+                    at,
+                    "release_ms",
+                    format!("must be from 0 to {MAX_MS} ms, got {ms}"),
+                ));
+            }
+        };
+        releases.push(release);
         names.push(t.name.clone().unwrap_or_else(|| at.clone()));
         tasks.push(task);
     }
@@ -250,6 +305,9 @@ pub fn check(path: &Path, file: &TaskSetFile) -> Result<TaskSet, TaskSetError> {
         names,
         tasks,
         aperiodic,
+        aperiodic_given: file.aperiodic_share.is_some() || file.aperiodic_blocks.is_some(),
+        releases,
+        aperiodic_gap: (aperiodic_gap_ms * 1e6).round() as Nanos,
     })
 }
 

@@ -180,7 +180,10 @@ pub enum Cell {
     Int(u64),
     /// A measured or computed number, printed with `digits` decimals.
     Num { value: f64, digits: usize },
-    /// A mean over replications with the half-width of its 95 % interval.
+    /// A mean over replications with the half-width of its 95 % interval
+    /// (not finite where one replication alone defined the figure: the
+    /// mean is shown as of one run, CSV leaves the width empty and JSON
+    /// writes `null`).
     Estimate {
         mean: f64,
         half_width: f64,
@@ -227,7 +230,9 @@ impl Cell {
                 mean,
                 half_width,
                 digits,
-            } => format!("{mean:.digits$} ± {half_width:.digits$}"),
+            } if half_width.is_finite() => format!("{mean:.digits$} ± {half_width:.digits$}"),
+            // One replication defined the figure: it has no interval.
+            Cell::Estimate { mean, digits, .. } => format!("{mean:.digits$} (1 run)"),
             Cell::Missing => "—".to_string(),
             Cell::Absent(why) => (*why).to_string(),
             Cell::Flag(yes) => if *yes { "yes" } else { "no" }.to_string(),
@@ -422,7 +427,9 @@ impl Table {
             let mut rec = Vec::new();
             for (c, cell) in row.iter().enumerate() {
                 let hw = match cell {
-                    Cell::Estimate { half_width, .. } => half_width.to_string(),
+                    Cell::Estimate { half_width, .. } if half_width.is_finite() => {
+                        half_width.to_string()
+                    }
                     _ => String::new(),
                 };
                 let value = cell.csv_value();

@@ -816,6 +816,8 @@ fn run_shows_deadline_outcomes_for_disk_and_array_policies() {
             "separate commands",
         ),
         (&["run", "--policy", "rt-dmq", "--disks", "1"], "needs 2"),
+        // The default policy (fcfs) is named too.
+        (&["run", "--disks", "2"], "fcfs needs 1"),
         (&["run", "--policy", "wrr-scan"], "spindle admit"),
     ] {
         let out = spindle(args);

@@ -185,6 +185,21 @@ const SHAPES: &[Shape] = &[
         ],
     ),
     (
+        // TASKS is written into the directory the cases run in.
+        &["run", "--tasks", TASKS],
+        &["--seconds", "2", "--replications", "2"],
+        &[
+            ("--policy", "policy"),
+            ("--seconds", "count"),
+            ("--replications", "count"),
+            ("--seed", "count"),
+            ("--jobs", "count"),
+            ("--disk", "disk"),
+            ("--load", "real"),
+            ("--format", "format"),
+        ],
+    ),
+    (
         &["repro", "tsai04", "--figure", "5"],
         &["--sets", "2", "--seconds", "1", "--step", "45"],
         &[
@@ -290,6 +305,10 @@ const SHAPES: &[Shape] = &[
     (&["control"], &[], &[("--format", "format")]),
 ];
 
+/// The task file `run --tasks` cases read (two streams, one with a fixed
+/// release).
+const TASKS: &str = "tasks.toml";
+
 /// A socket no server can bind: its directory does not exist.
 const SOCKET: &str = "/nonexistent-spindle-fuzz/serve.sock";
 
@@ -383,6 +402,12 @@ fn two_thousand_random_command_lines_end_cleanly() {
     let mut rng = Pcg64::seed_from_u64(SEED);
     let cases: Vec<Case> = (0..CASES).map(|_| case(&mut rng)).collect();
     let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(TASKS),
+        "[[task]]\nrate_kb_s = 80\nbuffer_kb = 160\nrelease_ms = 10\n\
+         [[task]]\nrate_kb_s = 11.2\nbuffer_kb = 56\n",
+    )
+    .unwrap();
     let failures = Mutex::new(Vec::new());
     let next = Mutex::new(0usize);
     std::thread::scope(|scope| {

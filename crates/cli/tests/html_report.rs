@@ -436,3 +436,27 @@ fn the_page_opens_in_a_browser_with_every_table_and_picture_and_no_request() {
         .count();
     assert!(heading > 100, "no heading drawn: {heading}");
 }
+
+/// `validate`'s page is the same bytes from run to run: the wall time of
+/// the simulation goes to standard error, not into the table.
+#[test]
+fn a_validation_page_is_the_same_bytes_each_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let trace = data("hp_c2247a.trace");
+    let page = d.join("validate.html");
+    let args = [
+        "validate",
+        "--disk",
+        "hp-c2247a",
+        "--trace",
+        &trace,
+        "--html",
+        page.to_str().unwrap(),
+    ];
+    let first = spindle(d, &args);
+    let bytes = std::fs::read(&page).unwrap();
+    assert!(String::from_utf8_lossy(&first.stderr).contains("note: simulated in"));
+    spindle(d, &args);
+    assert!(bytes == std::fs::read(&page).unwrap(), "the page changed");
+}

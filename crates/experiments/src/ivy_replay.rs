@@ -992,11 +992,25 @@ impl IvyConfig {
     }
 }
 
+/// How many configurations of `configs` [`ivy_sweep`] runs: those with
+/// distinct [`canonical`](IvyConfig::canonical) forms.
+pub fn distinct_configs(configs: &[IvyConfig]) -> usize {
+    let mut distinct: Vec<IvyConfig> = Vec::new();
+    for c in configs {
+        let c = c.canonical();
+        if !distinct.contains(&c) {
+            distinct.push(c);
+        }
+    }
+    distinct.len()
+}
+
 /// Replays `trace` under every configuration, `replications` times each
 /// (replication `r` of every configuration draws the same streams: common
 /// random numbers), on up to `jobs` threads; the results do not depend on
 /// `jobs`. Configurations with the same [`canonical`](IvyConfig::canonical)
-/// form are run once.
+/// form are run once ([`distinct_configs`] counts them). `replayed` is
+/// called after each replay (a driver's progress bar; `&|| ()` for none).
 ///
 /// # Errors
 /// The first failing run's [`IvyError`].
@@ -1006,6 +1020,7 @@ pub fn ivy_sweep(
     replications: u64,
     seed: u64,
     jobs: usize,
+    replayed: &(dyn Fn() + Sync),
 ) -> Result<IvySweep, IvyError> {
     let replications = replications.max(1);
     let mut distinct: Vec<IvyConfig> = Vec::new();
@@ -1022,6 +1037,7 @@ pub fn ivy_sweep(
     let runs = replicate_points(&distinct, replications, jobs, |config, r| {
         let clock = CpuClock::start();
         let m = run_ivy(trace, config, Unit::new(seed, 0, r))?;
+        replayed();
         Ok::<_, IvyError>((m, clock.elapsed()))
     })?;
     let cpu = runs.iter().flatten().map(|(_, took)| *took).sum();

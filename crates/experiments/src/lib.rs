@@ -57,6 +57,7 @@ pub mod simulation;
 pub mod sustainable;
 mod trace_replay;
 pub mod workload;
+mod wrr_constants;
 
 pub use array_experiment::{
     ArrayError, ArrayExperiment, ArrayReport, ArrayWorkload, DELAYED_WRITE_BUFFER, GROUP_CAPACITY,
@@ -73,7 +74,7 @@ pub use head_trace::{
 };
 pub use ivy_replay::{
     CopySelection, IVY_METRICS, IvyConfig, IvyDisk, IvyError, IvyMeasures, IvyPoint, IvySweep,
-    IvyTrace, TracedDisk, ivy_sweep, run_ivy,
+    IvyTrace, TracedDisk, distinct_configs, ivy_sweep, run_ivy,
 };
 pub use mirror_experiment::{
     DeadlineReport, KindReport, MirrorExperiment, MirrorReport, mirror_metrics, mirror_table,
@@ -98,3 +99,4 @@ pub use workload::{
     Addressing, ArrivalProcess, Arrivals, DeadlineRange, Draw, Generator, READ_CLASS, RequestMix,
     WRITE_CLASS, WorkloadError, kind_class, label_kinds,
 };
+pub use wrr_constants::wrr_params_on;

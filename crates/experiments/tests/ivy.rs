@@ -108,7 +108,7 @@ fn ivy_findings_on_the_traced_week() {
             }
         }
     }
-    let sweep = Sweep(ivy_sweep(&trace, &configs, 3, 1, 2).unwrap().points);
+    let sweep = Sweep(ivy_sweep(&trace, &configs, 3, 1, 2, &|| ()).unwrap().points);
     let read = |p, n, s| sweep.ms(p, n, s, "read_mean_ms");
     let write = |p, n, s| sweep.ms(p, n, s, "write_mean_ms");
 

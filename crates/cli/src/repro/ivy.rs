@@ -20,7 +20,7 @@ use anyhow::{Context, Result, bail};
 use disk_emu::trace::{TraceFormat, TraceOptions};
 use experiments::{
     CopySelection, IvyConfig, IvyDisk, IvyPoint, IvyTrace, MetricTable, ReplicationPolicy,
-    ivy_sweep,
+    distinct_configs, ivy_sweep,
 };
 use sched_core::PolicySpec;
 
@@ -366,12 +366,20 @@ pub fn reproduce(options: &IvyOptions) -> Result<Reproduction> {
             }
         }
     }
+    // The bar counts the replays of both sweeps; the second's are added
+    // once its configurations are known.
+    let bar = crate::common::progress(
+        distinct_configs(&configs) as u64 * options.replications,
+        "replays",
+    );
+    let replayed = || bar.inc(1);
     let main = ivy_sweep(
         &trace,
         &configs,
         options.replications,
         options.seed,
         options.jobs,
+        &replayed,
     )?;
     // The other object sizes, and the other discipline, under the first
     // routing.
@@ -394,13 +402,16 @@ pub fn reproduce(options: &IvyOptions) -> Result<Reproduction> {
             }
         }
     }
+    bar.inc_length(distinct_configs(&others) as u64 * options.replications);
     let sensitivity = ivy_sweep(
         &trace,
         &others,
         options.replications,
         options.seed,
         options.jobs,
+        &replayed,
     )?;
+    bar.finish_and_clear();
     let results = Results {
         points: main
             .points

@@ -138,15 +138,20 @@ pub fn search_options(opts: &Zhang02Options) -> SearchOptions {
 /// A run's failure other than an overload.
 pub fn searches(opts: &Zhang02Options) -> Result<Vec<(&'static str, Search)>> {
     let options = search_options(opts);
-    configurations()
+    let configurations = configurations();
+    // A search's length depends on where it brackets the rate: the bar
+    // counts configurations, its ETA from those done.
+    let bar = crate::common::progress(configurations.len() as u64, "searches");
+    let searches = configurations
         .into_iter()
         .map(|(label, organisation, _)| {
-            Ok((
-                label,
-                sustainable::search(&experiment(organisation, opts)?, &options)?,
-            ))
+            let search = sustainable::search(&experiment(organisation, opts)?, &options)?;
+            bar.inc(1);
+            Ok((label, search))
         })
-        .collect()
+        .collect();
+    bar.finish_and_clear();
+    searches
 }
 
 /// The single-disk emulator's rate on the same disk and per-disk policy

@@ -7,8 +7,8 @@ use anyhow::{Context, Result, bail};
 use disk_emu::DiskReport;
 use disk_emu::disk::{DiskModel, DiskSpec};
 use experiments::{
-    Arrivals, DiskExperiment, Load, MetricTable, MirrorExperiment, MirrorReport, RunError,
-    SampleSink, metric_table, mirror_table,
+    ArrayTrace, Arrivals, DiskExperiment, HeadTrace, Load, MetricTable, MirrorExperiment,
+    MirrorReport, RunError, SampleSink, metric_table, mirror_table,
 };
 use sched_core::PolicySpec;
 use sched_core::array::ArraySpec;
@@ -28,6 +28,8 @@ pub(super) trait DeviceRun {
     /// each replication.
     type Models: Clone + Sync;
     type Report: serde::Serialize + serde::de::DeserializeOwned + Send;
+    /// What a traced replication records (the data behind a sheet).
+    type Trace;
     /// The figures' columns, after the policy and the point's two.
     const FIGURES: &'static [&'static str];
     /// The layout of its `--samples` rows.
@@ -54,6 +56,12 @@ pub(super) trait DeviceRun {
         r: u64,
         sink: Option<SampleSink<'_>>,
     ) -> Result<Self::Report, RunError>;
+    /// Replication 0, recording its first `followed` requests.
+    fn trace(
+        experiment: &Self::Experiment,
+        models: Self::Models,
+        followed: u64,
+    ) -> Result<Self::Trace, RunError>;
     fn metrics(reports: &[Self::Report]) -> Result<MetricTable>;
     /// The cells under [`FIGURES`](Self::FIGURES).
     fn figures(m: &MetricTable) -> Vec<Cell>;
@@ -68,6 +76,7 @@ impl DeviceRun for OneDisk {
     type Experiment = DiskExperiment;
     type Models = DiskModel;
     type Report = DiskReport;
+    type Trace = HeadTrace;
     const FIGURES: &'static [&'static str] = &[
         "response ms",
         "p95 ms",
@@ -140,6 +149,14 @@ impl DeviceRun for OneDisk {
         }
     }
 
+    fn trace(
+        experiment: &DiskExperiment,
+        model: DiskModel,
+        followed: u64,
+    ) -> Result<HeadTrace, RunError> {
+        experiment.trace_on(model, 0, followed)
+    }
+
     fn metrics(reports: &[DiskReport]) -> Result<MetricTable> {
         Ok(metric_table(reports)?)
     }
@@ -195,6 +212,7 @@ impl DeviceRun for MirroredPair {
     type Experiment = MirrorExperiment;
     type Models = Vec<DiskModel>;
     type Report = MirrorReport;
+    type Trace = ArrayTrace;
     const FIGURES: &'static [&'static str] = &[
         "read ms",
         "update ms",
@@ -271,6 +289,14 @@ impl DeviceRun for MirroredPair {
             Some(sink) => experiment.sample_on(models, r, sink),
             None => experiment.run_on(models, r),
         }
+    }
+
+    fn trace(
+        experiment: &MirrorExperiment,
+        models: Vec<DiskModel>,
+        followed: u64,
+    ) -> Result<ArrayTrace, RunError> {
+        experiment.trace_on(models, 0, followed)
     }
 
     fn metrics(reports: &[MirrorReport]) -> Result<MetricTable> {
@@ -393,6 +419,27 @@ pub(super) fn execute<K: DeviceRun>(plan: &Plan) -> Result<(Table, RunReports<K:
     ));
     note_samples(&mut table, samples)?;
     Ok((table, all))
+}
+
+/// The traced replication 0 of each policy of `K` at the plan's first
+/// point, following its first `followed` requests, labelled as the table
+/// labels them.
+pub(super) fn traces<K: DeviceRun>(plan: &Plan, followed: u64) -> Result<Vec<(String, K::Trace)>> {
+    let Some(point) = plan.points.first() else {
+        bail!("nothing to trace");
+    };
+    let (arrivals, _) = point.arrivals(|load| K::rate_for(plan, load))?;
+    K::policies(plan)
+        .iter()
+        .map(|policy| {
+            let label = K::label(policy);
+            let experiment = K::experiment(plan, *policy, arrivals);
+            K::check(&experiment).map_err(overload_hint)?;
+            let trace = K::trace(&experiment, K::models(&experiment)?, followed)
+                .with_context(|| format!("tracing {label}"))?;
+            Ok((label, trace))
+        })
+        .collect()
 }
 
 /// The `--samples` file of a plan of `runs` runs, created (with its

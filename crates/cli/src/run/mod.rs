@@ -3,13 +3,10 @@
 //! policies, with deadline misses, drops and tardiness whenever requests
 //! carry deadlines.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use disk_emu::DiskReport;
 use disk_emu::disk::DiskSpec;
-use experiments::{
-    Addressing, Arrivals, DeadlineRange, DiskExperiment, Load, MirrorExperiment, MirrorReport,
-    Placement, RequestMix,
-};
+use experiments::{Addressing, Arrivals, DeadlineRange, Load, MirrorReport, Placement, RequestMix};
 use sched_core::array::ArraySpec;
 use sched_core::{AnySpec, PolicySpec};
 
@@ -22,7 +19,8 @@ use crate::output::{Cell, Format, Table};
 use crate::sheet::{RunSheet, array_sheet, disk_sheet};
 
 mod device_runs;
-use device_runs::{MirroredPair, OneDisk, RunReports, overload_hint};
+mod task_runs;
+use device_runs::{MirroredPair, OneDisk, RunReports};
 
 /// Options of `spindle run`.
 #[derive(Debug)]
@@ -33,8 +31,9 @@ pub struct RunArgs {
     pub disk: String,
     /// Policy to run, NAME[:key=value,...]; repeat to compare (see `spindle
     /// policies`): single-disk policies on one disk, array policies on a
-    /// mirrored pair.
-    #[cfg_attr(feature = "cli", arg(long = "policy", default_value = "fcfs"))]
+    /// mirrored pair, rate-based ones (wrr-scan) with --tasks [default:
+    /// fcfs; with --tasks, wrr-scan in its three versions and scan-edf].
+    #[cfg_attr(feature = "cli", arg(long = "policy"))]
     pub policies: Vec<AnySpec>,
     /// Disks: 1 for single-disk policies, 2 (a mirrored pair) for array
     /// policies [default: what the policies need].
@@ -107,9 +106,48 @@ pub struct RunArgs {
     /// Streamed as the run goes; the same bytes whatever --jobs says.
     #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::output_file))]
     pub samples: Option<std::path::PathBuf>,
+    /// Rate-based tasks instead of the request workload: the TOML/JSON
+    /// file `spindle admit` reads (optionally with `aperiodic_gap_ms` and
+    /// each task's `release_ms`), run for --seconds on one disk under each
+    /// policy. WRR-SCAN admits what its test accepts; a single-disk policy
+    /// (scan-edf) runs every task.
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long,
+            conflicts_with_all = [
+                "loads", "rates", "clients", "read_fraction", "blocks", "sequential",
+                "deadline_ms", "requests", "warmup", "disks", "placement", "plot", "samples",
+            ]
+        )
+    )]
+    pub tasks: Option<std::path::PathBuf>,
+    /// The constants WRR-SCAN's admission test charges in a --tasks run:
+    /// `paper` (Table 2's HP 97560 figures, what `spindle admit` decides
+    /// with) or `drive` (measured on --disk, so that what is admitted holds
+    /// on the emulated drive).
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_enum, default_value = "paper", requires = "tasks")
+    )]
+    pub wrr_constants: WrrConstants,
+    /// Simulated seconds per replication of a --tasks run [default: 60].
+    #[cfg_attr(feature = "cli", arg(long, requires = "tasks", value_parser = crate::bounds::seconds))]
+    pub seconds: Option<u64>,
     /// Requests the sheet's lanes follow.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 40, requires = "plot", value_parser = clap::value_parser!(u64).range(1..=10_000)))]
     pub plot_requests: u64,
+}
+
+/// Where WRR-SCAN's admission constants come from in `run --tasks`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum WrrConstants {
+    /// The paper's Table 2 (HP 97560).
+    #[default]
+    Paper,
+    /// Measured on the emulated drive ([`experiments::wrr_params_on`]).
+    Drive,
 }
 
 /// All cores.
@@ -228,6 +266,10 @@ struct Plan {
 
 /// `spindle run`.
 pub fn run(args: &RunArgs, format: Format) -> Result<()> {
+    if let Some(file) = &args.tasks {
+        let tables = task_runs::execute(args, file)?;
+        return crate::output::emit_tables(&tables, format);
+    }
     let plan = plan(args)?;
     let mut draw = args.plot.is_some() || crate::report::collecting();
     if plan.samples.is_some() && crate::output::results_discarded() {
@@ -326,7 +368,7 @@ fn sheet_of(plan: &Plan, followed: u64, reports: &Reports) -> Result<RunSheet> {
             disk_sheet(
                 title(crate::sheet::drive_name(&plan.disk.name)),
                 followed,
-                &traces_of(plan, followed)?,
+                &device_runs::traces::<OneDisk>(plan, followed)?,
                 &reports,
             )
         }
@@ -340,7 +382,7 @@ fn sheet_of(plan: &Plan, followed: u64, reports: &Reports) -> Result<RunSheet> {
                     describe_placement(plan.placement)
                 )),
                 followed,
-                &array_traces_of(plan, followed)?,
+                &device_runs::traces::<MirroredPair>(plan, followed)?,
                 &reports,
             )
         }
@@ -355,38 +397,7 @@ fn sheet_of(plan: &Plan, followed: u64, reports: &Reports) -> Result<RunSheet> {
 /// # Errors
 /// The run's refusals and failures.
 pub fn traces(args: &RunArgs, followed: u64) -> Result<Vec<(String, HeadTrace)>> {
-    traces_of(&plan(args)?, followed)
-}
-
-fn traces_of(plan: &Plan, followed: u64) -> Result<Vec<(String, HeadTrace)>> {
-    let Some(point) = plan.points.first() else {
-        bail!("nothing to trace");
-    };
-    let arrivals = match *point {
-        Point::Open(load) => Arrivals::Poisson {
-            rate: DiskExperiment::rate_for(&plan.disk, &plan.mix, load)?,
-        },
-        Point::Closed { clients, think_ms } => Arrivals::Closed { clients, think_ms },
-    };
-    let mut traces = Vec::new();
-    for policy in &plan.policies {
-        let experiment = DiskExperiment {
-            disk: plan.disk.clone(),
-            policy: *policy,
-            arrivals,
-            mix: plan.mix,
-            requests: plan.requests,
-            warmup: plan.warmup,
-            seed: plan.seed,
-            allow_overload: plan.allow_overload,
-        };
-        experiment.check().map_err(overload_hint)?;
-        let trace = experiment
-            .trace_on(experiment.model()?, 0, followed)
-            .with_context(|| format!("tracing {}", policy_label(policy)))?;
-        traces.push((policy_label(policy), trace));
-    }
-    Ok(traces)
+    device_runs::traces::<OneDisk>(&plan(args)?, followed)
 }
 
 /// The traced replication 0 of each array policy of a mirrored `spindle
@@ -397,38 +408,7 @@ fn traces_of(plan: &Plan, followed: u64) -> Result<Vec<(String, HeadTrace)>> {
 /// # Errors
 /// The run's refusals and failures.
 pub fn array_traces(args: &RunArgs, followed: u64) -> Result<Vec<(String, ArrayTrace)>> {
-    array_traces_of(&plan(args)?, followed)
-}
-
-fn array_traces_of(plan: &Plan, followed: u64) -> Result<Vec<(String, ArrayTrace)>> {
-    let Some(point) = plan.points.first() else {
-        bail!("nothing to trace");
-    };
-    let disks = [plan.disk.clone(), plan.disk.clone()];
-    let (arrivals, _) = point.arrivals(|load| match load {
-        Load::Utilisation(u) => Ok(MirrorExperiment::rate_for(&disks, &plan.mix, u)?),
-        Load::Rate(r) => Ok(r),
-    })?;
-    let mut traces = Vec::new();
-    for policy in &plan.arrays {
-        let experiment = MirrorExperiment {
-            disks: disks.clone(),
-            placement: plan.placement,
-            policy: *policy,
-            arrivals,
-            mix: plan.mix,
-            requests: plan.requests,
-            warmup: plan.warmup,
-            seed: plan.seed,
-            allow_overload: plan.allow_overload,
-        };
-        experiment.check().map_err(overload_hint)?;
-        let trace = experiment
-            .trace_on(experiment.models()?, 0, followed)
-            .with_context(|| format!("tracing {policy}"))?;
-        traces.push((policy.to_string(), trace));
-    }
-    Ok(traces)
+    device_runs::traces::<MirroredPair>(&plan(args)?, followed)
 }
 
 fn plan(args: &RunArgs) -> Result<Plan> {
@@ -463,12 +443,18 @@ fn plan(args: &RunArgs) -> Result<Plan> {
         vec![Point::Open(Load::Utilisation(0.8))]
     };
     let (mut policies, mut arrays) = (Vec::new(), Vec::new());
-    for spec in &args.policies {
+    let fcfs = [AnySpec::Disk(PolicySpec::Fcfs)];
+    let specs = if args.policies.is_empty() {
+        &fcfs[..]
+    } else {
+        &args.policies[..]
+    };
+    for spec in specs {
         match spec {
             AnySpec::Disk(p) => policies.push(*p),
             AnySpec::Array(a) => arrays.push(*a),
             AnySpec::RateBased(_) => bail!(
-                "--policy {spec}: a rate-based policy serves periodic tasks, not this workload; give it a task set with `spindle admit FILE` or see `spindle repro tsai04`"
+                "--policy {spec}: a rate-based policy serves periodic tasks, not this workload; give it a task file with --tasks FILE (the format `spindle admit` reads)"
             ),
         }
     }
@@ -485,7 +471,7 @@ fn plan(args: &RunArgs) -> Result<Plan> {
     {
         bail!(
             "--disks {disks}: {} needs {needed} (single-disk policies run on one disk, array policies on a mirrored pair)",
-            args.policies[0]
+            specs[0]
         );
     }
     let plan = Plan {

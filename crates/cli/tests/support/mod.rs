@@ -76,5 +76,8 @@ pub(crate) fn run_args(policies: &[&str], requests: u64, replications: u64) -> R
         plot: None,
         plot_requests: 40,
         samples: None,
+        tasks: None,
+        seconds: None,
+        wrr_constants: Default::default(),
     }
 }
