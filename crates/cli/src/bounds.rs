@@ -236,6 +236,28 @@ pub fn speed(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// How a mirrored pair's second disk lays out its copies (`--placement`
+/// of `run` and `replay`): identical, reversed, or shifted:F with F in
+/// [0, 1) of the capacity.
+///
+/// # Errors
+/// Another word, or a shift outside [0, 1).
+pub fn placement(s: &str) -> Result<experiments::Placement, String> {
+    use experiments::Placement;
+    let placement = match s {
+        "identical" => Placement::MIRROR,
+        "reversed" => Placement::Reversed,
+        _ => match s.strip_prefix("shifted:").map(str::parse::<f64>) {
+            Some(Ok(fraction)) => Placement::Shifted { fraction },
+            _ => return Err("expected identical, reversed or shifted:F".to_string()),
+        },
+    };
+    match placement.invalid() {
+        Some(expected) => Err(format!("expected {expected}")),
+        None => Ok(placement),
+    }
+}
+
 /// A fraction in [0, 1] (a probability).
 ///
 /// # Errors

@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result};
 use disk_emu::disk::{self, DiskSpec};
-use experiments::MetricTable;
+use experiments::{MetricTable, Placement};
 use indicatif::{ProgressBar, ProgressStyle};
 use sched_core::PolicySpec;
 use sched_core::array::ArraySpec;
@@ -154,4 +154,13 @@ pub fn array_label(spec: &ArraySpec) -> String {
     ArraySpec::named()
         .find(|(_, named)| named == spec)
         .map_or_else(|| spec.to_string(), |(name, _)| name.to_string())
+}
+
+/// A human form of a mirrored pair's placement, for titles.
+pub fn describe_placement(placement: Placement) -> String {
+    match placement {
+        Placement::Identical { .. } => "identical copies".to_string(),
+        Placement::Shifted { fraction } => format!("second copy shifted by {fraction} of the disk"),
+        Placement::Reversed => "second copy reversed".to_string(),
+    }
 }

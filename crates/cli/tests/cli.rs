@@ -1673,9 +1673,15 @@ fn the_issues_other_cases_are_refused_by_name() {
                 data("ascii.trace"),
                 "--policy".into(),
                 "rt-dmq".into(),
+                "--disks".into(),
+                "1".into(),
             ],
-            2,
-            &["--policy", "an array policy", "--disks 2"],
+            1,
+            &[
+                "--disks 1",
+                "rt-dmq needs 2",
+                "array policies on a mirrored pair",
+            ],
         ),
         (
             vec![

@@ -104,6 +104,20 @@ fn values(rng: &mut Pcg64, kind: &str) -> String {
         .into_iter()
         .map(String::from)
         .collect(),
+        "placement" => vec![
+            "identical",
+            "reversed",
+            "shifted:0.5",
+            "shifted:1",
+            "shifted:-0.5",
+            "shifted:NaN",
+            "shifted:",
+            "",
+            "x",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect(),
         "format" => vec!["table", "csv", "json", "xml", ""]
             .into_iter()
             .map(String::from)
@@ -238,7 +252,12 @@ const SHAPES: &[Shape] = &[
     (
         &["replay"],
         &[],
-        &[("--policy", "policy"), ("--disk", "disk")],
+        &[
+            ("--policy", "policy"),
+            ("--disk", "disk"),
+            ("--disks", "count"),
+            ("--placement", "placement"),
+        ],
     ),
     (
         &["validate"],

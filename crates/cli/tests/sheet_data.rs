@@ -137,7 +137,7 @@ fn a_traced_replay_reports_what_an_untraced_one_does() {
     };
     let path = support::data("ascii.trace");
     let plain = experiments::replay(&path, &options).unwrap();
-    let (traced, devices) = experiments::replay_traced(&path, &options, 40).unwrap();
+    let (traced, devices) = experiments::replay_observed(&path, &options, Some(40), None).unwrap();
     assert_eq!(
         serde_json::to_string(&plain).unwrap(),
         serde_json::to_string(&traced).unwrap()

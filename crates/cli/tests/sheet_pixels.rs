@@ -391,6 +391,8 @@ fn a_replay_sheet_has_a_lane_per_device() {
         trace: support::data("ascii.trace").into(),
         disk: "hp97560".to_string(),
         policy: "sstf".parse().unwrap(),
+        disks: None,
+        placement: None,
         trace_format: None,
         devices: vec![10, 11, 14],
         block_size: 512,
@@ -402,7 +404,7 @@ fn a_replay_sheet_has_a_lane_per_device() {
         samples: None,
     };
     let (report, sheet) = spindle::replay::sheet(&args).unwrap();
-    assert_eq!(report.devices.len(), 3);
+    assert_eq!(report.devices(), [10, 11, 14]);
     let labels: Vec<&str> = sheet.series.iter().map(|s| s.label.as_str()).collect();
     assert_eq!(labels, ["device 10", "device 11", "device 14"]);
     assert_eq!(sheet.lanes.len(), 3);

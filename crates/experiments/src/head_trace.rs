@@ -5,8 +5,9 @@
 //! response times of every measured completion. Recorded by
 //! [`DiskExperiment::trace_on`](crate::DiskExperiment::trace_on) (one disk),
 //! [`MirrorExperiment::trace_on`](crate::MirrorExperiment::trace_on) (each
-//! disk of a mirrored pair) and [`replay_traced`](crate::replay_traced)
-//! (each device of a trace) alongside the run's own report, which the
+//! disk of a mirrored pair), [`replay_observed`](crate::replay_observed)
+//! and [`replay_mirrored`](crate::replay_mirrored) (each device of a
+//! trace, on one disk or a mirrored pair) alongside the run's own report, which the
 //! recording does not change.
 //!
 //! The recording is bounded: it follows the first `followed` requests to
@@ -301,7 +302,8 @@ pub struct DiskArm {
 /// One logical request of a traced array run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ArrayRequest {
-    /// Its id: the order of arrival, from 0.
+    /// Its id: the order of arrival, from 0, in a synthetic run; the order
+    /// in the trace file in a replay.
     pub id: u64,
     /// When it arrived.
     pub arrival: Nanos,
@@ -349,7 +351,11 @@ impl ArrayTrace {
 #[derive(Debug)]
 pub(crate) struct ArrayRecorder {
     followed: u64,
+    /// Followed requests that have left.
     left: u64,
+    /// Stopped from outside ([`ArrayRecorder::stop`]).
+    stopped: bool,
+    /// In arrival order, so in increasing order of id.
     requests: Vec<ArrayRequest>,
     disks: Vec<DiskArm>,
     /// Each disk's operation under way: (request id, start), and where the
@@ -375,6 +381,7 @@ impl ArrayRecorder {
         ArrayRecorder {
             followed,
             left: 0,
+            stopped: false,
             requests: Vec::new(),
             current: vec![None; disks.len()],
             arm: disks.iter().map(|d| d.initial).collect(),
@@ -385,10 +392,26 @@ impl ArrayRecorder {
     }
 
     fn recording(&self) -> bool {
-        self.left < self.followed
+        !self.stopped && self.left < self.followed
     }
 
-    /// Logical request `id` (ids count arrivals from 0) arrived.
+    /// Stops the recording: the requests that arrived so far with ids
+    /// below `first` are the followed ones (a replay follows the trace's
+    /// first requests over all its devices, each recorder one device's
+    /// pair).
+    pub(crate) fn stop(&mut self, first: u64) {
+        self.stopped = true;
+        self.followed = self.requests.iter().filter(|r| r.id < first).count() as u64;
+    }
+
+    /// Whether anything was recorded.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.requests.is_empty()
+    }
+
+    /// Logical request `id` arrived; ids increase with arrival (a run
+    /// counts its arrivals from 0, a replay the trace's requests over all
+    /// its devices).
     pub(crate) fn arrived(
         &mut self,
         id: u64,
@@ -396,7 +419,8 @@ impl ArrayRecorder {
         kind: Kind,
         copies: Vec<(usize, Cylinder)>,
     ) {
-        if self.recording() && id == self.requests.len() as u64 {
+        let in_order = self.requests.last().is_none_or(|last| last.id < id);
+        if self.recording() && in_order {
             self.requests.push(ArrayRequest {
                 id,
                 arrival,
@@ -412,9 +436,9 @@ impl ArrayRecorder {
         if !self.recording() {
             return;
         }
-        if let Some(r) = self.requests.get_mut(id as usize) {
-            r.left = Some(at);
-            if id < self.followed {
+        if let Ok(i) = self.requests.binary_search_by_key(&id, |r| r.id) {
+            self.requests[i].left = Some(at);
+            if (i as u64) < self.followed {
                 self.left += 1;
             }
         }

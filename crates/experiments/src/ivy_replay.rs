@@ -787,7 +787,7 @@ impl Driver<Array> for IvyRun<'_> {
 
 /// Replays `trace` once under `config`, drawing every random choice from
 /// `unit`'s streams: disk `d` of traced device `v` its rotational latencies
-/// from `Purpose::Service { disk: 64·v + d }`, the arrays' random routing
+/// from [`Purpose::traced_disk`]`(v, d)`, the arrays' random routing
 /// from `Purpose::Routing`, each traced device's replication layer from
 /// `Purpose::Placement` and `Purpose::CutBack`.
 ///
@@ -856,11 +856,7 @@ pub fn run_ivy(trace: &IvyTrace, config: &IvyConfig, unit: Unit) -> Result<IvyMe
             )?
             .with_ack(config.policy.ack())?;
         let service: Vec<Stream> = (0..n as u32)
-            .map(|d| {
-                unit.stream(Purpose::Service {
-                    disk: traced.device * 64 + d,
-                })
-            })
+            .map(|d| unit.stream(Purpose::traced_disk(traced.device, d)))
             .collect();
         sim.add_device(ArrayDevice::with_policy(vec![model; n], policy, service)?);
     }

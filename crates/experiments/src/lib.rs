@@ -22,7 +22,8 @@
 //! - **Sharded runs** ([`sharding`]): one command's units split across
 //!   processes or machines ([`replicate`]) and merged back bit for bit.
 //! - **Experiments**: one disk ([`DiskExperiment`]), a mirrored pair
-//!   ([`MirrorExperiment`]), trace replay ([`replay`]), Ivy's replication
+//!   ([`MirrorExperiment`]), trace replay on a disk or a mirrored pair per
+//!   traced device ([`replay`], [`replay_mirrored`]), Ivy's replication
 //!   on a real trace ([`run_ivy`], [`ivy_sweep`]), the rate-based WRR-SCAN
 //!   runs ([`run_rate`]), disk arrays — stripe, RAID-10, the SR-Array, the
 //!   eager-writing EW-Array — under an accelerated OLTP workload
@@ -45,6 +46,7 @@ pub mod oltp;
 mod parallel;
 mod placement;
 pub mod rate_based;
+mod replay_target;
 pub mod replica_map;
 pub mod replication;
 pub mod request_sample;
@@ -83,14 +85,15 @@ pub use rate_based::{
     APERIODIC_BACKLOG, MAX_RATE_TASKS, RateReport, RateTaskSpec, RateWorkload, TaskOutcome,
     Tsai04Distribution, rate_label, run_rate,
 };
+pub use replay_target::MirrorPolicy;
 pub use replication::{Replication, ReplicationConfig, ReplicationPolicy};
 pub use request_sample::{DeadlineOutcome, Ending, RequestSample, SampleSink};
 pub use run_error::{RunError, check_fits, check_requests, check_span};
 pub use sharding::{replicate, replicate_points};
 pub use simulation::{Driver, Flow, Simulation};
 pub use trace_replay::{
-    DeviceReport, Fit, ReplayError, ReplayOptions, ReplayReport, Validation, replay,
-    replay_sampled, replay_traced,
+    DeviceReport, DeviceSampleSink, Fit, ObservedReplay, ReplayError, ReplayOptions, ReplayReport,
+    Validation, replay, replay_mirrored, replay_observed,
 };
 pub use workload::{
     Addressing, ArrivalProcess, Arrivals, DeadlineRange, Draw, Generator, READ_CLASS, RequestMix,

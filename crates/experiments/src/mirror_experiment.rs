@@ -8,7 +8,7 @@
 
 use disk_emu::disk::{DiskModel, DiskSpec};
 use disk_emu::{
-    ArrayDevice, ArrayQueueReport, Device, DiskUsageReport, Distribution, DistributionReport,
+    ArrayDevice, ArrayQueueReport, Device, DiskUsageReport, Distribution, DistributionReport, Done,
     Moments, MomentsReport, Outcome,
 };
 use sched_core::array::ArraySpec;
@@ -140,6 +140,83 @@ pub struct KindReport {
     pub waiting: MomentsReport,
 }
 
+/// What a mirrored pair's report is made of beyond the array's own
+/// statistics: the logical requests' responses and waits, reads and
+/// updates apart, and their deadlines, over a window. The synthetic run
+/// and the trace replay ([`crate::replay_mirrored`]) both count with it, so
+/// their reports mean the same.
+#[derive(Clone, Debug)]
+pub(crate) struct MirrorTally {
+    read: Distribution,
+    update: Distribution,
+    read_wait: Moments,
+    update_wait: Moments,
+    deadlines: DeadlineTally,
+    window_start: Nanos,
+}
+
+impl MirrorTally {
+    /// An empty tally of the window opening at `window_start`.
+    pub(crate) fn new(window_start: Nanos) -> Self {
+        MirrorTally {
+            read: Distribution::new(),
+            update: Distribution::new(),
+            read_wait: Moments::new(),
+            update_wait: Moments::new(),
+            deadlines: DeadlineTally::default(),
+            window_start,
+        }
+    }
+
+    /// A logical request completed at `now`: its response from arrival,
+    /// its wait until its first operation started.
+    pub(crate) fn complete(&mut self, done: &Done, now: Nanos) {
+        let r = done.request;
+        let (resp, wait) = (now - r.arrival, done.first_start - r.arrival);
+        if r.kind == Kind::Read {
+            self.read.record(resp);
+            self.read_wait.add(wait as f64);
+        } else {
+            self.update.record(resp);
+            self.update_wait.add(wait as f64);
+        }
+        self.deadlines.complete(now, r.deadline);
+    }
+
+    /// A request was dropped unserved, its deadline passed.
+    pub(crate) fn drop_expired(&mut self) {
+        self.deadlines.drop_expired();
+    }
+
+    /// The report of the window closing at `now`, with `array`'s usage.
+    pub(crate) fn report(&self, array: &mut ArrayDevice, now: Nanos) -> MirrorReport {
+        let mut all = self.read;
+        all.merge(&self.update);
+        let window = now - self.window_start;
+        let usage = array.report(now);
+        MirrorReport {
+            read: KindReport {
+                response: self.read.report(),
+                waiting: self.read_wait.report(),
+            },
+            update: KindReport {
+                response: self.update.report(),
+                waiting: self.update_wait.report(),
+            },
+            throughput_per_s: if window > 0 {
+                all.moments().count() as f64 * 1e9 / window as f64
+            } else {
+                f64::NAN
+            },
+            all: all.report(),
+            disks: usage.disks,
+            queues: usage.queues,
+            window_ms: window as f64 / 1e6,
+            deadlines: self.deadlines.report(),
+        }
+    }
+}
+
 /// The mirrored experiment as a driver of the event loop.
 struct MirrorRun<'s> {
     generator: Generator,
@@ -151,12 +228,8 @@ struct MirrorRun<'s> {
     completed: u64,
     warmup: u64,
     target: u64,
-    read: Distribution,
-    update: Distribution,
-    read_wait: Moments,
-    update_wait: Moments,
-    deadlines: DeadlineTally,
-    window_start: Nanos,
+    /// What the measured window's completions and drops add up to.
+    tally: MirrorTally,
     /// When the target completion came.
     end: Nanos,
     /// What the arms did, when the run is traced; the run is the same
@@ -190,39 +263,7 @@ impl MirrorRun<'_> {
     }
 
     fn reset(&mut self, now: Nanos) {
-        self.read = Distribution::new();
-        self.update = Distribution::new();
-        self.read_wait = Moments::new();
-        self.update_wait = Moments::new();
-        self.deadlines = DeadlineTally::default();
-        self.window_start = now;
-    }
-
-    fn report(&self, array: &mut ArrayDevice, now: Nanos) -> MirrorReport {
-        let mut all = self.read;
-        all.merge(&self.update);
-        let window = now - self.window_start;
-        let usage = array.report(now);
-        MirrorReport {
-            read: KindReport {
-                response: self.read.report(),
-                waiting: self.read_wait.report(),
-            },
-            update: KindReport {
-                response: self.update.report(),
-                waiting: self.update_wait.report(),
-            },
-            throughput_per_s: if window > 0 {
-                all.moments().count() as f64 * 1e9 / window as f64
-            } else {
-                f64::NAN
-            },
-            all: all.report(),
-            disks: usage.disks,
-            queues: usage.queues,
-            window_ms: window as f64 / 1e6,
-            deadlines: self.deadlines.report(),
-        }
+        self.tally = MirrorTally::new(now);
     }
 }
 
@@ -302,15 +343,7 @@ impl Driver<ArrayDevice> for MirrorRun<'_> {
         let r = match outcome {
             Outcome::Completed(done) => {
                 let r = done.request;
-                let (resp, wait) = (now - r.arrival, done.first_start - r.arrival);
-                if r.kind == Kind::Read {
-                    self.read.record(resp);
-                    self.read_wait.add(wait as f64);
-                } else {
-                    self.update.record(resp);
-                    self.update_wait.add(wait as f64);
-                }
-                self.deadlines.complete(now, r.deadline);
+                self.tally.complete(&done, now);
                 self.completed += 1;
                 self.sample(
                     &r,
@@ -331,7 +364,7 @@ impl Driver<ArrayDevice> for MirrorRun<'_> {
                 r.id
             }
             Outcome::Expired(r) => {
-                self.deadlines.drop_expired();
+                self.tally.drop_expired();
                 self.sample(&r, Ending::Dropped(now));
                 r.id
             }
@@ -352,7 +385,7 @@ impl Driver<ArrayDevice> for MirrorRun<'_> {
     ) -> Result<MirrorReport, RunError> {
         if stopped {
             let end = self.end;
-            return Ok(sim.with_device(0, |array| self.report(array, end)));
+            return Ok(sim.with_device(0, |array| self.tally.report(array, end)));
         }
         Err(RunError::Stalled {
             at_ms: sim.device(0).now() as f64 / 1e6,
@@ -524,12 +557,7 @@ impl MirrorExperiment {
             completed: 0,
             warmup: self.warmup,
             target: self.warmup + self.requests,
-            read: Distribution::new(),
-            update: Distribution::new(),
-            read_wait: Moments::new(),
-            update_wait: Moments::new(),
-            deadlines: DeadlineTally::default(),
-            window_start: 0,
+            tally: MirrorTally::new(0),
             end: 0,
             recorder,
             sink,
@@ -551,7 +579,7 @@ impl MirrorExperiment {
 }
 
 /// Refuses a placement that is not of two disks, or not usable.
-fn check_mirror_placement(placement: Placement) -> Result<(), RunError> {
+pub(crate) fn check_mirror_placement(placement: Placement) -> Result<(), RunError> {
     if placement.disks() != 2 || placement.invalid().is_some() {
         return Err(RunError::Invalid {
             field: "placement",

@@ -64,6 +64,12 @@ pub enum Purpose {
         /// The trace's device number.
         device: u32,
     },
+    /// The own choices (random read routing) of the array policy of the
+    /// mirrored pair standing for traced device `device` in a replay.
+    DeviceRouting {
+        /// The trace's device number.
+        device: u32,
+    },
 }
 
 impl Purpose {
@@ -78,6 +84,18 @@ impl Purpose {
             Purpose::Service { disk } => 1 << 32 | disk as u64,
             Purpose::Placement { device } => 7 << 32 | device as u64,
             Purpose::CutBack { device } => 8 << 32 | device as u64,
+            Purpose::DeviceRouting { device } => 9 << 32 | device as u64,
+        }
+    }
+
+    /// The service stream of disk `disk` of the array that stands for
+    /// traced device `device` in a replay (Ivy's replication, a mirrored
+    /// replay): `Service { disk: 64 · device + disk }`, so that the arrays
+    /// of a trace's devices draw apart (device numbers from 2²⁶ up wrap
+    /// around and may share a stream with a lower one).
+    pub const fn traced_disk(device: u32, disk: u32) -> Purpose {
+        Purpose::Service {
+            disk: device.wrapping_mul(64).wrapping_add(disk),
         }
     }
 }
@@ -170,6 +188,8 @@ mod tests {
             Purpose::Placement { device: 0 },
             Purpose::Placement { device: 1 },
             Purpose::CutBack { device: 0 },
+            Purpose::DeviceRouting { device: 0 },
+            Purpose::DeviceRouting { device: 1 },
         ];
         let mut seen = std::collections::BTreeSet::new();
         for unit in [

@@ -19,6 +19,21 @@
 //! default that stops the replay at the first such request, naming it.
 //! [`Fit::Wrap`] and [`Fit::Scale`] map the trace onto the disk instead, and
 //! the report counts the requests moved.
+//!
+//! A traced device is one disk under a single-disk policy ([`replay`],
+//! [`replay_observed`]) or a mirrored pair of the disk under an array
+//! policy ([`replay_mirrored`]): the second disk's copy of each block where
+//! a [`Placement`](crate::Placement) puts it, a read served by the copy the
+//! policy routes it to, a write (an update) by both, its response the
+//! array's acknowledgement. The pair's report is a synthetic mirrored
+//! run's ([`MirrorReport`]), over the whole replay. A mirrored replay needs
+//! a timed trace: a closed-loop validation trace checks one emulated drive
+//! against the one real drive it was measured on, and is refused
+//! ([`ReplayError::ClosedLoopMirror`]).
+//!
+//! A replay can be recorded (each device's arm over the trace's first
+//! requests, its queue, its response times: the data behind `--plot`) and
+//! hand every request to a sink as it completes (`--samples`) in one pass.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -29,17 +44,18 @@ use disk_emu::disk::{DiskError, DiskModel, DiskSpec, validation};
 use disk_emu::trace::{
     self, Position, TraceError, TraceFormat, TraceOptions, TraceReader, TraceRecord,
 };
-use disk_emu::{Device, DeviceError, DiskDevice, DiskReport, DiskStats, Outcome};
-use sched_core::array::{Copies, Location};
+use disk_emu::{Device, DeviceError, DiskReport, Outcome};
 use sched_core::{Nanos, PolicySpec, Request, RequestId};
 use serde::Serialize;
 
-use crate::head_trace::{Fate, HeadTrace, Recorder};
-use crate::request_sample::{Ending, RequestSample, SampleSink};
+use crate::head_trace::{ArrayTrace, HeadTrace};
+use crate::mirror_experiment::MirrorReport;
+use crate::replay_target::{MirrorPolicy, Target};
+use crate::request_sample::{Ending, RequestSample};
 use crate::run_error::RunError;
-use crate::seeds::{Purpose, Unit};
+use crate::seeds::Unit;
 use crate::simulation::{Driver, Flow, Simulation};
-use crate::workload::{kind_class, label_kinds};
+use crate::workload::kind_class;
 
 /// How a replay places a request that reaches past the end of the
 /// emulated disk (of C blocks).
@@ -63,13 +79,15 @@ pub enum Fit {
     Scale,
 }
 
-/// How to replay a trace.
+/// How to replay a trace: on one disk per traced device under a
+/// single-disk policy (`P` = [`PolicySpec`]), or on a mirrored pair under
+/// an array policy (`P` = [`MirrorPolicy`]).
 #[derive(Clone, Debug)]
-pub struct ReplayOptions {
-    /// The disk every device is emulated with.
+pub struct ReplayOptions<P = PolicySpec> {
+    /// The disk every device is emulated with (each disk of a pair).
     pub disk: DiskSpec,
     /// The scheduling policy of every device.
-    pub policy: PolicySpec,
+    pub policy: P,
     /// The trace format, or `None` to detect it.
     pub format: Option<TraceFormat>,
     /// Block size and device filter.
@@ -119,15 +137,26 @@ pub enum ReplayError {
     /// A replay option is out of range.
     #[error("speed: expected a positive, finite factor, got {0}")]
     Speed(f64),
+    /// A mirrored replay of a closed-loop validation trace.
+    #[error(
+        "{0} is a closed-loop validation trace (no arrival times: each request was issued when the previous one completed on one real drive); its replay checks one emulated drive against that drive, so it runs under a single-disk policy; an array policy needs a timed trace (DiskSim ASCII, MSR, SPC or SRT)"
+    )]
+    ClosedLoopMirror(String),
 }
 
-/// One device's results.
+/// Where a replay hands each request as it completes: the trace's device
+/// number and the request (`Ending::Served::disk` is the disk of the
+/// device that served it: 0 on a single disk, 0 or 1 on a pair).
+pub type DeviceSampleSink<'a> = &'a mut dyn FnMut(u32, &RequestSample);
+
+/// One device's results: a [`DiskReport`] on one disk, a
+/// [`MirrorReport`] on a mirrored pair.
 #[derive(Clone, Debug, Serialize)]
-pub struct DeviceReport {
+pub struct DeviceReport<R = DiskReport> {
     /// The trace's device number.
     pub device: u32,
     /// Its statistics.
-    pub report: DiskReport,
+    pub report: R,
 }
 
 /// How the emulated drive compares with the real one (validation traces).
@@ -144,9 +173,9 @@ pub struct Validation {
     pub relative_demerit: f64,
 }
 
-/// What a replay measured.
+/// What a replay measured (`R`: each device's report).
 #[derive(Clone, Debug, Serialize)]
-pub struct ReplayReport {
+pub struct ReplayReport<R = DiskReport> {
     /// The trace file.
     pub file: String,
     /// Its format.
@@ -160,28 +189,37 @@ pub struct ReplayReport {
     /// Virtual time from the first arrival to the last completion, ms.
     pub span_ms: f64,
     /// Per device, in device order.
-    pub devices: Vec<DeviceReport>,
+    pub devices: Vec<DeviceReport<R>>,
     /// For closed-loop validation traces: emulated versus real drive.
     pub validation: Option<Validation>,
 }
 
+/// A replay's report, and the recording of each device that had a request
+/// among the followed ones, by device number in device order (none when
+/// the replay was not recorded).
+pub type ObservedReplay<R = DiskReport, T = HeadTrace> = (ReplayReport<R>, Vec<(u32, T)>);
+
 /// Trace replay as a driver of the event loop: its one event is "the next
-/// record is due"; each device number of the trace is a [`DiskDevice`],
-/// created when the trace first names it.
-struct ReplayRun<'a, 's> {
-    options: &'a ReplayOptions,
+/// record is due"; each device number of the trace is a device of the
+/// [`Target`] (a disk, or a mirrored pair), created when the trace first
+/// names it.
+struct ReplayRun<'a, 's, T: Target> {
+    options: &'a ReplayOptions<T>,
     /// For [`Fit::Scale`]: the block each device's requests end at, for the
     /// devices that reach past the disk's end.
     extents: BTreeMap<u32, u64>,
     /// Requests moved onto the disk.
     moved: u64,
     /// Where each request goes as it completes, when asked for.
-    sink: Option<SampleSink<'s>>,
+    sink: Option<DeviceSampleSink<'s>>,
     reader: TraceReader<BufReader<File>>,
     file: String,
     model: DiskModel,
     index: BTreeMap<u32, usize>,
+    /// The trace's device number of each device, in the order of creation.
     devices: Vec<u32>,
+    /// What each device's report counts beyond its own statistics.
+    tallies: Vec<T::Tally>,
     pending: Option<TraceRecord>,
     closed_loop: bool,
     /// Closed loop: the record in service and when it started.
@@ -197,10 +235,10 @@ struct ReplayRun<'a, 's> {
     /// per device (in `devices` order), stopped once they all have.
     followed: Option<u64>,
     followed_left: u64,
-    recorders: Vec<Recorder>,
+    recorders: Vec<T::Recorder>,
 }
 
-impl ReplayRun<'_, '_> {
+impl<T: Target> ReplayRun<'_, '_, T> {
     /// Where `record`'s request goes on the disk under the replay's
     /// [`Fit`]: its own block when it fits (or when nothing fits it, for the
     /// disk to refuse by name), else wrapped or scaled.
@@ -231,40 +269,37 @@ impl ReplayRun<'_, '_> {
 
     fn device(
         &mut self,
-        sim: &mut Simulation<DiskDevice, ()>,
+        sim: &mut Simulation<T::Device, ()>,
         device: u32,
     ) -> Result<usize, RunError> {
         if let Some(&i) = self.index.get(&device) {
             return Ok(i);
         }
-        let stream = Unit::new(self.options.seed, 0, 0).stream(Purpose::Service { disk: device });
-        // Reads and writes are measured apart (both named: the trace's
-        // mix is not known in advance).
-        let i = sim.add_device(
-            DiskDevice::new(self.model.clone(), &self.options.policy, stream)?
-                .with_stats(label_kinds(DiskStats::new(0), 0.5)),
-        );
+        let unit = Unit::new(self.options.seed, 0, 0);
+        let (emulated, tally) = self.options.policy.build(&self.model, device, unit)?;
+        let i = sim.add_device(emulated);
         if let Some(followed) = self.followed {
-            let mut recorder = Recorder::new(u64::MAX, self.model.head().cylinder);
+            let mut recorder = T::recorder(sim.device(i));
             if self.followed_left >= followed {
-                recorder.stop(followed);
+                T::stop(&mut recorder, followed);
             }
             self.recorders.push(recorder);
         }
+        self.tallies.push(tally);
         self.devices.push(device);
         self.index.insert(device, i);
         Ok(i)
     }
 }
 
-impl Driver<DiskDevice> for ReplayRun<'_, '_> {
+impl<T: Target> Driver<T::Device> for ReplayRun<'_, '_, T> {
     type Event = ();
-    type Output = ReplayReport;
+    type Output = ReplayReport<T::Report>;
     type Error = ReplayError;
 
     fn on_event(
         &mut self,
-        sim: &mut Simulation<DiskDevice, ()>,
+        sim: &mut Simulation<T::Device, ()>,
         now: Nanos,
         (): (),
     ) -> Result<Flow, ReplayError> {
@@ -281,6 +316,10 @@ impl Driver<DiskDevice> for ReplayRun<'_, '_> {
             .device(sim, record.device)
             .map_err(|e| fail(&self.file, e))?;
         let block = self.place(&record);
+        let copies = self
+            .options
+            .policy
+            .copies(block, record.blocks, self.model.capacity_blocks());
         let req = Request::new(
             RequestId(self.requests),
             record.kind,
@@ -290,14 +329,18 @@ impl Driver<DiskDevice> for ReplayRun<'_, '_> {
             now,
         )
         .with_class(kind_class(record.kind));
-        if let Some(recorder) = self.recorders.get_mut(unit)
-            && let Some(Ok(cylinder)) = sim.device(unit).model(0).map(|m| m.locate(record.block))
-        {
-            recorder.arrived(self.requests, now, cylinder);
+        if let Some(recorder) = self.recorders.get_mut(unit) {
+            T::arrived(
+                recorder,
+                sim.device(unit),
+                self.requests,
+                now,
+                record.kind,
+                &copies,
+            );
         }
         self.requests += 1;
-        let at = Location { block, cylinder: 0 };
-        sim.with_device(unit, |d| d.submit(req, &Copies::everywhere(1, at), now))
+        sim.with_device(unit, |d| d.submit(req, &copies, now))
             .map_err(|e| match RunError::device(e, now) {
                 RunError::Disk(source) => ReplayError::Extent {
                     file: self.file.clone(),
@@ -307,7 +350,7 @@ impl Driver<DiskDevice> for ReplayRun<'_, '_> {
                 e => fail(&self.file, e),
             })?;
         if let Some(recorder) = self.recorders.get_mut(unit) {
-            recorder.waiting(now, sim.device(unit).queued());
+            T::observe(recorder, sim.device(unit), now);
         }
         self.pending = self.reader.next().transpose()?;
         if self.closed_loop {
@@ -320,76 +363,60 @@ impl Driver<DiskDevice> for ReplayRun<'_, '_> {
 
     fn on_advance(
         &mut self,
-        sim: &mut Simulation<DiskDevice, ()>,
+        sim: &mut Simulation<T::Device, ()>,
         now: Nanos,
         device: usize,
     ) -> Result<(), ReplayError> {
         if let Some(recorder) = self.recorders.get_mut(device) {
-            recorder.waiting(now, sim.device(device).queued());
+            T::observe(recorder, sim.device(device), now);
         }
         Ok(())
     }
 
     fn on_outcome(
         &mut self,
-        sim: &mut Simulation<DiskDevice, ()>,
+        sim: &mut Simulation<T::Device, ()>,
         now: Nanos,
         device: usize,
         outcome: Outcome,
     ) -> Result<Flow, ReplayError> {
         self.last = now;
-        if let Some(recorder) = self.recorders.get_mut(device) {
-            let id = match &outcome {
-                Outcome::Completed(done) => {
-                    let t = done.timing;
-                    recorder.served(
-                        done.request.id.0,
-                        done.request.cylinder,
-                        t.start,
-                        t.start + t.seek,
-                        t.finish,
-                    );
-                    recorder.measured(t.finish - t.arrival);
-                    Some(done.request.id.0)
-                }
-                Outcome::Expired(req) | Outcome::Failed(req) => {
-                    recorder.left(req.id.0, Fate::Dropped(now));
-                    Some(req.id.0)
-                }
-                Outcome::MediaError { .. } | Outcome::Resynced { .. } => None,
-            };
-            if let (Some(id), Some(followed)) = (id, self.followed)
-                && id < followed
-            {
-                self.followed_left += 1;
-                if self.followed_left == followed {
-                    self.recorders.iter_mut().for_each(|r| r.stop(followed));
-                }
+        if let Some(recorder) = self.recorders.get_mut(device)
+            && let (Some(id), Some(followed)) = (T::left(recorder, &outcome, now), self.followed)
+            && id < followed
+        {
+            self.followed_left += 1;
+            if self.followed_left == followed {
+                self.recorders.iter_mut().for_each(|r| T::stop(r, followed));
             }
         }
+        T::count(&mut self.tallies[device], &outcome, now);
         let (request, ending) = match outcome {
             Outcome::Completed(done) => (
                 done.request,
                 Ending::Served {
-                    start: done.timing.start,
+                    start: done.first_start,
                     finish: done.timing.finish,
-                    disk: self.devices[device] as usize,
+                    disk: done.timing.disk,
                 },
             ),
             Outcome::Expired(request) => (request, Ending::Dropped(now)),
             _ => return Ok(Flow::Continue),
         };
         if let Some(sink) = self.sink.as_mut() {
-            sink(&RequestSample {
-                id: request.id.0,
-                arrival: request.arrival,
-                kind: request.kind,
-                block: request.block,
-                blocks: request.blocks,
-                cylinder: Some(request.cylinder),
-                deadline: request.deadline,
-                ending,
-            });
+            sink(
+                self.devices[device],
+                &RequestSample {
+                    id: request.id.0,
+                    arrival: request.arrival,
+                    kind: request.kind,
+                    block: request.block,
+                    blocks: request.blocks,
+                    cylinder: T::cylinder(&request),
+                    deadline: request.deadline,
+                    ending,
+                },
+            );
         }
         if let Some((record, start)) = self.outstanding.take() {
             let real = record.measured.map_or(0, |m| m.access);
@@ -406,9 +433,9 @@ impl Driver<DiskDevice> for ReplayRun<'_, '_> {
 
     fn finish(
         &mut self,
-        sim: &mut Simulation<DiskDevice, ()>,
+        sim: &mut Simulation<T::Device, ()>,
         _stopped: bool,
-    ) -> Result<ReplayReport, ReplayError> {
+    ) -> Result<ReplayReport<T::Report>, ReplayError> {
         let validation = (self.closed_loop && !self.measured.is_empty()).then(|| {
             let mean_ms = |v: &[Nanos]| {
                 v.iter().map(|&t| u128::from(t)).sum::<u128>() as f64 / v.len() as f64 / 1e6
@@ -426,13 +453,14 @@ impl Driver<DiskDevice> for ReplayRun<'_, '_> {
             }
         });
         let last = self.last;
-        let mut out: Vec<DeviceReport> = self
+        let mut out: Vec<DeviceReport<T::Report>> = self
             .devices
             .iter()
+            .zip(&self.tallies)
             .enumerate()
-            .map(|(unit, &device)| DeviceReport {
+            .map(|(unit, (&device, tally))| DeviceReport {
                 device,
-                report: sim.with_device(unit, |d| d.report(last)),
+                report: sim.with_device(unit, |d| T::report(tally, d, last)),
             })
             .collect();
         out.sort_by_key(|d| d.device);
@@ -449,7 +477,7 @@ impl Driver<DiskDevice> for ReplayRun<'_, '_> {
     }
 }
 
-/// Replays the trace at `path`.
+/// Replays the trace at `path`, one disk per traced device.
 ///
 /// # Errors
 /// [`ReplayError`] naming the file and the line (SRT: the record and its
@@ -462,62 +490,58 @@ pub fn replay(
     drive(path.as_ref(), options, None, None).map(|(report, _)| report)
 }
 
-/// [`replay`], recording what each device's arm did until the trace's
-/// first `followed` requests had all left (its own among them are the ones
-/// its trace follows; every request competing with them is kept), its
-/// queue over that span and the response times of all its completions: the
-/// data behind a picture of the replay, one [`HeadTrace`] per device that
-/// had a request in that span, in device order, each with the device's
-/// report. The replay's report is the one [`replay`] returns; the recording
-/// changes nothing in it.
+/// [`replay`], in one pass also recording, when `followed` is given, what
+/// each device's arm did until the trace's first `followed` requests had
+/// all left (its own among them are the ones its trace follows; every
+/// request competing with them is kept), its queue over that span and the
+/// response times of all its completions — the data behind a picture of
+/// the replay, one [`HeadTrace`] per device that had a request in that
+/// span, in device order, each with the device's report —, and handing
+/// every request to `sink`, when given, as it completes (see
+/// [`crate::request_sample`]). The report is the one [`replay`] returns:
+/// neither changes anything in it.
 ///
 /// # Errors
 /// Those of [`replay`].
-pub fn replay_traced(
+pub fn replay_observed(
     path: impl AsRef<Path>,
-    options: &ReplayOptions,
-    followed: u64,
-) -> Result<(ReplayReport, Vec<(u32, HeadTrace)>), ReplayError> {
-    let (report, recorders) = drive(path.as_ref(), options, Some(followed), None)?;
-    let model = DiskModel::from_spec(&options.disk).map_err(RunError::from)?;
-    let traces = recorders
-        .into_iter()
-        .filter(|(_, recorder)| !recorder.is_empty())
-        .filter_map(|(device, recorder)| {
-            let device_report = report.devices.iter().find(|d| d.device == device)?;
-            let trace = recorder.into_trace(
-                model.cylinders(),
-                model.head().cylinder,
-                device_report.report.clone(),
-            );
-            Some((device, trace))
-        })
-        .collect();
-    Ok((report, traces))
-}
-
-/// [`replay`], handing every request to `sink` as it completes (see
-/// [`crate::request_sample`]; `Ending::Served::disk` is the trace's device
-/// number); the replay and its report are the same.
-///
-/// # Errors
-/// Those of [`replay`].
-pub fn replay_sampled(
-    path: impl AsRef<Path>,
-    options: &ReplayOptions,
-    sink: SampleSink<'_>,
-) -> Result<ReplayReport, ReplayError> {
-    drive(path.as_ref(), options, None, Some(sink)).map(|(report, _)| report)
-}
-
-/// Replays the trace, tracing each device when `followed` is given: the
-/// recorders come back by device number, in device order.
-fn drive(
-    path: &Path,
     options: &ReplayOptions,
     followed: Option<u64>,
-    sink: Option<SampleSink<'_>>,
-) -> Result<(ReplayReport, Vec<(u32, Recorder)>), ReplayError> {
+    sink: Option<DeviceSampleSink<'_>>,
+) -> Result<ObservedReplay, ReplayError> {
+    drive(path.as_ref(), options, followed, sink)
+}
+
+/// [`replay_observed`] with each traced device on a mirrored pair of the
+/// disk under an array policy (see the module documentation): each
+/// device's report is a [`MirrorReport`] over the replay, its recording an
+/// [`ArrayTrace`] (a lane per disk of the pair), and a sample's
+/// `Ending::Served::disk` is the disk of the pair that served the request
+/// (an update: the one its acknowledgement waited for).
+///
+/// # Errors
+/// Those of [`replay`]; [`ReplayError::ClosedLoopMirror`] for a validation
+/// trace; [`ReplayError::Setup`] for a placement that is not a mirror's or
+/// an array policy that cannot be built for two disks.
+pub fn replay_mirrored(
+    path: impl AsRef<Path>,
+    options: &ReplayOptions<MirrorPolicy>,
+    followed: Option<u64>,
+    sink: Option<DeviceSampleSink<'_>>,
+) -> Result<ObservedReplay<MirrorReport, ArrayTrace>, ReplayError> {
+    drive(path.as_ref(), options, followed, sink)
+}
+
+/// Replays the trace on the devices of `T`, tracing each device when
+/// `followed` is given (the recordings come back by device number, in
+/// device order, each with its device's report) and handing each request
+/// to `sink` when given.
+fn drive<T: Target>(
+    path: &Path,
+    options: &ReplayOptions<T>,
+    followed: Option<u64>,
+    sink: Option<DeviceSampleSink<'_>>,
+) -> Result<ObservedReplay<T::Report, T::Trace>, ReplayError> {
     if !(options.speed > 0.0 && options.speed.is_finite()) {
         return Err(ReplayError::Speed(options.speed));
     }
@@ -536,6 +560,9 @@ fn drive(
     let file = reader.file().to_string();
     let pending: Option<TraceRecord> = reader.next().transpose()?;
     let closed_loop = pending.is_some_and(|r| r.arrival.is_none());
+    if closed_loop && !T::CLOSED_LOOP {
+        return Err(ReplayError::ClosedLoopMirror(file));
+    }
     let mut run = ReplayRun {
         options,
         extents,
@@ -546,6 +573,7 @@ fn drive(
         model,
         index: BTreeMap::new(),
         devices: Vec::new(),
+        tallies: Vec::new(),
         pending,
         closed_loop,
         outstanding: None,
@@ -567,19 +595,29 @@ fn drive(
         sim.schedule(t, ());
     }
     let report = sim.run(&mut run)?;
-    let mut recorders: Vec<(u32, Recorder)> = run
+    let mut recorders: Vec<(u32, T::Recorder)> = run
         .devices
         .iter()
         .copied()
         .zip(std::mem::take(&mut run.recorders))
         .collect();
     recorders.sort_by_key(|(device, _)| *device);
-    Ok((report, recorders))
+    let traces = recorders
+        .into_iter()
+        .filter(|(_, recorder)| !T::is_empty(recorder))
+        .filter_map(|(device, recorder)| {
+            let device_report = report.devices.iter().find(|d| d.device == device)?;
+            let trace = T::trace(recorder, &run.model, device_report.report.clone());
+            Some((device, trace))
+        })
+        .collect();
+    Ok((report, traces))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::seeds::Purpose;
     use disk_emu::disk::presets;
 
     fn data(name: &str) -> String {
@@ -719,13 +757,12 @@ mod tests {
             let mut o = o.clone();
             o.fit = fit;
             let mut blocks = Vec::new();
-            let report = replay_sampled(&trace, &o, &mut |s: &RequestSample| {
-                let device = match s.ending {
-                    Ending::Served { disk, .. } => disk,
-                    Ending::Dropped(_) => usize::MAX,
-                };
-                blocks.push((s.id, device, s.block));
-            })
+            let (report, _) = replay_observed(
+                &trace,
+                &o,
+                None,
+                Some(&mut |device, s: &RequestSample| blocks.push((s.id, device, s.block))),
+            )
             .unwrap();
             blocks.sort_unstable();
             (report.requests, report.moved, blocks)

@@ -13,8 +13,8 @@ use experiments::{
 use sched_core::PolicySpec;
 use sched_core::array::ArraySpec;
 
-use super::{Plan, Point, describe_mix, describe_placement};
-use crate::common::{array_label, estimate, policy_label, progress};
+use super::{Plan, Point, describe_mix};
+use crate::common::{array_label, describe_placement, estimate, policy_label, progress};
 use crate::output::{Cell, Table};
 use crate::samples::{Layout, SamplesFile};
 

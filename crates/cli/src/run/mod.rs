@@ -12,7 +12,9 @@ use sched_core::{AnySpec, PolicySpec};
 
 use experiments::{ArrayTrace, HeadTrace};
 
-use crate::common::{RunGives, array_label, policy_label, policy_warnings, resolve_disk};
+use crate::common::{
+    RunGives, array_label, describe_placement, policy_label, policy_warnings, resolve_disk,
+};
 use crate::output::{Cell, Format, Table};
 use crate::sheet::{RunSheet, array_sheet, disk_sheet};
 
@@ -39,7 +41,7 @@ pub struct RunArgs {
     pub disks: Option<u32>,
     /// How a mirrored pair's second disk lays out its copies: identical,
     /// reversed, or shifted:F (by F of the capacity, F in [0, 1)).
-    #[cfg_attr(feature = "cli", arg(long, default_value = "identical", value_parser = parse_placement))]
+    #[cfg_attr(feature = "cli", arg(long, default_value = "identical", value_parser = crate::bounds::placement))]
     pub placement: Placement,
     /// Open Poisson load as a fraction of the disk's capacity for the request
     /// mix served one at a time; repeat to sweep.
@@ -167,22 +169,6 @@ fn parse_range(s: &str) -> Result<(f64, f64), String> {
         .parse()
         .map_err(|_| format!("bad maximum in {s}"))?;
     Ok((a, b))
-}
-
-#[cfg(feature = "cli")]
-fn parse_placement(s: &str) -> Result<Placement, String> {
-    let placement = match s {
-        "identical" => Placement::MIRROR,
-        "reversed" => Placement::Reversed,
-        _ => match s.strip_prefix("shifted:").map(str::parse::<f64>) {
-            Some(Ok(fraction)) => Placement::Shifted { fraction },
-            _ => return Err("expected identical, reversed or shifted:F".to_string()),
-        },
-    };
-    match placement.invalid() {
-        Some(expected) => Err(format!("expected {expected}")),
-        None => Ok(placement),
-    }
 }
 
 /// One point of a sweep: how its load is labelled and what it offers.
@@ -537,14 +523,6 @@ pub fn default_experiment(format: Format) -> Result<()> {
     );
     crate::output::emit_table(&table, format)?;
     Ok(())
-}
-
-fn describe_placement(placement: Placement) -> String {
-    match placement {
-        Placement::Identical { .. } => "identical copies".to_string(),
-        Placement::Shifted { fraction } => format!("second copy shifted by {fraction} of the disk"),
-        Placement::Reversed => "second copy reversed".to_string(),
-    }
 }
 
 fn describe_mix(mix: &RequestMix) -> String {

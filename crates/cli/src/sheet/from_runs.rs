@@ -305,10 +305,43 @@ pub fn array_sheet(
             colour: policy_colour(label, i),
         })
         .collect();
-    let mut lanes = Vec::new();
-    for (i, (label, trace)) in traces.iter().enumerate() {
-        let span_end = trace.span_end();
-        for (d, arm) in trace.disks.iter().enumerate() {
+    let lanes = traces
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (label, trace))| {
+            array_lanes(i, trace, trace.span_end(), |disk| {
+                format!("{label}, disk {disk}: arm position, first {followed} requests")
+            })
+        })
+        .collect();
+    let figures: Vec<Vec<Vec<ClassFigures>>> = reports
+        .iter()
+        .map(|r| r.map_or_else(Vec::new, |r| r.iter().map(mirror_classes).collect()))
+        .collect();
+    mirrored_sheet(
+        title,
+        followed,
+        series,
+        lanes,
+        traces.iter().map(|(_, t)| t),
+        &figures,
+    )
+}
+
+/// One lane per disk of a traced mirrored pair (series `series`): each
+/// arm's path, and the arrivals before `span_end` marked at the cylinder
+/// their copy lies on there; `caption` names the lane of disk 1, 2.
+fn array_lanes(
+    series: usize,
+    trace: &ArrayTrace,
+    span_end: Nanos,
+    caption: impl Fn(usize) -> String,
+) -> Vec<HeadLane> {
+    trace
+        .disks
+        .iter()
+        .enumerate()
+        .map(|(d, arm)| {
             let mut path = vec![(0.0, arm.initial)];
             for op in &arm.operations {
                 path.extend([
@@ -328,41 +361,66 @@ pub fn array_sheet(
                         .map(|&(_, cylinder)| (ms(r.arrival), cylinder))
                 })
                 .collect();
-            lanes.push(HeadLane {
-                series: i,
-                caption: format!(
-                    "{label}, disk {}: arm position, first {followed} requests",
-                    d + 1
-                ),
+            HeadLane {
+                series,
+                caption: caption(d + 1),
                 cylinders: arm.cylinders,
                 path,
                 arrivals,
                 span_end_ms: ms(span_end),
-            });
-        }
-    }
-    let figures: Vec<Vec<Vec<ClassFigures>>> = reports
-        .iter()
-        .map(|r| r.map_or_else(Vec::new, |r| r.iter().map(mirror_classes).collect()))
-        .collect();
+            }
+        })
+        .collect()
+}
+
+/// A sheet whose lanes follow the disks of mirrored pairs (a policy's, or
+/// a traced device's): the distributions and queues come from the same
+/// traces, in the series' order.
+fn mirrored_sheet<'t>(
+    title: String,
+    followed: u64,
+    series: Vec<SheetSeries>,
+    lanes: Vec<HeadLane>,
+    traces: impl Iterator<Item = &'t ArrayTrace> + Clone,
+    figures: &[Vec<Vec<ClassFigures>>],
+) -> RunSheet {
     RunSheet {
         title,
         followed,
         series,
         lanes,
         cdfs: traces
-            .iter()
+            .clone()
             .enumerate()
-            .map(|(i, (_, t))| response_cdf(i, &t.responses))
+            .map(|(i, t)| response_cdf(i, &t.responses))
             .collect(),
         queue_label: "operations waiting".to_string(),
         queues: traces
-            .iter()
             .enumerate()
-            .map(|(i, (_, t))| queue_line(i, &t.queue))
+            .map(|(i, t)| queue_line(i, &t.queue))
             .collect(),
-        bars: class_bars(&figures),
+        bars: class_bars(figures),
     }
+}
+
+/// The legend of a replay under `policy` of `devices`: the policy alone
+/// for one device, else each device.
+fn replay_series(policy: &str, devices: impl ExactSizeIterator<Item = u32>) -> Vec<SheetSeries> {
+    let several = devices.len() > 1;
+    devices
+        .enumerate()
+        .map(|(i, device)| {
+            let label = if several {
+                format!("device {device}")
+            } else {
+                policy.to_string()
+            };
+            SheetSeries {
+                colour: policy_colour(&label, i),
+                label,
+            }
+        })
+        .collect()
 }
 
 /// The sheet of a replay under `policy`: one lane per device (each its
@@ -374,24 +432,7 @@ pub fn replay_sheet(
     policy: &str,
     traces: &[(u32, HeadTrace)],
 ) -> RunSheet {
-    let several = traces.len() > 1;
-    let series = traces
-        .iter()
-        .enumerate()
-        .map(|(i, (device, _))| {
-            if several {
-                SheetSeries {
-                    label: format!("device {device}"),
-                    colour: policy_colour(&format!("device {device}"), i),
-                }
-            } else {
-                SheetSeries {
-                    label: policy.to_string(),
-                    colour: policy_colour(policy, i),
-                }
-            }
-        })
-        .collect();
+    let series = replay_series(policy, traces.iter().map(|(device, _)| *device));
     // The devices share the trace's clock: every lane spans the time until
     // the trace's first requests had all left.
     let span_end = traces.iter().map(|(_, t)| t.span_end()).max().unwrap_or(0);
@@ -415,6 +456,45 @@ pub fn replay_sheet(
         .map(|(_, t)| vec![disk_classes(&t.report)])
         .collect();
     single_disk_sheet(
+        title,
+        followed,
+        series,
+        lanes,
+        traces.iter().map(|(_, t)| t),
+        &figures,
+    )
+}
+
+/// The sheet of a replay on mirrored pairs under the array policy
+/// `policy`: a lane per disk of each device's pair (arrivals marked on
+/// each disk at their copy's cylinder), over the span until the trace's
+/// first `followed` requests had all left; the legend as
+/// [`replay_sheet`]'s; reads against updates per device.
+pub fn replay_array_sheet(
+    title: String,
+    followed: u64,
+    policy: &str,
+    traces: &[(u32, ArrayTrace)],
+) -> RunSheet {
+    let series = replay_series(policy, traces.iter().map(|(device, _)| *device));
+    let span_end = traces.iter().map(|(_, t)| t.span_end()).max().unwrap_or(0);
+    let lanes = traces
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (device, trace))| {
+            array_lanes(i, trace, span_end, |disk| {
+                format!(
+                    "device {device} ({policy}), disk {disk}: arm position, {} of the trace's first {followed} requests",
+                    trace.followed
+                )
+            })
+        })
+        .collect();
+    let figures: Vec<Vec<Vec<ClassFigures>>> = traces
+        .iter()
+        .map(|(_, t)| vec![mirror_classes(&t.report)])
+        .collect();
+    mirrored_sheet(
         title,
         followed,
         series,

@@ -15,8 +15,8 @@ use crate::plot::{one_two_five, tick_label};
 mod from_runs;
 
 pub use from_runs::{
-    ClassFigures, array_sheet, class_bars, disk_classes, disk_sheet, mirror_classes, replay_sheet,
-    response_cdf,
+    ClassFigures, array_sheet, class_bars, disk_classes, disk_sheet, mirror_classes,
+    replay_array_sheet, replay_sheet, response_cdf,
 };
 
 /// A drive's name for a title: a preset's human name, the opening words of
