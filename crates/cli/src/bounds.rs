@@ -1,7 +1,7 @@
 //! One checking layer for the options: every count, duration, fraction,
 //! thread number and output file a command takes is parsed and checked
 //! here, before any work starts. clap puts the flag's name in front of the message
-//! ("invalid value '0' for '--jobs <JOBS>': …"); the message says what is
+//! ("invalid value '0' for '--jobs &lt;JOBS&gt;': …"); the message says what is
 //! allowed and how to get further. Bounds on anything that allocates, spawns
 //! or runs for long keep a typo from hanging the machine: a run larger than
 //! a bound is a sweep, and `--shard` spreads it over machines.

@@ -156,6 +156,36 @@ pub fn array_label(spec: &ArraySpec) -> String {
         .map_or_else(|| spec.to_string(), |(name, _)| name.to_string())
 }
 
+/// Refuses a `--disks` or `--placement` that does not fit the policy
+/// `label`, which runs on `needed` disks (1, or 2 for a mirrored pair),
+/// saying which fits.
+///
+/// # Errors
+/// A disk count other than `needed`; a placement for a single disk.
+pub fn check_disks(
+    label: &str,
+    needed: u32,
+    disks: Option<u32>,
+    placement: Option<Placement>,
+) -> anyhow::Result<()> {
+    if let Some(disks) = disks
+        && disks != needed
+    {
+        anyhow::bail!(
+            "--disks {disks}: {label} needs {needed} (single-disk policies run on one disk, array policies on a mirrored pair)"
+        );
+    }
+    if needed == 1
+        && let Some(placement) = placement
+    {
+        anyhow::bail!(
+            "--placement ({}): lays out a mirrored pair's second disk, but {label} runs on one disk; give an array policy (such as --policy dmq), or leave --placement out",
+            describe_placement(placement)
+        );
+    }
+    Ok(())
+}
+
 /// A human form of a mirrored pair's placement, for titles.
 pub fn describe_placement(placement: Placement) -> String {
     match placement {

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use disk_emu::disk::DiskModel;
-use experiments::oltp::{BASE_RATE_PER_DISK, OltpWorkload, READ_FRACTION};
+use experiments::oltp::{BASE_RATE_PER_DISK, OltpWorkload};
 use experiments::sustainable::{self, Criterion, CurvePoint, SearchOptions};
-use experiments::{ArrayExperiment, ArrayWorkload, DELAYED_WRITE_BUFFER, Organisation, SECTORS};
+use experiments::{ArrayExperiment, ArrayWorkload, Organisation, SECTORS};
 
 use crate::common::resolve_disk;
 use crate::output::{Cell, Format, Table};
@@ -42,13 +42,13 @@ pub struct ArrayArgs {
     #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::positive))]
     pub rate: Option<f64>,
     /// Fraction of reads (OLTP workload).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = READ_FRACTION, value_parser = crate::bounds::fraction))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = experiments::oltp::READ_FRACTION, value_parser = crate::bounds::fraction))]
     pub read_fraction: f64,
     /// Database size in 4 KB blocks (default: one disk's capacity).
     #[cfg_attr(feature = "cli", arg(long))]
     pub database: Option<u64>,
     /// Delayed-write buffer, blocks.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = DELAYED_WRITE_BUFFER))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = experiments::DELAYED_WRITE_BUFFER))]
     pub buffer: usize,
     /// Requests measured per run.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 40_000, value_parser = crate::bounds::requests))]

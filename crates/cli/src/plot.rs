@@ -146,7 +146,7 @@ fn policy_index(label: &str) -> Option<usize> {
 /// The colour of a policy in every picture: fixed by the policy's place in
 /// the policy registry, so FCFS is the same blue in a run's sheet and in a
 /// paper's figure and CMQ the same colour in each of Towsley's figures
-/// (see [`policy_index`] for the labels that name a policy). Labels that
+/// (see `policy_index` for the labels that name a policy). Labels that
 /// name no policy take the colour of their place in the picture
 /// (`fallback`).
 pub fn policy_colour(label: &str, fallback: usize) -> RGBColor {

@@ -21,7 +21,8 @@ use experiments::{
 use sched_core::AnySpec;
 
 use crate::common::{
-    RunGives, array_label, describe_placement, policy_label, policy_warnings, resolve_disk,
+    RunGives, array_label, check_disks, describe_placement, policy_label, policy_warnings,
+    resolve_disk,
 };
 use crate::output::{Cell, Format, Table};
 use crate::samples::{Layout, SamplesFile};
@@ -200,13 +201,7 @@ pub fn replay(args: &ReplayArgs, draw: bool) -> Result<Replay> {
         AnySpec::Array(a) => (array_label(a), a.uses(), 2),
         AnySpec::RateBased(r) => bail!("--policy {r}: {RATE_BASED}"),
     };
-    if let Some(disks) = args.disks
-        && disks != needed
-    {
-        bail!(
-            "--disks {disks}: {label} needs {needed} (single-disk policies run on one disk per traced device, array policies on a mirrored pair)"
-        );
-    }
+    check_disks(&label, needed, args.disks, args.placement)?;
     let gives = RunGives {
         disk: &disk,
         deadlines: Err("a trace's requests have none"),
@@ -221,13 +216,9 @@ pub fn replay(args: &ReplayArgs, draw: bool) -> Result<Replay> {
             let options = replay_options(args, &disk, MirrorPolicy { array, placement });
             on_pairs(args, &options, &label, followed)
         }
-        AnySpec::Disk(policy) => match args.placement {
-            Some(placement) => bail!(
-                "--placement ({}): lays out a mirrored pair's second disk, but {label} runs on one disk per traced device; give an array policy (such as --policy dmq) to replay on mirrored pairs, or leave --placement out",
-                describe_placement(placement)
-            ),
-            None => on_disks(args, &replay_options(args, &disk, policy), &label, followed),
-        },
+        AnySpec::Disk(policy) => {
+            on_disks(args, &replay_options(args, &disk, policy), &label, followed)
+        }
         AnySpec::RateBased(r) => bail!("--policy {r}: {RATE_BASED}"),
     }
 }

@@ -55,7 +55,7 @@ pub struct ServeArgs {
     /// The emulated disks run this many times as fast as the wall clock.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, value_parser = crate::bounds::speed))]
     pub time_scale: f64,
-    /// Fault schedule (TOML or JSON: [[fault]] at_ms, kind, disk, ...), in the disks' time.
+    /// Fault schedule (TOML or JSON: `[[fault]]` at_ms, kind, disk, ...), in the disks' time.
     #[cfg_attr(feature = "cli", arg(long))]
     pub faults: Option<PathBuf>,
     /// Resync speed of a replaced disk, MB/s.

@@ -818,6 +818,8 @@ fn run_shows_deadline_outcomes_for_disk_and_array_policies() {
         (&["run", "--policy", "rt-dmq", "--disks", "1"], "needs 2"),
         // The default policy (fcfs) is named too.
         (&["run", "--disks", "2"], "fcfs needs 1"),
+        // A placement lays out a pair: with a single-disk policy it is refused.
+        (&["run", "--placement", "reversed"], "fcfs runs on one disk"),
         (&["run", "--policy", "wrr-scan"], "spindle admit"),
     ] {
         let out = spindle(args);

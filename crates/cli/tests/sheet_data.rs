@@ -63,7 +63,7 @@ fn the_queue_panel_is_what_the_traced_requests_imply() {
 fn each_mirrored_disk_serves_its_copies_and_its_lane_is_continuous() {
     let mut a = args(&["dmq", "cmq"]);
     a.disks = Some(2);
-    a.placement = experiments::Placement::MIRROR;
+    a.placement = Some(experiments::Placement::MIRROR);
     a.read_fraction = 0.7;
     for (policy, trace) in array_traces(&a, 40).unwrap() {
         assert_eq!(trace.disks.len(), 2, "{policy}");

@@ -370,7 +370,7 @@ fn a_single_disk_sheet_shows_every_policy_in_every_part() {
 fn a_mirrored_sheet_has_a_lane_per_disk_of_each_policy() {
     let mut a = args(&["dmq", "cmq"]);
     a.disks = Some(2);
-    a.placement = experiments::Placement::MIRROR;
+    a.placement = Some(experiments::Placement::MIRROR);
     a.read_fraction = 0.7;
     let sheet = spindle::run::sheet(&a).unwrap();
     let lanes: Vec<(usize, bool)> = sheet

@@ -30,9 +30,9 @@ pub enum RunError {
     #[error("array policy: {0}")]
     Poll(#[from] PollError),
     /// More requests waited than the queue can hold: the offered load exceeds
-    /// what the disk serves under this policy.
+    /// what the device (a disk, or a mirrored pair) serves under this policy.
     #[error(
-        "queue overflow at t = {at_ms:.3} ms: {capacity} requests waiting; the offered load exceeds what the disk can serve with this policy"
+        "queue overflow at t = {at_ms:.3} ms: {capacity} requests waiting; the offered load exceeds what the device (a disk, or a mirrored pair) can serve with this policy"
     )]
     QueueOverflow {
         /// Virtual time of the overflow, ms.

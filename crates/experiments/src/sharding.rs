@@ -5,7 +5,7 @@
 //! A **unit** is one replication of one configuration point
 //! ([`seeds::Unit`](crate::seeds::Unit)); its result depends on nothing but
 //! its own coordinates. Every experiment runs its replications through
-//! [`replicate`], which in an ordinary run is [`parallel`](crate::parallel).
+//! [`replicate`], which in an ordinary run is [`parallel`].
 //! A command run under a [`Runner`] ([`Runner::install`]) may instead be one
 //! shard of a sweep, or the merge of one:
 //!

@@ -12,13 +12,13 @@
 //!   request the paper mentions has no cost of its own.
 //! - An update step also reads its page first (read, modify, write back at
 //!   commit); a page already in the buffer costs no I/O, and updating it
-//!   marks it dirty ([`BufferRule::Reread`](crate::params::BufferRule::Reread) reads it again). Page p is
-//!   block p ([`PageLayout::Spread`](crate::params::PageLayout::Spread) spreads a smaller database over the
+//!   marks it dirty ([`BufferRule::Reread`] reads it again). Page p is
+//!   block p ([`PageLayout::Spread`] spreads a smaller database over the
 //!   whole disk).
 //! - A transaction aborted by a deadlock releases its locks at once (so its
 //!   victims proceed), then spends T_A on the CPU, then restarts from its
 //!   first step with the same pages and deadline and an empty buffer (its
-//!   copies may be stale once the locks are gone); [`RestartDeadline::Renew`](crate::params::RestartDeadline::Renew)
+//!   copies may be stale once the locks are gone); [`RestartDeadline::Renew`]
 //!   gives the restart a deadline of its own.
 //! - Without deadlines (Figure 13) nothing ends a livelock in which the
 //!   same transactions keep closing cycles and restarting, so there an
@@ -32,7 +32,7 @@
 //!   phase: it leaves at once, its locks are released and its queued I/O is
 //!   cancelled (a request in service runs to its end, unreported). One whose
 //!   deadline passes during the write phase completes its writes and counts
-//!   as *missed*. The loss ratio counts both ([`LossRule::LostOnly`](crate::params::LossRule::LostOnly): only
+//!   as *missed*. The loss ratio counts both ([`LossRule::LostOnly`]: only
 //!   the lost).
 //! - DL_LOW = max(1, k · N_u) ([`DlLowRule::AtMostOne`](crate::params::DlLowRule::AtMostOne): min, as printed);
 //!   a release grants the lock to every compatible waiter in deadline order

@@ -13,7 +13,8 @@ use sched_core::{AnySpec, PolicySpec};
 use experiments::{ArrayTrace, HeadTrace};
 
 use crate::common::{
-    RunGives, array_label, describe_placement, policy_label, policy_warnings, resolve_disk,
+    RunGives, array_label, check_disks, describe_placement, policy_label, policy_warnings,
+    resolve_disk,
 };
 use crate::output::{Cell, Format, Table};
 use crate::sheet::{RunSheet, array_sheet, disk_sheet};
@@ -40,9 +41,10 @@ pub struct RunArgs {
     #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u32).range(1..=2)))]
     pub disks: Option<u32>,
     /// How a mirrored pair's second disk lays out its copies: identical,
-    /// reversed, or shifted:F (by F of the capacity, F in [0, 1)).
-    #[cfg_attr(feature = "cli", arg(long, default_value = "identical", value_parser = crate::bounds::placement))]
-    pub placement: Placement,
+    /// reversed, or shifted:F (by F of the capacity, F in [0, 1)); for
+    /// array policies only [default: identical].
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::placement))]
+    pub placement: Option<Placement>,
     /// Open Poisson load as a fraction of the disk's capacity for the request
     /// mix served one at a time; repeat to sweep.
     #[cfg_attr(feature = "cli", arg(long = "load", conflicts_with_all = ["rates", "clients"], allow_negative_numbers = true, value_parser = crate::bounds::positive))]
@@ -466,20 +468,18 @@ fn plan(args: &RunArgs) -> Result<Plan> {
         );
     }
     let needed = if arrays.is_empty() { 1 } else { 2 };
-    if let Some(disks) = args.disks
-        && disks != needed
-    {
-        bail!(
-            "--disks {disks}: {} needs {needed} (single-disk policies run on one disk, array policies on a mirrored pair)",
-            specs[0]
-        );
-    }
+    let label = match &specs[0] {
+        AnySpec::Disk(p) => policy_label(p),
+        AnySpec::Array(a) => array_label(a),
+        other => other.to_string(),
+    };
+    check_disks(&label, needed, args.disks, args.placement)?;
     let plan = Plan {
         disk: resolve_disk(&args.disk)?,
         mix,
         policies,
         arrays,
-        placement: args.placement,
+        placement: args.placement.unwrap_or(Placement::MIRROR),
         points,
         requests: args.requests,
         warmup: args.warmup.unwrap_or(args.requests / 10),

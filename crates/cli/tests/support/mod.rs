@@ -58,7 +58,7 @@ pub(crate) fn run_args(policies: &[&str], requests: u64, replications: u64) -> R
             .map(|p| p.parse().expect("a registered policy"))
             .collect(),
         disks: None,
-        placement: experiments::Placement::SINGLE,
+        placement: None,
         loads: vec![0.8],
         rates: Vec::new(),
         clients: None,
