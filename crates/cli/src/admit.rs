@@ -27,7 +27,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
+use disk_emu::disk::DiskModel;
 use sched_core::policy::{
     AdmitError, AperiodicReserve, RateTask, TaskError, WrrMode, WrrParams, WrrScan,
 };
@@ -35,6 +36,7 @@ use sched_core::{Heap, Nanos};
 use serde::Deserialize;
 
 use crate::output::{Cell, Format, Table};
+use crate::run::WrrConstants;
 
 /// One task of the file.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -311,20 +313,59 @@ pub fn check(path: &Path, file: &TaskSetFile) -> Result<TaskSet, TaskSetError> {
     })
 }
 
-/// Each task's decision under `mode`, admitting in order; an admitted
-/// task's reservation is the one in force once every task has been tried.
+/// WRR-SCAN's parameters on `model`: `params`' version and reservation,
+/// requests in the disk's blocks (C = [`BLOCK_BYTES`]), and the admission
+/// constants the paper's (Table 2) or, under [`WrrConstants::Drive`],
+/// measured on the drive ([`experiments::wrr_params_on`]).
+///
+/// # Errors
+/// A disk whose blocks do not divide C; one the constants cannot be
+/// measured on (no spindle speed).
+pub fn params_on(
+    mut params: WrrParams,
+    model: &DiskModel,
+    constants: WrrConstants,
+) -> Result<WrrParams> {
+    let block_bytes = model.block_bytes();
+    if block_bytes == 0 || !BLOCK_BYTES.is_multiple_of(block_bytes) {
+        anyhow::bail!(
+            "--disk {}: its {block_bytes}-byte blocks do not divide the tasks' {BLOCK_BYTES}-byte blocks",
+            model.name()
+        );
+    }
+    params.block_sectors = BLOCK_BYTES / block_bytes;
+    if constants == WrrConstants::Drive {
+        params = experiments::wrr_params_on(model, params)
+            .with_context(|| format!("--wrr-constants drive on {}", model.name()))?;
+    }
+    Ok(params)
+}
+
+/// Warns that the paper's constants do not describe `disk`, when they do
+/// not (`spindle admit` and `run --tasks`).
+pub fn warn_of_paper_constants(disk: &str, constants: WrrConstants) {
+    if disk != "hp97560" && constants == WrrConstants::Paper {
+        eprintln!(
+            "warning: --disk {disk}: WRR-SCAN's admission test uses the HP 97560's constants (Tsai et al., Table 2); on this disk its guarantee does not hold (--wrr-constants drive measures them on the disk)"
+        );
+    }
+}
+
+/// Each task's decision under `params` on a disk of `cylinders`, admitting
+/// in order; an admitted task's reservation is the one in force once every
+/// task has been tried.
 ///
 /// # Errors
 /// When the task table cannot be built.
 pub fn decide(
     set: &TaskSet,
-    mode: WrrMode,
+    params: WrrParams,
+    cylinders: u32,
 ) -> Result<Vec<Result<sched_core::policy::Reservation, AdmitError>>> {
-    let params = WrrParams::tsai04(mode, set.aperiodic);
     let mut wrr = WrrScan::new(
         Heap::new(1)?,
         Heap::new(set.tasks.len().max(1))?,
-        1962,
+        cylinders,
         params,
     )?;
     let decisions: Vec<_> = set.tasks.iter().map(|&t| wrr.admit(t)).collect();
@@ -342,6 +383,13 @@ pub fn decide(
 pub struct AdmitArgs {
     /// Task set, TOML or JSON.
     pub file: PathBuf,
+    /// Disk the tasks are read from: a preset, a spec file, or disksim:FILE.
+    #[cfg_attr(feature = "cli", arg(long, default_value = "hp97560"))]
+    pub disk: String,
+    /// The constants the admission test charges: `paper` (Table 2's HP
+    /// 97560 figures) or `drive` (measured on --disk).
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value = "paper"))]
+    pub wrr_constants: WrrConstants,
 }
 
 /// `spindle admit FILE`.
@@ -350,15 +398,30 @@ pub struct AdmitArgs {
 /// For an unusable file.
 pub fn run(args: &AdmitArgs, format: Format) -> Result<()> {
     let set = load(&args.file)?;
+    let disk = crate::common::resolve_disk(&args.disk)?;
+    let model = DiskModel::from_spec(&disk)?;
+    warn_of_paper_constants(&disk.name, args.wrr_constants);
     let decisions: Vec<_> = WrrMode::ALL
         .iter()
-        .map(|&m| decide(&set, m))
+        .map(|&mode| {
+            let params = params_on(
+                WrrParams::tsai04(mode, set.aperiodic),
+                &model,
+                args.wrr_constants,
+            )?;
+            decide(&set, params, model.cylinders())
+        })
         .collect::<Result<_>>()?;
+    let constants = match args.wrr_constants {
+        WrrConstants::Paper => "Table 2 constants",
+        WrrConstants::Drive => "constants measured on the drive",
+    };
     let mut t = Table::new(
         format!(
-            "WRR-SCAN admission, {} ({} tasks, HP 97560, Table 2 constants)",
+            "WRR-SCAN admission, {} ({} tasks, {}, {constants})",
             args.file.display(),
-            set.tasks.len()
+            set.tasks.len(),
+            disk.name
         ),
         &[
             "task",

@@ -137,6 +137,14 @@ fn a_round_filled_to_the_papers_bound_overruns_on_the_emulated_drive() {
     assert_eq!(ca["admitted"], 11);
     assert_eq!(mean(ca, "missed %"), 0.0);
     assert!(per_task.iter().all(|r| r["missed"] == 0), "{per_task:?}");
+    // `admit` decides the same with the same constants.
+    let admit = stdout(&spindle(&[
+        "admit",
+        file.to_str().unwrap(),
+        "--wrr-constants",
+        "drive",
+    ]));
+    assert!(admit.contains("admitted: R 0, C 6, CA 11;"), "{admit}");
 }
 
 /// A task's `release_ms` fixes its first release in every replication: a
@@ -214,6 +222,17 @@ fn what_a_task_run_cannot_do_is_refused_naming_why() {
     refuse(
         &["run", "--tasks", file, "--load", "0.5"],
         "cannot be used with",
+    );
+    refuse(
+        &[
+            "admit",
+            file,
+            "--disk",
+            "exponential",
+            "--wrr-constants",
+            "drive",
+        ],
+        "a drive with a spindle speed",
     );
     refuse(&["run", "--seconds", "5"], "--tasks");
     refuse(&["run", "--policy", "wrr-scan"], "--tasks FILE");

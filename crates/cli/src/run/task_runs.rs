@@ -23,10 +23,8 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use disk_emu::disk::DiskModel;
 use experiments::seeds::{Purpose, Unit};
-use experiments::{
-    MetricTable, RateReport, RateTaskSpec, RateWorkload, rate_label, run_rate, wrr_params_on,
-};
-use sched_core::policy::AperiodicReserve;
+use experiments::{MetricTable, RateReport, RateTaskSpec, RateWorkload, rate_label, run_rate};
+use sched_core::policy::{AperiodicReserve, WrrMode, WrrParams};
 use sched_core::{AnySpec, Nanos};
 
 use super::{RunArgs, WrrConstants};
@@ -48,14 +46,12 @@ pub(super) fn execute(args: &RunArgs, file: &Path) -> Result<Vec<Table>> {
     let set = admit::load(file)?;
     let disk = resolve_disk(&args.disk)?;
     let model = DiskModel::from_spec(&disk)?;
-    let block_bytes = model.block_bytes();
-    if block_bytes == 0 || !BLOCK_BYTES.is_multiple_of(block_bytes) {
-        bail!(
-            "--disk {}: its {block_bytes}-byte blocks do not divide the tasks' {BLOCK_BYTES}-byte blocks",
-            disk.name
-        );
-    }
-    let block_sectors = BLOCK_BYTES / block_bytes;
+    let block_sectors = admit::params_on(
+        WrrParams::tsai04(WrrMode::Aligned, set.aperiodic),
+        &model,
+        WrrConstants::Paper,
+    )?
+    .block_sectors;
     let contenders = crate::repro::tsai04::contenders(crate::repro::tsai04::DEFAULT_SHARE_PPM);
     let given = if args.policies.is_empty() {
         &contenders[..]
@@ -64,17 +60,14 @@ pub(super) fn execute(args: &RunArgs, file: &Path) -> Result<Vec<Table>> {
     };
     let policies = given
         .iter()
-        .map(|p| policy_for(p, &set, block_sectors, args.wrr_constants, &model))
+        .map(|p| policy_for(p, &set, args.wrr_constants, &model))
         .collect::<Result<Vec<_>>>()?;
     let wrr = policies.iter().find_map(|p| match p {
         AnySpec::RateBased(params) => Some(*params),
         _ => None,
     });
-    if disk.name != "hp97560" && wrr.is_some() && args.wrr_constants == WrrConstants::Paper {
-        eprintln!(
-            "warning: --disk {}: WRR-SCAN's admission test uses the HP 97560's constants (Tsai et al., Table 2); on this disk its guarantee does not hold (--wrr-constants drive measures them on the disk)",
-            disk.name
-        );
+    if wrr.is_some() {
+        admit::warn_of_paper_constants(&disk.name, args.wrr_constants);
     }
     let seconds = args.seconds.unwrap_or(DEFAULT_SECONDS);
     let duration: Nanos = seconds * 1_000_000_000;
@@ -208,7 +201,6 @@ pub(super) fn execute(args: &RunArgs, file: &Path) -> Result<Vec<Table>> {
 fn policy_for(
     policy: &AnySpec,
     set: &TaskSet,
-    block_sectors: u32,
     constants: WrrConstants,
     model: &DiskModel,
 ) -> Result<AnySpec> {
@@ -223,12 +215,9 @@ fn policy_for(
                 }
                 params.aperiodic = set.aperiodic;
             }
-            params.block_sectors = block_sectors;
-            if constants == WrrConstants::Drive {
-                params = wrr_params_on(model, params)
-                    .with_context(|| format!("--wrr-constants drive on {}", model.name()))?;
-            }
-            Ok(AnySpec::RateBased(params))
+            Ok(AnySpec::RateBased(admit::params_on(
+                params, model, constants,
+            )?))
         }
         AnySpec::Disk(_) => Ok(*policy),
         AnySpec::Array(_) => bail!(
