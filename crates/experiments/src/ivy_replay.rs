@@ -47,6 +47,7 @@ use crate::replication::{
 use crate::seeds::{Purpose, Unit};
 use crate::sharding::{ShardFailure, replicate_points};
 use crate::simulation::{Driver, Flow, Simulation};
+use crate::trace_replay::scale_onto;
 
 /// Why an Ivy replay could not run.
 #[derive(Debug, thiserror::Error)]
@@ -403,11 +404,7 @@ struct Scale {
 
 impl Scale {
     fn block(&self, block: u64, blocks: u32) -> u64 {
-        if self.traced == self.disk {
-            return block;
-        }
-        let scaled = (u128::from(block) * u128::from(self.disk) / u128::from(self.traced)) as u64;
-        scaled.min(self.disk.saturating_sub(u64::from(blocks)))
+        scale_onto(block, u64::from(blocks), self.traced, self.disk)
     }
 }
 

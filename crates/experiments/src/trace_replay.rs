@@ -238,6 +238,18 @@ struct ReplayRun<'a, 's, T: Target> {
     recorders: Vec<T::Recorder>,
 }
 
+/// A request of `blocks` at `block` on a traced volume of `extent` blocks,
+/// mapped in proportion onto a disk of `capacity` blocks (its place on the
+/// stroke kept) and moved down where it would run past the end. Shared by
+/// [`Fit::Scale`] and Ivy's replay of a traced disk onto another drive.
+pub(crate) fn scale_onto(block: u64, blocks: u64, extent: u64, capacity: u64) -> u64 {
+    if extent == capacity {
+        return block;
+    }
+    let scaled = (u128::from(block) * u128::from(capacity) / u128::from(extent)) as u64;
+    scaled.min(capacity.saturating_sub(blocks))
+}
+
 impl<T: Target> ReplayRun<'_, '_, T> {
     /// Where `record`'s request goes on the disk under the replay's
     /// [`Fit`]: its own block when it fits (or when nothing fits it, for the
@@ -252,13 +264,12 @@ impl<T: Target> ReplayRun<'_, '_, T> {
         let placed = match self.options.fit {
             Fit::Refuse => return block,
             Fit::Wrap if fits => return block,
-            Fit::Wrap => block % capacity,
+            Fit::Wrap => (block % capacity).min(capacity - blocks),
             Fit::Scale => match self.extents.get(&record.device) {
                 None => return block,
-                Some(&end) => (u128::from(block) * u128::from(capacity) / u128::from(end)) as u64,
+                Some(&end) => scale_onto(block, blocks, end, capacity),
             },
         };
-        let placed = placed.min(capacity - blocks);
         self.moved += u64::from(placed != block);
         placed
     }
