@@ -127,6 +127,22 @@ fn a_run_grid_merges_identically() {
     merges_identically(&RUN_GRID);
 }
 
+/// A rate-based run (`run --tasks`, two tables): each policy's
+/// replications are units like any other.
+#[test]
+fn a_task_run_merges_identically() {
+    let tasks = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/tasks.toml");
+    merges_identically(&[
+        "run",
+        "--tasks",
+        tasks,
+        "--seconds",
+        "10",
+        "--replications",
+        "4",
+    ]);
+}
+
 #[test]
 fn towsley91_figure_2_merges_identically_with_its_plot() {
     let command = [
