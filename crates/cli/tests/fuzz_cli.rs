@@ -149,6 +149,10 @@ fn values(rng: &mut Pcg64, kind: &str) -> String {
         .into_iter()
         .map(String::from)
         .collect(),
+        "constants" => vec!["paper", "drive", "table2", ""]
+            .into_iter()
+            .map(String::from)
+            .collect(),
         other => panic!("no domain {other}"),
     };
     edges[rng.random_range(0..edges.len())].clone()
@@ -196,6 +200,7 @@ const SHAPES: &[Shape] = &[
             ("--jobs", "count"),
             ("--disk", "disk"),
             ("--load", "real"),
+            ("--wrr-constants", "constants"),
             ("--format", "format"),
         ],
     ),
@@ -264,7 +269,15 @@ const SHAPES: &[Shape] = &[
         &[],
         &[("--trace", "file"), ("--disk", "disk"), ("--plot", "plot")],
     ),
-    (&["admit"], &[], &[("--format", "format")]),
+    (
+        &["admit"],
+        &[],
+        &[
+            ("--format", "format"),
+            ("--disk", "disk"),
+            ("--wrr-constants", "constants"),
+        ],
+    ),
     (
         &["analyze", "towsley91", "--lambda", "20"],
         &[],
