@@ -56,6 +56,10 @@ enum Command {
     /// Describe a block trace: SRT header, requests by kind and device, time span, sizes.
     TraceInfo(trace_info::TraceInfoArgs),
     /// Compare a drive model with a DiskSim validation trace (demerit, per-class means, CDF plot).
+    ///
+    /// --plot draws the measured and simulated access-time distributions
+    /// (CDFs); --log-y makes the fraction axis logarithmic, to see their
+    /// lower tails.
     Validate(validate::ValidateArgs),
     /// WRR-SCAN admission of a task set (TOML/JSON) under each version.
     Admit(admit::AdmitArgs),

@@ -10,7 +10,7 @@ use sched_core::Kind;
 
 use crate::common::resolve_disk;
 use crate::output::{Cell, Format, Table};
-use crate::plot::{Panel, Scales, Series, Source, draw_panels};
+use crate::plot::{Panel, PlotArgs, Scales, Series, Source, draw_panels};
 
 /// Options of `spindle validate`.
 #[derive(Debug)]
@@ -29,10 +29,11 @@ pub struct ValidateArgs {
     /// The validation trace (`R Miss 564347 2 14095.370 13876.270` lines).
     #[cfg_attr(feature = "cli", arg(long))]
     pub trace: PathBuf,
-    /// Draw the measured and simulated access-time distributions (CDFs)
-    /// to FILE (.svg or .png).
-    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE", value_parser = crate::bounds::svg_path))]
-    pub plot: Option<PathBuf>,
+    /// `--plot FILE` draws the measured and simulated access-time
+    /// distributions (CDFs); `--log-y` makes the fraction axis logarithmic,
+    /// to see their lower tails.
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub plot: PlotArgs,
     /// The access-time axis logarithmic (--log-x=false: linear, the
     /// default).
     #[cfg_attr(
@@ -46,19 +47,6 @@ pub struct ValidateArgs {
         )
     )]
     pub log_x: Option<bool>,
-    /// The fraction axis logarithmic (--log-y=false: linear, the default),
-    /// to see the distributions' lower tails.
-    #[cfg_attr(
-        feature = "cli",
-        arg(
-            long,
-            value_name = "BOOL",
-            num_args = 0..=1,
-            require_equals = true,
-            default_missing_value = "true"
-        )
-    )]
-    pub log_y: Option<bool>,
     /// Write every request (trace line, kind, class, blocks, measured and
     /// simulated ms, the model's seek, rotation, transfer and overhead ms,
     /// and the cylinders the arm travelled) to this CSV file.
@@ -135,16 +123,16 @@ pub fn run(args: &ValidateArgs, format: Format) -> Result<()> {
             path.display()
         ));
     }
-    if args.plot.is_some() || crate::report::collecting() {
+    if args.plot.plot.is_some() || crate::report::collecting() {
         let (title, panels) = figure(&run);
         let scales = Scales {
             log_x: args.log_x,
-            log_y: args.log_y,
+            ..args.plot.scales()
         };
-        crate::report::picture(args.plot.as_deref(), &title, || {
+        crate::report::picture(args.plot.plot.as_deref(), &title, || {
             Ok(draw_panels(&title, &panels, scales).svg)
         })?;
-        if let Some(path) = &args.plot {
+        if let Some(path) = &args.plot.plot {
             t.note(format!("CDF plot written to {}.", path.display()));
         }
     }

@@ -26,7 +26,7 @@ use sched_core::PolicySpec;
 
 use crate::common::resolve_disk;
 use crate::output::{Cell, Format, Table};
-use crate::plot::{Panel, Scales, Series, Source, draw_panels};
+use crate::plot::{Panel, PlotArgs, Series, Source, draw_panels};
 
 /// The bundled week of `hplajw`'s disk traffic, beside the checkout.
 pub const BUNDLED_TRACE: &str = "../shared/data/disksim-valid/ajw.1week.srt";
@@ -89,22 +89,10 @@ pub struct IvyOptions {
     /// Threads; results do not depend on it.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs()))]
     pub jobs: usize,
-    /// Also draw read and write turnaround against copies, one line per
-    /// policy (the first routing), to FILE (.svg or .png).
-    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE", value_parser = crate::bounds::svg_path))]
-    pub plot: Option<PathBuf>,
-    /// Logarithmic y axes (--log-y=false: linear, the default).
-    #[cfg_attr(
-        feature = "cli",
-        arg(
-            long,
-            value_name = "BOOL",
-            num_args = 0..=1,
-            require_equals = true,
-            default_missing_value = "true"
-        )
-    )]
-    pub log_y: Option<bool>,
+    /// `--plot FILE` draws read and write turnaround against copies, one
+    /// line per policy (the first routing); `--log-y` as every figure.
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub plot: PlotArgs,
 }
 
 /// `--compare-discipline`: a per-disk discipline, or none.
@@ -144,8 +132,7 @@ impl Default for IvyOptions {
             replications: 5,
             seed: 1,
             jobs: crate::run::default_jobs(),
-            plot: None,
-            log_y: None,
+            plot: PlotArgs::default(),
         }
     }
 }
@@ -272,14 +259,11 @@ pub struct Reproduction {
 /// Bad options, an unreadable trace, a failed replay, an unwritable plot.
 pub fn run(options: &IvyOptions, format: Format) -> Result<()> {
     let r = reproduce(options)?;
-    let scales = Scales {
-        log_x: None,
-        log_y: options.log_y,
-    };
-    crate::report::picture(options.plot.as_deref(), &r.title, || {
+    let scales = options.plot.scales();
+    crate::report::picture(options.plot.plot.as_deref(), &r.title, || {
         Ok(draw_panels(&r.title, &r.panels, scales).svg)
     })?;
-    if let Some(path) = &options.plot
+    if let Some(path) = &options.plot.plot
         && !crate::output::results_discarded()
     {
         eprintln!("wrote {}", path.display());

@@ -121,6 +121,9 @@ pub enum Paper {
     },
     /// Lo 1990 (Ivy): dynamic N-copy replication on a week of HP-UX disk
     /// traffic, copy selection against Linux md's (Tables 5–15, Figures 21–26).
+    ///
+    /// --plot draws read and write turnaround against copies, one line per
+    /// policy (the first routing).
     Ivy {
         #[cfg_attr(feature = "cli", command(flatten))]
         options: ivy::IvyOptions,
