@@ -140,8 +140,9 @@ pub fn picture_page(title: &str, svg: &str) -> String {
     render(title, &report)
 }
 
-/// `text` with the characters HTML gives a meaning escaped.
-fn escape(text: &str) -> String {
+/// `text` with the characters HTML and SVG give a meaning escaped (in
+/// element text and in quoted attributes).
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

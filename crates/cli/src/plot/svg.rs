@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use crate::report::escape;
 use plotters::style::RGBColor;
 
 /// Advance widths of DejaVu Sans (the "sans-serif" of [`super::rasterise`])
@@ -86,20 +87,6 @@ fn n(v: f64) -> String {
 
 pub(super) fn hex(c: RGBColor) -> String {
     format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
-}
-
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 fn stroke_attributes(s: &Stroke) -> String {
