@@ -4,7 +4,7 @@
 //! per-class bars.
 
 use disk_emu::{DiskReport, Histogram};
-use experiments::{ArrayTrace, Fate, HeadTrace, Interval, MirrorReport};
+use experiments::{ArrayTrace, Fate, HeadTrace, Interval, MirrorReport, QueueSteps};
 use sched_core::Nanos;
 
 use super::{
@@ -255,14 +255,7 @@ pub fn disk_sheet(
     traces: &[(String, HeadTrace)],
     reports: &[Option<&[DiskReport]>],
 ) -> RunSheet {
-    let series = traces
-        .iter()
-        .enumerate()
-        .map(|(i, (label, _))| SheetSeries {
-            label: label.clone(),
-            colour: policy_colour(label, i),
-        })
-        .collect();
+    let series = series_of(traces.iter().map(|(label, _)| label.clone()));
     let lanes = traces
         .iter()
         .enumerate()
@@ -279,12 +272,13 @@ pub fn disk_sheet(
         .iter()
         .map(|r| r.map_or_else(Vec::new, |r| r.iter().map(disk_classes).collect()))
         .collect();
-    single_disk_sheet(
+    sheet(
         title,
         followed,
         series,
         lanes,
-        traces.iter().map(|(_, t)| t),
+        traces.iter().map(|(_, t)| (&t.responses, &t.queue)),
+        "requests",
         &figures,
     )
 }
@@ -297,14 +291,7 @@ pub fn array_sheet(
     traces: &[(String, ArrayTrace)],
     reports: &[Option<&[MirrorReport]>],
 ) -> RunSheet {
-    let series = traces
-        .iter()
-        .enumerate()
-        .map(|(i, (label, _))| SheetSeries {
-            label: label.clone(),
-            colour: policy_colour(label, i),
-        })
-        .collect();
+    let series = series_of(traces.iter().map(|(label, _)| label.clone()));
     let lanes = traces
         .iter()
         .enumerate()
@@ -318,12 +305,13 @@ pub fn array_sheet(
         .iter()
         .map(|r| r.map_or_else(Vec::new, |r| r.iter().map(mirror_classes).collect()))
         .collect();
-    mirrored_sheet(
+    sheet(
         title,
         followed,
         series,
         lanes,
-        traces.iter().map(|(_, t)| t),
+        traces.iter().map(|(_, t)| (&t.responses, &t.queue)),
+        "operations",
         &figures,
     )
 }
@@ -373,54 +361,17 @@ fn array_lanes(
         .collect()
 }
 
-/// A sheet whose lanes follow the disks of mirrored pairs (a policy's, or
-/// a traced device's): the distributions and queues come from the same
-/// traces, in the series' order.
-fn mirrored_sheet<'t>(
-    title: String,
-    followed: u64,
-    series: Vec<SheetSeries>,
-    lanes: Vec<HeadLane>,
-    traces: impl Iterator<Item = &'t ArrayTrace> + Clone,
-    figures: &[Vec<Vec<ClassFigures>>],
-) -> RunSheet {
-    RunSheet {
-        title,
-        followed,
-        series,
-        lanes,
-        cdfs: traces
-            .clone()
-            .enumerate()
-            .map(|(i, t)| response_cdf(i, &t.responses))
-            .collect(),
-        queue_label: "operations waiting".to_string(),
-        queues: traces
-            .enumerate()
-            .map(|(i, t)| queue_line(i, &t.queue))
-            .collect(),
-        bars: class_bars(figures),
-    }
-}
-
 /// The legend of a replay under `policy` of `devices`: the policy alone
 /// for one device, else each device.
 fn replay_series(policy: &str, devices: impl ExactSizeIterator<Item = u32>) -> Vec<SheetSeries> {
     let several = devices.len() > 1;
-    devices
-        .enumerate()
-        .map(|(i, device)| {
-            let label = if several {
-                format!("device {device}")
-            } else {
-                policy.to_string()
-            };
-            SheetSeries {
-                colour: policy_colour(&label, i),
-                label,
-            }
-        })
-        .collect()
+    series_of(devices.map(|device| {
+        if several {
+            format!("device {device}")
+        } else {
+            policy.to_string()
+        }
+    }))
 }
 
 /// The sheet of a replay under `policy`: one lane per device (each its
@@ -455,12 +406,13 @@ pub fn replay_sheet(
         .iter()
         .map(|(_, t)| vec![disk_classes(&t.report)])
         .collect();
-    single_disk_sheet(
+    sheet(
         title,
         followed,
         series,
         lanes,
-        traces.iter().map(|(_, t)| t),
+        traces.iter().map(|(_, t)| (&t.responses, &t.queue)),
+        "requests",
         &figures,
     )
 }
@@ -494,25 +446,28 @@ pub fn replay_array_sheet(
         .iter()
         .map(|(_, t)| vec![mirror_classes(&t.report)])
         .collect();
-    mirrored_sheet(
+    sheet(
         title,
         followed,
         series,
         lanes,
-        traces.iter().map(|(_, t)| t),
+        traces.iter().map(|(_, t)| (&t.responses, &t.queue)),
+        "operations",
         &figures,
     )
 }
 
-/// A sheet whose lanes each follow one disk (a policy's, or a traced
-/// device's): the distributions and queues come from the same traces, in
-/// the lanes' order.
-fn single_disk_sheet<'t>(
+/// What every sheet holds besides its lanes: the response-time
+/// distribution and the queue of each series' traced run (`traced`, in
+/// the series' order; the queue counts `queued`, requests or copy
+/// operations), and the per-class bars of `figures`.
+fn sheet<'t>(
     title: String,
     followed: u64,
     series: Vec<SheetSeries>,
     lanes: Vec<HeadLane>,
-    traces: impl Iterator<Item = &'t HeadTrace> + Clone,
+    traced: impl Iterator<Item = (&'t Histogram, &'t QueueSteps)> + Clone,
+    queued: &str,
     figures: &[Vec<Vec<ClassFigures>>],
 ) -> RunSheet {
     RunSheet {
@@ -520,16 +475,28 @@ fn single_disk_sheet<'t>(
         followed,
         series,
         lanes,
-        cdfs: traces
+        cdfs: traced
             .clone()
             .enumerate()
-            .map(|(i, t)| response_cdf(i, &t.responses))
+            .map(|(i, (responses, _))| response_cdf(i, responses))
             .collect(),
-        queue_label: "requests waiting".to_string(),
-        queues: traces
+        queue_label: format!("{queued} waiting"),
+        queues: traced
             .enumerate()
-            .map(|(i, t)| queue_line(i, &t.queue))
+            .map(|(i, (_, queue))| queue_line(i, queue))
             .collect(),
         bars: class_bars(figures),
     }
+}
+
+/// The legend of runs labelled `labels`: each in its policy's colour (its
+/// place in the sheet where the label names no policy).
+fn series_of(labels: impl Iterator<Item = String>) -> Vec<SheetSeries> {
+    labels
+        .enumerate()
+        .map(|(i, label)| SheetSeries {
+            colour: policy_colour(&label, i),
+            label,
+        })
+        .collect()
 }
