@@ -162,17 +162,7 @@ impl Driver<DiskDevice> for SingleRun<'_> {
                     },
                 );
                 if let Some(recorder) = &mut self.recorder {
-                    let t = done.timing;
-                    recorder.served(
-                        done.request.id.0,
-                        done.request.cylinder,
-                        t.start,
-                        t.start + t.seek,
-                        t.finish,
-                    );
-                    if self.completed > self.warmup {
-                        recorder.measured(t.finish - t.arrival);
-                    }
+                    recorder.completed(&done, self.completed > self.warmup);
                 }
                 if self.completed >= self.target {
                     self.end = now;

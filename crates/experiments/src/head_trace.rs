@@ -139,14 +139,55 @@ impl Steps {
     }
 }
 
-/// The recorder a traced single-disk run carries (see [`HeadTrace`]).
+/// Which requests a recorder follows: the first `followed` to arrive,
+/// until they have all left or the driver stops the recording. Shared by
+/// [`Recorder`] and [`ArrayRecorder`].
 #[derive(Debug)]
-pub(crate) struct Recorder {
+struct Following {
     followed: u64,
     /// Followed requests that have left.
     left: u64,
-    /// Stopped from outside ([`Recorder::stop`]).
+    /// Stopped from outside (`stop`).
     stopped: bool,
+}
+
+impl Following {
+    fn new(followed: u64) -> Self {
+        Following {
+            followed,
+            left: 0,
+            stopped: false,
+        }
+    }
+
+    fn recording(&self) -> bool {
+        !self.stopped && self.left < self.followed
+    }
+
+    /// The request recorded `position`-th (in arrival order) left.
+    fn left(&mut self, position: usize) {
+        if (position as u64) < self.followed {
+            self.left += 1;
+        }
+    }
+
+    /// Stops the recording: the first `arrived` requests recorded are the
+    /// followed ones.
+    fn stop(&mut self, arrived: usize) {
+        self.stopped = true;
+        self.followed = arrived as u64;
+    }
+
+    /// How many of `recorded` requests are followed.
+    fn of(&self, recorded: usize) -> u64 {
+        self.followed.min(recorded as u64)
+    }
+}
+
+/// The recorder a traced single-disk run carries (see [`HeadTrace`]).
+#[derive(Debug)]
+pub(crate) struct Recorder {
+    following: Following,
     /// The arm's cylinder after the last service recorded.
     arm: Cylinder,
     requests: Vec<TracedRequest>,
@@ -159,9 +200,7 @@ pub(crate) struct Recorder {
 impl Recorder {
     pub(crate) fn new(followed: u64, initial: Cylinder) -> Self {
         Recorder {
-            followed,
-            left: 0,
-            stopped: false,
+            following: Following::new(followed),
             arm: initial,
             requests: Vec::new(),
             index: HashMap::new(),
@@ -171,15 +210,15 @@ impl Recorder {
     }
 
     fn recording(&self) -> bool {
-        !self.stopped && self.left < self.followed
+        self.following.recording()
     }
 
     /// Stops the recording: the requests that arrived so far with ids
     /// below `first` are the followed ones (a replay follows the trace's
     /// first requests over all its devices, each recorder one device's).
     pub(crate) fn stop(&mut self, first: u64) {
-        self.stopped = true;
-        self.followed = self.requests.iter().filter(|r| r.id < first).count() as u64;
+        self.following
+            .stop(self.requests.iter().filter(|r| r.id < first).count());
     }
 
     /// Whether anything was recorded.
@@ -200,6 +239,22 @@ impl Recorder {
         }
     }
 
+    /// `done` completed; its response is counted in the distribution when
+    /// `measured` (past the warm-up).
+    pub(crate) fn completed(&mut self, done: &disk_emu::Done, measured: bool) {
+        let t = done.timing;
+        self.served(
+            done.request.id.0,
+            done.request.cylinder,
+            t.start,
+            t.start + t.seek,
+            t.finish,
+        );
+        if measured {
+            self.measured(t.finish - t.arrival);
+        }
+    }
+
     /// Request `id` left the disk as `fate`.
     pub(crate) fn left(&mut self, id: u64, fate: Fate) {
         if !self.recording() {
@@ -207,9 +262,7 @@ impl Recorder {
         }
         if let Some(&i) = self.index.get(&id) {
             self.requests[i].fate = fate;
-            if (i as u64) < self.followed {
-                self.left += 1;
-            }
+            self.following.left(i);
         }
     }
 
@@ -259,7 +312,7 @@ impl Recorder {
         HeadTrace {
             cylinders,
             initial,
-            followed: self.followed.min(self.requests.len() as u64),
+            followed: self.following.of(self.requests.len()),
             requests: self.requests,
             responses: self.responses,
             queue: self.queue.0,
@@ -350,11 +403,7 @@ impl ArrayTrace {
 /// The recorder a traced mirrored run carries (see [`ArrayTrace`]).
 #[derive(Debug)]
 pub(crate) struct ArrayRecorder {
-    followed: u64,
-    /// Followed requests that have left.
-    left: u64,
-    /// Stopped from outside ([`ArrayRecorder::stop`]).
-    stopped: bool,
+    following: Following,
     /// In arrival order, so in increasing order of id.
     requests: Vec<ArrayRequest>,
     disks: Vec<DiskArm>,
@@ -379,9 +428,7 @@ impl ArrayRecorder {
             })
             .collect();
         ArrayRecorder {
-            followed,
-            left: 0,
-            stopped: false,
+            following: Following::new(followed),
             requests: Vec::new(),
             current: vec![None; disks.len()],
             arm: disks.iter().map(|d| d.initial).collect(),
@@ -392,7 +439,7 @@ impl ArrayRecorder {
     }
 
     fn recording(&self) -> bool {
-        !self.stopped && self.left < self.followed
+        self.following.recording()
     }
 
     /// Stops the recording: the requests that arrived so far with ids
@@ -400,8 +447,8 @@ impl ArrayRecorder {
     /// first requests over all its devices, each recorder one device's
     /// pair).
     pub(crate) fn stop(&mut self, first: u64) {
-        self.stopped = true;
-        self.followed = self.requests.iter().filter(|r| r.id < first).count() as u64;
+        self.following
+            .stop(self.requests.iter().filter(|r| r.id < first).count());
     }
 
     /// Whether anything was recorded.
@@ -438,9 +485,7 @@ impl ArrayRecorder {
         }
         if let Ok(i) = self.requests.binary_search_by_key(&id, |r| r.id) {
             self.requests[i].left = Some(at);
-            if (i as u64) < self.followed {
-                self.left += 1;
-            }
+            self.following.left(i);
         }
     }
 
@@ -489,7 +534,7 @@ impl ArrayRecorder {
     /// The trace, with the run's `report`; an operation still under way
     /// ends where the recording did.
     pub(crate) fn into_trace(mut self, report: MirrorReport) -> ArrayTrace {
-        let followed = self.followed.min(self.requests.len() as u64);
+        let followed = self.following.of(self.requests.len());
         let stop = self
             .requests
             .iter()

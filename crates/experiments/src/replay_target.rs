@@ -165,15 +165,7 @@ impl Target for PolicySpec {
     fn left(recorder: &mut Recorder, outcome: &Outcome, now: Nanos) -> Option<u64> {
         match outcome {
             Outcome::Completed(done) => {
-                let t = done.timing;
-                recorder.served(
-                    done.request.id.0,
-                    done.request.cylinder,
-                    t.start,
-                    t.start + t.seek,
-                    t.finish,
-                );
-                recorder.measured(t.finish - t.arrival);
+                recorder.completed(done, true);
                 Some(done.request.id.0)
             }
             Outcome::Expired(req) | Outcome::Failed(req) => {
