@@ -62,11 +62,20 @@ fn wrr_scan_keeps_what_it_admits_and_scan_edf_admitting_all_misses() {
     let (summary, per_task) = tables(&file, &["--seconds", "20", "--replications", "3"]);
     let admit = stdout(&spindle(&["admit", file.to_str().unwrap()]));
     assert!(admit.contains("admitted: R 1, C 9, CA 17;"), "{admit}");
-    for (label, admitted) in [("WRR-SCAN-R", 1), ("WRR-SCAN-C", 9), ("WRR-SCAN-CA", 17)] {
+    // Jobs served over the three runs' 20 s (measured 9.3, 86.3, 170.3).
+    for (label, admitted, jobs) in [
+        ("WRR-SCAN-R", 1, 8.0..11.0),
+        ("WRR-SCAN-C", 9, 80.0..92.0),
+        ("WRR-SCAN-CA", 17, 160.0..180.0),
+    ] {
         let row = policy(&summary, label);
         assert_eq!(row["admitted"], admitted, "{label}");
         assert_eq!(mean(row, "missed %"), 0.0, "{label}");
-        assert!(mean(row, "min slack ms") > 0.0, "{label}");
+        assert!(jobs.contains(&mean(row, "jobs")), "{label}: {row}");
+        // Every job beats its deadline, by less than its ~2 s period
+        // (measured 786, 509 and 451 ms at the tightest).
+        let slack = mean(row, "min slack ms");
+        assert!((0.0..2_000.0).contains(&slack), "{label}: {slack}");
         let running = per_task
             .iter()
             .filter(|r| r["policy"] == label && r["admitted"] == true)
@@ -77,12 +86,12 @@ fn wrr_scan_keeps_what_it_admits_and_scan_edf_admitting_all_misses() {
     assert_eq!(edf["admitted"], 30);
     let missed = mean(edf, "missed %");
     assert!((70.0..95.0).contains(&missed), "SCAN-EDF missed {missed} %");
-    assert!(mean(edf, "min slack ms") < 0.0);
-    // Admitting more means serving more: jobs and utilisation grow R < C < CA.
-    let jobs: Vec<f64> = ["WRR-SCAN-R", "WRR-SCAN-C", "WRR-SCAN-CA"]
-        .map(|l| mean(policy(&summary, l), "jobs"))
-        .to_vec();
-    assert!(jobs[0] < jobs[1] && jobs[1] < jobs[2], "{jobs:?}");
+    // Its worst job is seconds late (measured −5463 ms), and it serves the
+    // most jobs, late or not (272.3).
+    let slack = mean(edf, "min slack ms");
+    assert!((-8_000.0..-3_000.0).contains(&slack), "{slack}");
+    let jobs = mean(edf, "jobs");
+    assert!((260.0..285.0).contains(&jobs), "{jobs}");
 }
 
 /// Found while building this command, and measured as it is: on
