@@ -80,7 +80,7 @@ impl Tally {
         }
         if c.settled.is_some() {
             self.writes_settled += 1;
-            // The driver would resync these holders; here it counts them.
+            // The array's resync copies these to the replacement.
             if c.skipped.contains(1) {
                 self.writes_missing_disk_1 += 1;
             }
@@ -242,7 +242,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         tally.reads, tally.writes_acked, tally.failed
     );
     println!(
-        "  writes settled {} ({} missed disk 1 while it was down: resync them)",
+        "  writes settled {} ({} missed disk 1 while it was down: the resync copied them)",
         tally.writes_settled, tally.writes_missing_disk_1
     );
     println!(

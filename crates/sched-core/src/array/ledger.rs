@@ -1000,6 +1000,20 @@ impl<S: Storage> Ledger<S> {
         (0..self.disks).find(|&e| e != d && self.state[e] == DiskState::Online)
     }
 
+    /// Disks whose claimed range holds back writes overlapping it: those
+    /// copying it, and those that will once the writes in flight drain. A
+    /// range left without an online disk to copy from (its source failed
+    /// after the claim) holds nothing back: it would wait for ever.
+    fn barring(&self) -> DiskSet {
+        let mut barring = self.copying;
+        for d in self.resync_waiting().iter() {
+            if self.resync_source(d).is_some() {
+                barring = barring.with(d);
+            }
+        }
+        barring
+    }
+
     /// Disks whose claimed resync range waits to start.
     #[inline]
     pub(crate) fn resync_waiting(&self) -> DiskSet {
@@ -1078,7 +1092,7 @@ impl<S: Storage> Ledger<S> {
         {
             return false;
         }
-        for d in self.resyncing.intersection(copies.holders()).iter() {
+        for d in self.barring().intersection(copies.holders()).iter() {
             if let (Some(w), Some(at)) = (self.window[d], copies.location(d))
                 && overlap(&w.copy, &at_copy(req, at))
             {
@@ -1130,7 +1144,7 @@ impl<S: Storage> Ledger<S> {
         let mut l = first;
         loop {
             let req = self.record(l).request;
-            let blocked = self.resyncing.iter().any(|d| self.overlaps_window(l, d))
+            let blocked = self.barring().iter().any(|d| self.overlaps_window(l, d))
                 || self.overlaps_held(&req, l);
             if !blocked {
                 let copies = self.copies(l);
