@@ -1020,12 +1020,14 @@ impl<S: Storage> Ledger<S> {
         self.resyncing.difference(self.copying)
     }
 
-    /// Whether write `s` overlaps the range being copied to disk `d`
-    /// (compared at `d`'s copy of it).
+    /// Whether write `s` may overlap the range being copied to disk `d`:
+    /// compared at `d`'s copy of it, and assumed for a write with no copy
+    /// on `d` (whose blocks there the array cannot know).
     fn overlaps_window(&self, s: Slot, d: usize) -> bool {
         match (self.window[d], self.location(s, d)) {
             (Some(w), Some(at)) => overlap(&w.copy, &at_copy(&self.record(s).request, at)),
-            _ => false,
+            (Some(_), None) => true,
+            (None, _) => false,
         }
     }
 
@@ -1092,10 +1094,13 @@ impl<S: Storage> Ledger<S> {
         {
             return false;
         }
-        for d in self.barring().intersection(copies.holders()).iter() {
-            if let (Some(w), Some(at)) = (self.window[d], copies.location(d))
-                && overlap(&w.copy, &at_copy(req, at))
-            {
+        for d in self.barring().iter() {
+            let overlaps = match (self.window[d], copies.location(d)) {
+                (Some(w), Some(at)) => overlap(&w.copy, &at_copy(req, at)),
+                (Some(_), None) => true,
+                (None, _) => false,
+            };
+            if overlaps {
                 return true;
             }
         }
