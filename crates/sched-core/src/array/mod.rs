@@ -282,7 +282,8 @@ impl Completion {
 ///   write overlapping the read.
 /// - **Resync barriers.** A rebuilding disk is copied in ranges the driver
 ///   asks for ([`resync`](Self::resync)); while a range is claimed, new
-///   writes overlapping it wait (held out of every queue), the copy starts
+///   writes overlapping it (or with no copy on that disk, whose blocks
+///   there the array cannot know) wait, held out of every queue; the copy starts
 ///   only once no write overlapping it is in flight (md's `raise_barrier` /
 ///   `wait_barrier`), so it reads a source no write is changing and lands
 ///   before any later write of those blocks, and the rebuilt mark rises only
