@@ -369,12 +369,14 @@ impl fmt::Display for DiskStateError {
                 "disk {disk} is {from:?} and cannot {to} (a disk goes online → failed → rebuilding → online)"
             ),
             DiskStateError::NotRebuilding { disk, state } => {
-                write!(f, "disk {disk} is {state:?}, not rebuilding: nothing to resync")
+                write!(
+                    f,
+                    "disk {disk} is {state:?}, not rebuilding: nothing to resync"
+                )
             }
-            DiskStateError::CopyInProgress { disk } => write!(
-                f,
-                "disk {disk} is still copying its previous resync range"
-            ),
+            DiskStateError::CopyInProgress { disk } => {
+                write!(f, "disk {disk} is still copying its previous resync range")
+            }
             DiskStateError::OutOfOrder {
                 disk,
                 expected,

@@ -755,14 +755,16 @@ mod run_time_arrays {
                             (DiskState::Rebuilding { rebuilt_to }, false) if !h.copy_asked[d] => {
                                 let blocks = step.clamp(1, TOP - rebuilt_to) as u32;
                                 let id = RequestId(COPY_IDS + h.copies_asked);
-                                let copy = Request::new(id, Kind::Write, rebuilt_to, blocks, 0, now);
+                                let copy =
+                                    Request::new(id, Kind::Write, rebuilt_to, blocks, 0, now);
                                 match policy.resync(d, copy) {
                                     Ok(()) => {
                                         h.copies_asked += 1;
                                         h.copy_asked[d] = true;
                                     }
                                     Err(DiskStateError::NoSource { .. }) => assert!(
-                                        (0..disks).all(|e| e == d || h.state[e] != DiskState::Online),
+                                        (0..disks)
+                                            .all(|e| e == d || h.state[e] != DiskState::Online),
                                         "{name}: no source for disk {d}"
                                     ),
                                     Err(e) => panic!("{name}: resync of disk {d}: {e}"),
@@ -1575,7 +1577,10 @@ mod run_time_arrays {
                 let copy = Request::new(RequestId(10 + n as u64), Kind::Write, block, 4, 150, 4);
                 policy.resync(1, copy).unwrap();
                 let s = policy.poll_start(&view).unwrap().expect("the copy starts");
-                assert_eq!((s.disk, s.copy_from, s.dispatch.request), (1, Some(0), copy));
+                assert_eq!(
+                    (s.disk, s.copy_from, s.dispatch.request),
+                    (1, Some(0), copy)
+                );
                 if n == 1 {
                     break;
                 }

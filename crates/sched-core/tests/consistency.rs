@@ -240,7 +240,10 @@ impl Oracle<'_> {
     }
 
     fn view_parts(&self) -> (Vec<Head>, Vec<&'static dyn ServiceEstimator>) {
-        (self.heads.clone(), vec![&Arm as &dyn ServiceEstimator; self.script.disks])
+        (
+            self.heads.clone(),
+            vec![&Arm as &dyn ServiceEstimator; self.script.disks],
+        )
     }
 
     fn fail_disk(&mut self, d: usize) {
@@ -321,7 +324,15 @@ impl Oracle<'_> {
 
     /// Submits a request of `blocks` logical blocks from `block`, with
     /// copies on `holders`; a write carries `data`.
-    fn submit(&mut self, kind: Kind, block: u64, blocks: u64, class: u16, data: Vec<u64>, holders: DiskSet) {
+    fn submit(
+        &mut self,
+        kind: Kind,
+        block: u64,
+        blocks: u64,
+        class: u16,
+        data: Vec<u64>,
+        holders: DiskSet,
+    ) {
         if holders.is_empty() {
             return;
         }
@@ -353,7 +364,14 @@ impl Oracle<'_> {
         let all = DiskSet::all(self.script.disks);
         let id = self.records.len() as u64 + 1;
         if write {
-            self.submit(Kind::Write, block, blocks, 0, vec![id; blocks as usize], all);
+            self.submit(
+                Kind::Write,
+                block,
+                blocks,
+                0,
+                vec![id; blocks as usize],
+                all,
+            );
             return;
         }
         let holders = if self.one_copy() {
@@ -407,16 +425,32 @@ impl Oracle<'_> {
                 continue;
             };
             let d = start.disk;
-            assert!(self.busy[d].is_none(), "{}: disk {d} started while busy", self.name);
-            assert_ne!(self.state[d], DiskState::Failed, "{}: start on failed disk {d}", self.name);
+            assert!(
+                self.busy[d].is_none(),
+                "{}: disk {d} started while busy",
+                self.name
+            );
+            assert_ne!(
+                self.state[d],
+                DiskState::Failed,
+                "{}: start on failed disk {d}",
+                self.name
+            );
             let op = start.dispatch.request;
             let copied = match start.copy_from {
                 Some(source) => {
-                    assert_eq!(self.state[source], DiskState::Online, "{}: copy from disk {source}", self.name);
+                    assert_eq!(
+                        self.state[source],
+                        DiskState::Online,
+                        "{}: copy from disk {source}",
+                        self.name
+                    );
                     // The driver reads the range's data from the source now.
                     (op.block..op.block + u64::from(op.blocks))
                         .map(|p| match p.checked_sub(self.script.shifts[d]) {
-                            Some(l) if l < LOGICAL => self.blocks[source][self.physical(source, l) as usize],
+                            Some(l) if l < LOGICAL => {
+                                self.blocks[source][self.physical(source, l) as usize]
+                            }
                             _ => 0,
                         })
                         .collect()
@@ -425,7 +459,11 @@ impl Oracle<'_> {
             };
             let seek = u64::from(self.heads[d].cylinder.abs_diff(op.cylinder)) / 4;
             let until = self.now + 1 + seek + self.next_random() % 12;
-            self.busy[d] = Some(Busy { until, start, copied });
+            self.busy[d] = Some(Busy {
+                until,
+                start,
+                copied,
+            });
         }
     }
 
@@ -445,7 +483,10 @@ impl Oracle<'_> {
             if self.one_copy() {
                 let source = busy.start.copy_from.unwrap_or(0);
                 for p in range {
-                    if let Some(l) = (p as u64).checked_sub(self.script.shifts[d]).filter(|&l| l < LOGICAL) {
+                    if let Some(l) = (p as u64)
+                        .checked_sub(self.script.shifts[d])
+                        .filter(|&l| l < LOGICAL)
+                    {
                         self.known[d][l as usize] = self.known[source][l as usize];
                     }
                 }
@@ -464,7 +505,11 @@ impl Oracle<'_> {
     }
 
     /// What a completion means; `read` is the data the finishing disk read.
-    fn on_completion(&mut self, c: Completion, read: Option<(usize, Vec<u64>)>) -> Result<(), String> {
+    fn on_completion(
+        &mut self,
+        c: Completion,
+        read: Option<(usize, Vec<u64>)>,
+    ) -> Result<(), String> {
         for e in c.abort.iter() {
             self.busy[e] = None;
         }
@@ -476,7 +521,8 @@ impl Oracle<'_> {
             rec.acked = Some(inputs);
             let submitted = rec.submitted;
             if r.kind == Kind::Read {
-                let (d, data) = read.ok_or_else(|| format!("{}: read {} finished by a failure", self.name, r.id))?;
+                let (d, data) = read
+                    .ok_or_else(|| format!("{}: read {} finished by a failure", self.name, r.id))?;
                 self.reads_checked += 1;
                 for (i, &got) in data.iter().enumerate() {
                     let b = r.block + i as u64;
@@ -487,7 +533,11 @@ impl Oracle<'_> {
                             self.name,
                             r.id,
                             self.physical(d, b),
-                            if got == BLANK { "blank".to_string() } else { got.to_string() },
+                            if got == BLANK {
+                                "blank".to_string()
+                            } else {
+                                got.to_string()
+                            },
                         ));
                     }
                 }
@@ -508,12 +558,21 @@ impl Oracle<'_> {
                 }
                 // The driver propagates its newest data of those blocks to
                 // the holders the write skipped that are still there.
-                let to = c.skipped.intersection(DiskSet::matching(self.script.disks, |d| {
-                    self.state[d] != DiskState::Failed
-                }));
+                let to = c
+                    .skipped
+                    .intersection(DiskSet::matching(self.script.disks, |d| {
+                        self.state[d] != DiskState::Failed
+                    }));
                 let range = w.block..w.block + u64::from(w.blocks);
                 let versions: Vec<u64> = range.map(|b| self.buffered(b)).collect();
-                self.submit(Kind::Write, w.block, u64::from(w.blocks), PROPAGATION, versions, to);
+                self.submit(
+                    Kind::Write,
+                    w.block,
+                    u64::from(w.blocks),
+                    PROPAGATION,
+                    versions,
+                    to,
+                );
             }
         }
         Ok(())
@@ -532,15 +591,15 @@ impl Oracle<'_> {
                     DiskState::Online => true,
                     DiskState::Failed => false,
                     DiskState::Rebuilding { rebuilt_to } => p < rebuilt_to,
-                } && (!self.one_copy() || self.known[d][b as usize].is_some_and(|k| k >= newest));
+                } && (!self.one_copy()
+                    || self.known[d][b as usize].is_some_and(|k| k >= newest));
                 let got = self.blocks[d][p as usize];
                 // A write that failed leaves its blocks undefined: a copy
                 // its driver propagated before it failed may hold it.
-                let failed_later = self.records.iter().any(|r| {
-                    r.req.id.0 == got
-                        && got > newest
-                        && r.fate == Fate::Failed
-                });
+                let failed_later = self
+                    .records
+                    .iter()
+                    .any(|r| r.req.id.0 == got && got > newest && r.fate == Fate::Failed);
                 if current && got != newest && !failed_later {
                     return Err(format!(
                         "{}: lost write: disk {d} ({:?}) holds version {got} of block {b}, but {newest} was acknowledged",
@@ -582,7 +641,9 @@ fn run(name: &str, spec: &ArraySpec, script: &Script) -> Result<u64, String> {
     let mut next = 0;
     let mut event_at = script.events.first().map_or(0, |e| u64::from(e.0));
     loop {
-        let done_at = (0..disks).filter_map(|d| o.busy[d].as_ref().map(|b| (b.until, d))).min();
+        let done_at = (0..disks)
+            .filter_map(|d| o.busy[d].as_ref().map(|b| (b.until, d)))
+            .min();
         let event = (next < script.events.len()).then_some(event_at);
         match (done_at, event) {
             (Some((t, d)), e) if e.is_none_or(|e| t <= e) => {
@@ -593,7 +654,11 @@ fn run(name: &str, spec: &ArraySpec, script: &Script) -> Result<u64, String> {
                 o.now = o.now.max(t);
                 let d = |disk: u8| usize::from(disk) % disks;
                 match script.events[next].1 {
-                    Event::Submit { write, block, blocks } => {
+                    Event::Submit {
+                        write,
+                        block,
+                        blocks,
+                    } => {
                         let block = u64::from(block);
                         let blocks = 1 + u64::from(blocks) % (LOGICAL - block).min(6);
                         o.submit_new(write, block, blocks);
@@ -622,7 +687,11 @@ fn run(name: &str, spec: &ArraySpec, script: &Script) -> Result<u64, String> {
         }
         o.drain()?;
     }
-    assert_eq!(o.policy.in_system(), 0, "{name}: requests left in the array");
+    assert_eq!(
+        o.policy.in_system(),
+        0,
+        "{name}: requests left in the array"
+    );
     o.check_final()?;
     Ok(o.reads_checked)
 }
@@ -703,41 +772,84 @@ fn disks_move_only_online_failed_rebuilding_online() {
     let mut p = spec.build(Heap::new(8).unwrap(), 2, 200, 1).unwrap();
     let heads = [Head::at(0); 2];
     let est: [&dyn ServiceEstimator; 2] = [&Arm, &Arm];
-    let view = ArrayView { now: 0, heads: &heads, estimators: &est };
+    let view = ArrayView {
+        now: 0,
+        heads: &heads,
+        estimators: &est,
+    };
     let copy = |id, block, blocks| Request::new(RequestId(id), Kind::Write, block, blocks, 0, 0);
     // Online: cannot be replaced or resynced.
     assert_eq!(
         p.replace_disk(1, Rebuild::whole(100)),
-        Err(DiskStateError::Transition { disk: 1, from: DiskState::Online, to: "be replaced (only a failed disk is)" })
+        Err(DiskStateError::Transition {
+            disk: 1,
+            from: DiskState::Online,
+            to: "be replaced (only a failed disk is)"
+        })
     );
     assert_eq!(
         p.resync(1, copy(9, 0, 10)),
-        Err(DiskStateError::NotRebuilding { disk: 1, state: DiskState::Online })
+        Err(DiskStateError::NotRebuilding {
+            disk: 1,
+            state: DiskState::Online
+        })
     );
     p.fail_disk(1, &view).unwrap();
     // Failed: cannot fail again, nor be resynced, nor come online by itself.
-    assert!(matches!(p.fail_disk(1, &view), Err(DiskStateError::Transition { from: DiskState::Failed, .. })));
-    assert!(matches!(p.resync(1, copy(9, 0, 10)), Err(DiskStateError::NotRebuilding { .. })));
+    assert!(matches!(
+        p.fail_disk(1, &view),
+        Err(DiskStateError::Transition {
+            from: DiskState::Failed,
+            ..
+        })
+    ));
+    assert!(matches!(
+        p.resync(1, copy(9, 0, 10)),
+        Err(DiskStateError::NotRebuilding { .. })
+    ));
     assert_eq!(p.disk_state(1), DiskState::Failed);
     p.replace_disk(1, Rebuild::whole(100)).unwrap();
     assert_eq!(p.disk_state(1), DiskState::Rebuilding { rebuilt_to: 0 });
     // Rebuilding: ranges in order, within the rebuild, one at a time.
     assert_eq!(
         p.resync(1, copy(9, 10, 10)),
-        Err(DiskStateError::OutOfOrder { disk: 1, expected: 0, block: 10 })
+        Err(DiskStateError::OutOfOrder {
+            disk: 1,
+            expected: 0,
+            block: 10
+        })
     );
     assert_eq!(
         p.resync(1, copy(9, 0, 101)),
-        Err(DiskStateError::BadRange { disk: 1, end: 100, range_end: 101 })
+        Err(DiskStateError::BadRange {
+            disk: 1,
+            end: 100,
+            range_end: 101
+        })
     );
-    assert!(matches!(p.resync(1, copy(9, 0, 0)), Err(DiskStateError::BadRange { .. })));
-    assert!(matches!(p.replace_disk(1, Rebuild::whole(100)), Err(DiskStateError::Transition { .. })));
-    assert_eq!(p.resync(5, copy(9, 0, 1)), Err(DiskStateError::NoSuchDisk { disk: 5, disks: 2 }));
+    assert!(matches!(
+        p.resync(1, copy(9, 0, 0)),
+        Err(DiskStateError::BadRange { .. })
+    ));
+    assert!(matches!(
+        p.replace_disk(1, Rebuild::whole(100)),
+        Err(DiskStateError::Transition { .. })
+    ));
+    assert_eq!(
+        p.resync(5, copy(9, 0, 1)),
+        Err(DiskStateError::NoSuchDisk { disk: 5, disks: 2 })
+    );
     p.resync(1, copy(9, 0, 60)).unwrap();
-    assert_eq!(p.resync(1, copy(10, 60, 40)), Err(DiskStateError::CopyInProgress { disk: 1 }));
+    assert_eq!(
+        p.resync(1, copy(10, 60, 40)),
+        Err(DiskStateError::CopyInProgress { disk: 1 })
+    );
     let s = p.poll_start(&view).unwrap().expect("the copy starts");
     assert_eq!((s.disk, s.copy_from), (1, Some(0)));
-    assert_eq!(p.complete(1, 1).unwrap().resynced.map(|r| r.id), Some(RequestId(9)));
+    assert_eq!(
+        p.complete(1, 1).unwrap().resynced.map(|r| r.id),
+        Some(RequestId(9))
+    );
     assert_eq!(p.disk_state(1), DiskState::Rebuilding { rebuilt_to: 60 });
     p.resync(1, copy(10, 60, 40)).unwrap();
     p.poll_start(&view).unwrap().expect("the copy starts");
@@ -747,9 +859,19 @@ fn disks_move_only_online_failed_rebuilding_online() {
     p.fail_disk(0, &view).unwrap();
     p.fail_disk(1, &view).unwrap();
     p.replace_disk(0, Rebuild::whole(100)).unwrap();
-    assert_eq!(p.resync(0, copy(11, 0, 10)), Err(DiskStateError::NoSource { disk: 0 }));
+    assert_eq!(
+        p.resync(0, copy(11, 0, 10)),
+        Err(DiskStateError::NoSource { disk: 0 })
+    );
     // A checkpointed resync resumes part way; one with nothing left is online.
-    p.replace_disk(1, Rebuild { current_to: 100, end: 100 }).unwrap();
+    p.replace_disk(
+        1,
+        Rebuild {
+            current_to: 100,
+            end: 100,
+        },
+    )
+    .unwrap();
     assert_eq!(p.disk_state(1), DiskState::Online);
 }
 
@@ -762,8 +884,20 @@ fn writes_wait_for_the_copy_of_their_range_and_the_copy_for_writes_in_flight() {
     let mut p = spec.build(Heap::new(8).unwrap(), 2, 200, 1).unwrap();
     let heads = [Head::at(0); 2];
     let est: [&dyn ServiceEstimator; 2] = [&Arm, &Arm];
-    let view = ArrayView { now: 0, heads: &heads, estimators: &est };
-    let everywhere = |b| Copies::everywhere(2, Location { block: b, cylinder: 0 });
+    let view = ArrayView {
+        now: 0,
+        heads: &heads,
+        estimators: &est,
+    };
+    let everywhere = |b| {
+        Copies::everywhere(
+            2,
+            Location {
+                block: b,
+                cylinder: 0,
+            },
+        )
+    };
     p.fail_disk(1, &view).unwrap();
     p.replace_disk(1, Rebuild::whole(100)).unwrap();
     // A write in flight over blocks 10..14: the copy of 0..50 waits for it.
@@ -775,20 +909,34 @@ fn writes_wait_for_the_copy_of_their_range_and_the_copy_for_writes_in_flight() {
     while let Some(s) = p.poll_start(&view).unwrap() {
         starts.push((s.disk, s.dispatch.request.id, s.copy_from));
     }
-    assert_eq!(starts, vec![(0, RequestId(1), None), (1, RequestId(1), None)]);
+    assert_eq!(
+        starts,
+        vec![(0, RequestId(1), None), (1, RequestId(1), None)]
+    );
     // A write over 20..22 arrives while the range is claimed: it is held.
     let w2 = Request::new(RequestId(2), Kind::Write, 20, 2, 0, 1);
     p.submit(w2, &everywhere(20), &view).unwrap();
     assert!(p.contains(RequestId(2)));
     assert_eq!(p.disk_queue_len(0) + p.disk_queue_len(1), 0);
     assert!(p.complete(0, 2).unwrap().settled.is_none());
-    assert_eq!(p.poll_start(&view).unwrap(), None, "the copy waits for disk 1's write");
+    assert_eq!(
+        p.poll_start(&view).unwrap(),
+        None,
+        "the copy waits for disk 1's write"
+    );
     let done = p.complete(1, 3).unwrap();
     assert_eq!(done.settled.map(|r| r.id), Some(RequestId(1)));
     assert!(!p.contains(RequestId(1)));
     let s = p.poll_start(&view).unwrap().expect("now the copy starts");
-    assert_eq!((s.disk, s.copy_from, s.dispatch.request.id), (1, Some(0), RequestId(100)));
-    assert_eq!(p.poll_start(&view).unwrap(), None, "the held write waits for the copy");
+    assert_eq!(
+        (s.disk, s.copy_from, s.dispatch.request.id),
+        (1, Some(0), RequestId(100))
+    );
+    assert_eq!(
+        p.poll_start(&view).unwrap(),
+        None,
+        "the held write waits for the copy"
+    );
     assert_eq!(p.complete(1, 4).unwrap().resynced, Some(copy));
     let mut after = Vec::new();
     while let Some(s) = p.poll_start(&view).unwrap() {

@@ -5,8 +5,8 @@ use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use sched_core::array::{
-    AnyArray, ArrayPolicy, ArraySpec, ArrayView, Completion, Copies, DiskState, Location, MAX_DISKS,
-    Rebuild,
+    AnyArray, ArrayPolicy, ArraySpec, ArrayView, Completion, Copies, DiskState, Location,
+    MAX_DISKS, Rebuild,
 };
 use sched_core::{
     Boxed, Direction, FreeBlock, Head, Kind, Nanos, Request, RequestId, ServiceEstimator,
@@ -314,7 +314,9 @@ impl<P: ArrayPolicy, F: Places> ArrayDevice<P, F> {
 
     fn fail_in_policy(&mut self, disk: usize) -> Result<(), DeviceError> {
         let (policy, members, space) = (&mut self.policy, &self.members, &self.space);
-        with_view(members, space, self.clock, |view| policy.fail_disk(disk, view))?;
+        with_view(members, space, self.clock, |view| {
+            policy.fail_disk(disk, view)
+        })?;
         Ok(())
     }
 

@@ -121,6 +121,9 @@ struct Record {
     in_lagging: bool,
     /// In the ledger's `unsettled` list: a write admitted and not yet settled or closed.
     in_unsettled: bool,
+    /// A write that overlapped a write still in flight when it was admitted:
+    /// only such a write may have to wait for an earlier one.
+    overlaps_earlier: bool,
     /// Held back by a resync barrier (in the ledger's `barred` list): in no queue yet.
     held: bool,
     /// Every copy lies at the request's own block and cylinder (a mirror
@@ -141,9 +144,25 @@ const EMPTY_RECORD: Record = Record {
     report: 0,
     in_lagging: false,
     in_unsettled: false,
+    overlaps_earlier: false,
     held: false,
     own_place: false,
 };
+
+/// The writes in flight are counted per bucket of 16 blocks (modulo 1024
+/// buckets), so that a write touching no bucket another write in flight
+/// touches is known at once to overlap none.
+const BUCKETS: usize = 1024;
+const BUCKET_SHIFT: u32 = 4;
+
+/// The buckets `req`'s blocks fall in (every bucket, at most once each).
+#[inline]
+fn buckets(req: &Request) -> impl Iterator<Item = usize> {
+    let first = req.block >> BUCKET_SHIFT;
+    let last = req.block.saturating_add(u64::from(req.blocks.max(1)) - 1) >> BUCKET_SHIFT;
+    let span = (last - first).min(BUCKETS as u64 - 1);
+    (0..=span).map(move |i| ((first + i) % BUCKETS as u64) as usize)
+}
 
 /// A range of a rebuilding disk claimed for copying: the copy operation the
 /// driver asked for (its blocks on the rebuilding disk).
@@ -185,6 +204,8 @@ pub(crate) struct Ledger<S: Storage> {
     unsettled: Fifo<S>,
     /// Writes held back by a resync barrier, in submission order.
     barred: Fifo<S>,
+    /// Writes in flight touching each bucket of blocks.
+    in_flight: [u32; BUCKETS],
     /// Each rebuilding disk's end of rebuild (exclusive), and the range it
     /// is copying (claimed by the driver, perhaps not yet started).
     rebuild_end: [u64; MAX_DISKS],
@@ -222,6 +243,7 @@ impl<S: Storage> Ledger<S> {
             reports: Fifo::new(storage),
             unsettled: Fifo::new(storage),
             barred: Fifo::new(storage),
+            in_flight: [0; BUCKETS],
             rebuild_end: [0; MAX_DISKS],
             window: [None; MAX_DISKS],
             resyncing: DiskSet::EMPTY,
@@ -413,7 +435,7 @@ impl<S: Storage> Ledger<S> {
     /// when `s` is the oldest.
     #[inline]
     pub(crate) fn older_write_due_on(&self, s: Slot, d: usize) -> Option<Slot> {
-        if cfg!(feature = "unordered-writes-for-tests") {
+        if cfg!(feature = "unordered-writes-for-tests") || !self.record(s).overlaps_earlier {
             return None;
         }
         let first = self.unsettled.front()?;
@@ -421,7 +443,9 @@ impl<S: Storage> Ledger<S> {
         let mut l = first;
         while l != s {
             let r = self.record(l);
-            let due = r.targets.difference(r.done.union(r.skipped).union(r.serving));
+            let due = r
+                .targets
+                .difference(r.done.union(r.skipped).union(r.serving));
             if due.contains(d) && overlap(&r.request, &w) {
                 return Some(l);
             }
@@ -438,7 +462,7 @@ impl<S: Storage> Ledger<S> {
     /// queue), if any: it must start before `s`, or the two would reach the
     /// disks in the wrong order.
     pub(crate) fn older_unstarted_write(&self, s: Slot) -> Option<Slot> {
-        if cfg!(feature = "unordered-writes-for-tests") {
+        if cfg!(feature = "unordered-writes-for-tests") || !self.record(s).overlaps_earlier {
             return None;
         }
         let first = self.unsettled.front()?;
@@ -525,11 +549,15 @@ impl<S: Storage> Ledger<S> {
             report: 0,
             in_lagging: false,
             in_unsettled: is_write,
+            overlaps_earlier: is_write && self.overlaps_in_flight(req),
             held: false,
             own_place,
         };
         if is_write {
             self.unsettled.push_back(s);
+            for b in buckets(req) {
+                self.in_flight[b] += 1;
+            }
         }
         self.open += 1;
         Ok(s)
@@ -582,6 +610,32 @@ impl<S: Storage> Ledger<S> {
         if self.record(s).in_unsettled {
             self.unsettled.remove(s);
             self.record_mut(s).in_unsettled = false;
+            let req = self.record(s).request;
+            for b in buckets(&req) {
+                self.in_flight[b] -= 1;
+            }
+        }
+    }
+
+    /// Whether `req` overlaps a write in flight: at once when it touches no
+    /// bucket one touches, else by a walk of the writes in flight.
+    #[inline]
+    fn overlaps_in_flight(&self, req: &Request) -> bool {
+        if buckets(req).all(|b| self.in_flight[b] == 0) {
+            return false;
+        }
+        let Some(first) = self.unsettled.front() else {
+            return false;
+        };
+        let mut l = first;
+        loop {
+            if overlap(&self.record(l).request, req) {
+                return true;
+            }
+            l = self.unsettled.next(l);
+            if l == first {
+                return false;
+            }
         }
     }
 
@@ -1181,12 +1235,7 @@ impl<S: Storage> Ledger<S> {
 
     /// A held write that could not be submitted again: admitted bare and
     /// reported failed.
-    pub(crate) fn fail_released(
-        &mut self,
-        req: &Request,
-        copies: &Copies,
-        view: &ArrayView<'_>,
-    ) {
+    pub(crate) fn fail_released(&mut self, req: &Request, copies: &Copies, view: &ArrayView<'_>) {
         if let Ok(s) = self.admit(req, copies, DiskSet::EMPTY, view) {
             self.fail(s);
         }
