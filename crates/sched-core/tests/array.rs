@@ -20,7 +20,7 @@
 //! disk's block and cylinder.
 
 use sched_core::array::{
-    ArrayPolicy, ArrayView, Cmq, Copies, DiskState, Dmq, Location, SPssq, ShortestQueue, Start,
+    ArrayPolicy, ArrayView, Cmq, Copies, Dmq, Location, SPssq, ShortestQueue, Start,
 };
 use sched_core::policy::{Fcfs, Sstf};
 use sched_core::{Head, Inline, Kind, NullEstimator, Request, RequestId, ServiceEstimator};
@@ -182,7 +182,7 @@ fn specs_parse_print_and_reparse() {
 mod run_time_arrays {
     use super::*;
     use proptest::prelude::*;
-    use sched_core::array::{Ack, AnyArray, ArraySpec, Completion, DiskSet, Rebuild};
+    use sched_core::array::{Ack, AnyArray, ArraySpec, Completion, DiskSet, DiskState, Rebuild};
     use sched_core::{CancelError, DiskStateError, EnqueueError, Heap, Nanos};
 
     const CAP: usize = 16;

@@ -22,6 +22,7 @@
 //! (each turns off one of the array's mechanisms, and is for this test
 //! alone), the property test is replaced by one showing that the oracle
 //! then finds stale reads or lost writes.
+#![cfg(feature = "alloc")]
 
 use proptest::prelude::*;
 use proptest::test_runner::Config;
@@ -546,34 +547,34 @@ impl Oracle<'_> {
         if let Some(r) = c.failed {
             self.record(r.id).fate = Fate::Failed;
         }
-        if let Some(w) = c.settled {
-            if self.one_copy() {
-                let holders = self.record(w.id).holders;
-                let data = self.record(w.id).data.clone();
-                for d in holders.difference(c.skipped).iter() {
-                    for (i, &v) in data.iter().enumerate() {
-                        let k = &mut self.known[d][w.block as usize + i];
-                        *k = Some(k.map_or(v, |k| k.max(v)));
-                    }
+        if let Some(w) = c.settled
+            && self.one_copy()
+        {
+            let holders = self.record(w.id).holders;
+            let data = self.record(w.id).data.clone();
+            for d in holders.difference(c.skipped).iter() {
+                for (i, &v) in data.iter().enumerate() {
+                    let k = &mut self.known[d][w.block as usize + i];
+                    *k = Some(k.map_or(v, |k| k.max(v)));
                 }
-                // The driver propagates its newest data of those blocks to
-                // the holders the write skipped that are still there.
-                let to = c
-                    .skipped
-                    .intersection(DiskSet::matching(self.script.disks, |d| {
-                        self.state[d] != DiskState::Failed
-                    }));
-                let range = w.block..w.block + u64::from(w.blocks);
-                let versions: Vec<u64> = range.map(|b| self.buffered(b)).collect();
-                self.submit(
-                    Kind::Write,
-                    w.block,
-                    u64::from(w.blocks),
-                    PROPAGATION,
-                    versions,
-                    to,
-                );
             }
+            // The driver propagates its newest data of those blocks to
+            // the holders the write skipped that are still there.
+            let to = c
+                .skipped
+                .intersection(DiskSet::matching(self.script.disks, |d| {
+                    self.state[d] != DiskState::Failed
+                }));
+            let range = w.block..w.block + u64::from(w.blocks);
+            let versions: Vec<u64> = range.map(|b| self.buffered(b)).collect();
+            self.submit(
+                Kind::Write,
+                w.block,
+                u64::from(w.blocks),
+                PROPAGATION,
+                versions,
+                to,
+            );
         }
         Ok(())
     }
