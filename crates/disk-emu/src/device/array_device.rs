@@ -570,7 +570,9 @@ impl<P: ArrayPolicy, F: Places> ArrayDevice<P, F> {
     /// below `rebuilt_to` are already current: a resync interrupted by a
     /// restart of the driver (a server on the same backing files) goes on
     /// from where it was rather than from block 0. `rebuilt_to` at or past
-    /// the [resync's end](Self::resync_end) puts the disk back online at once.
+    /// the [resync's end](Self::resync_end) puts the disk back online at once,
+    /// as does any replacement in a one-disk array, which has nothing to
+    /// resync from.
     ///
     /// # Errors
     /// As [`replace_disk`](Device::replace_disk).
@@ -598,7 +600,7 @@ impl<P: ArrayPolicy, F: Places> ArrayDevice<P, F> {
                 end,
             },
         )?;
-        if rebuilt_to >= end {
+        if self.policy.disk_state(disk) == DiskState::Online {
             self.outbox.push_back(Outcome::Resynced { disk, at: now });
             return Ok(());
         }

@@ -996,7 +996,9 @@ impl<S: Storage> Ledger<S> {
             });
         }
         self.rebuild_end[d] = end;
-        if current_to >= end {
+        // A one-disk array keeps no other copy to rebuild from: its data
+        // went with the failed disk, and the replacement is a new disk.
+        if current_to >= end || self.disks == 1 {
             self.state[d] = DiskState::Online;
             self.degraded = self.degraded.without(d);
         } else {

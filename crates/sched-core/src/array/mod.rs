@@ -151,7 +151,9 @@ pub enum Ack {
 /// copied the last range. A blank disk is never declared current by the
 /// driver; only a replacement whose blocks the driver has kept current
 /// (a resync checkpointed before a restart, md's `recovery_offset`) may
-/// start part way, or online when nothing is left.
+/// start part way, or online when nothing is left; and the replacement in a
+/// one-disk array, which has no copy to rebuild from (its data went with
+/// the failed disk), is online at once, like a new plain disk.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum DiskState {
     /// Serving reads and writes.
@@ -370,8 +372,8 @@ pub trait ArrayPolicy {
 
     /// A replacement takes the failed disk `disk`'s place: it is
     /// [`DiskState::Rebuilding`] from `rebuild.current_to` (online at once if
-    /// that is at or past `rebuild.end`), receives every write, and serves
-    /// reads below its rebuilt mark.
+    /// that is at or past `rebuild.end`, or in a one-disk array), receives
+    /// every write, and serves reads below its rebuilt mark.
     ///
     /// # Errors
     /// [`DiskStateError::NoSuchDisk`]; [`DiskStateError::Transition`] for a
