@@ -971,9 +971,8 @@ fn unacknowledged_overlapping_writes_reach_every_disk_in_submission_order() {
         };
         // Blocks 0..8 keep both disks busy while the other two arrive.
         let mut order = vec![Vec::new(); 2];
-        for (req, copies) in [write(0, 0, 8, 0)] {
-            p.submit(req, &copies, &view).unwrap();
-        }
+        let (req, copies) = write(0, 0, 8, 0);
+        p.submit(req, &copies, &view).unwrap();
         while let Some(s) = p.poll_start(&view).unwrap() {
             order[s.disk].push(s.dispatch.request.id.0);
         }
