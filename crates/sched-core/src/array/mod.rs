@@ -285,17 +285,26 @@ impl Completion {
 /// - **Resync barriers.** A rebuilding disk is copied in ranges the driver
 ///   asks for ([`resync`](Self::resync)); while a range is claimed, new
 ///   writes overlapping it (or with no copy on that disk, whose blocks
-///   there the array cannot know) wait, held out of every queue; the copy starts
-///   only once no write overlapping it is in flight (md's `raise_barrier` /
+///   there the array cannot know) wait, held out of every queue; the copy
+///   starts only once no write overlapping it is in flight (md's `raise_barrier` /
 ///   `wait_barrier`), so it reads a source no write is changing and lands
 ///   before any later write of those blocks, and the rebuilt mark rises only
 ///   when the copy is on the disk ([`Completion::resynced`]).
 ///
 /// Overlap is judged on the logical request's blocks (and, for a resync
-/// range, on the rebuilding disk's copy). The bookkeeping is a walk of the
-/// writes in flight submitted before the one starting (nothing for the
-/// oldest, nothing at all on single-disk policies), and one mask test while
-/// no disk is rebuilding.
+/// range, on the rebuilding disk's copy). The bookkeeping is allocation
+/// free: writes in flight are counted per bucket of blocks, so a write
+/// learns at admission, from its buckets, whether it overlaps one (then by
+/// a walk of the writes in flight); only such a write, when it starts,
+/// walks the writes submitted before it. Otherwise it costs a flag test per
+/// start and a mask test while no disk is rebuilding, and nothing on
+/// single-disk policies.
+///
+/// Two limits: a write-one-copy policy (the EW-Array) leaves the holders
+/// it skips to its driver, which must give a read only copies it knows
+/// current; and a rebuild copies from the lowest online disk, which for
+/// such a policy may lack writes its driver has yet to propagate (the
+/// driver knows which: [`Start::copy_from`] names the source).
 ///
 /// # Protocol
 ///
