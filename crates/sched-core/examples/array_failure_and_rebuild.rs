@@ -5,13 +5,19 @@
 //!
 //! Midway, disk 1 fails: its operations come back through `poll_event`
 //! (writes settle without it and say so in `skipped`, reads move to disk 0).
-//! A replacement is then rebuilt in steps (`Rebuilding { rebuilt_to }`),
-//! serving reads below the mark, and brought online.
+//! A replacement then takes its place (`replace_disk`) and the array
+//! rebuilds it: the driver asks for the next range to copy (`resync`), the
+//! array starts the copy when no write overlapping it is in flight (writes
+//! arriving for that range wait for it), and raises the rebuilt mark when
+//! the copy is on the disk; reads below the mark may use the new disk, and
+//! after the last range it is online. The driver cannot declare a blank
+//! disk current: it never sets a disk's state.
 //!
 //! Run with `cargo run -p sched-core --features alloc --example array_failure_and_rebuild`.
 
 use sched_core::array::{
-    Ack, ArrayPolicy, ArrayView, Completion, Copies, DiskState, Dmq, Location, ShortestQueue,
+    Ack, ArrayPolicy, ArrayView, Completion, Copies, DiskState, Dmq, Location, Rebuild,
+    ShortestQueue,
 };
 use sched_core::policy::Sstf;
 use sched_core::{Head, Heap, Kind, Nanos, Request, RequestId, ServiceEstimator};
@@ -20,6 +26,8 @@ const CYLINDERS: u32 = 1000;
 const BLOCKS_PER_CYLINDER: u64 = 64;
 const DISK_BLOCKS: u64 = CYLINDERS as u64 * BLOCKS_PER_CYLINDER;
 const REQUESTS: u64 = 4_000;
+/// Blocks per resync copy: the replacement is rebuilt in eight ranges.
+const RESYNC_BLOCKS: u32 = (DISK_BLOCKS / 8) as u32;
 
 /// Seek grows with the square root of the distance, plus a fixed latency
 /// and transfer.
@@ -57,6 +65,7 @@ struct Tally {
     writes_settled: u64,
     writes_missing_disk_1: u64,
     failed: u64,
+    resync_copies: u64,
     response: u128,
 }
 
@@ -71,13 +80,16 @@ impl Tally {
         }
         if c.settled.is_some() {
             self.writes_settled += 1;
-            // The driver would resync these holders; here it counts them.
+            // The array's resync copies these to the replacement.
             if c.skipped.contains(1) {
                 self.writes_missing_disk_1 += 1;
             }
         }
         if c.failed.is_some() {
             self.failed += 1;
+        }
+        if c.resynced.is_some() {
+            self.resync_copies += 1;
         }
     }
 }
@@ -101,12 +113,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut submitted = 0u64;
     let mut logical: Vec<u64> = Vec::new(); // each request's logical block, by id
     let mut now: Nanos = 0;
-    // Disk 1 fails after a quarter of the requests; its replacement is
-    // rebuilt in eight steps, one every 200 requests, then comes online.
+    // Disk 1 fails after a quarter of the requests; a replacement arrives
+    // 200 requests later and is rebuilt one range after another.
     let fail_at = REQUESTS / 4;
-    let mut rebuild_steps = 0u64;
+    let replace_at = fail_at + 200;
+    let mut copy_asked = false;
+    let mut next_copy_id = REQUESTS;
 
-    while submitted < REQUESTS || busy.iter().any(Option::is_some) || array.in_system() > 0 {
+    while submitted < REQUESTS
+        || busy.iter().any(Option::is_some)
+        || array.in_system() > 0
+        || array.disk_state(1) != DiskState::Online
+    {
         // Completions.
         for d in 0..2 {
             if let Some((t, op)) = busy[d]
@@ -117,6 +135,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let done = array.complete(d, now)?;
                 for a in done.abort.iter() {
                     busy[a] = None;
+                }
+                if done.resynced.is_some() {
+                    copy_asked = false;
+                    println!(
+                        "t={:>7.1} ms: disk 1 {:?}",
+                        now as f64 / 1e6,
+                        array.disk_state(1)
+                    );
                 }
                 tally.record(&done, now);
             }
@@ -152,22 +178,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             if submitted == fail_at {
                 println!("t={:>7.1} ms: disk 1 fails", now as f64 / 1e6);
                 busy[1] = None; // whatever it was doing is lost
-                array.set_disk_state(1, DiskState::Failed, &view)?;
-            } else if submitted > fail_at
-                && (submitted - fail_at).is_multiple_of(200)
-                && rebuild_steps < 9
-            {
-                rebuild_steps += 1;
-                let next = if rebuild_steps == 9 {
-                    DiskState::Online
-                } else {
-                    DiskState::Rebuilding {
-                        rebuilt_to: DISK_BLOCKS * (rebuild_steps - 1) / 8,
-                    }
-                };
-                println!("t={:>7.1} ms: disk 1 {next:?}", now as f64 / 1e6);
-                array.set_disk_state(1, next, &view)?;
+                array.fail_disk(1, &view)?;
+            } else if submitted == replace_at {
+                println!("t={:>7.1} ms: disk 1 replaced", now as f64 / 1e6);
+                array.replace_disk(1, Rebuild::whole(DISK_BLOCKS))?;
             }
+        }
+        // The resync: ask for the next range once the last one is copied.
+        if let DiskState::Rebuilding { rebuilt_to } = array.disk_state(1)
+            && !copy_asked
+        {
+            let cylinder = (rebuilt_to / BLOCKS_PER_CYLINDER) as u32;
+            let copy = Request::new(
+                RequestId(next_copy_id),
+                Kind::Write,
+                rebuilt_to,
+                RESYNC_BLOCKS,
+                cylinder,
+                now,
+            );
+            array.resync(1, copy)?;
+            next_copy_id += 1;
+            copy_asked = true;
         }
         // Events caused by the failure, then operations to start.
         while let Some(e) = array.poll_event() {
@@ -175,12 +207,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         while let Some(start) = array.poll_start(&view)? {
             let op = start.dispatch.request;
-            // The operation is addressed to this disk's copy of the block.
-            let at = copies(logical[op.id.0 as usize]).location(start.disk);
-            assert_eq!(
-                at.map(|l| (l.block, l.cylinder)),
-                Some((op.block, op.cylinder))
-            );
+            if let Some(source) = start.copy_from {
+                // A resync copy: a real driver reads these blocks' data from
+                // `source` (at its own layout's place for them) and writes
+                // it here; this one only charges the write.
+                assert_eq!((start.disk, source), (1, 0));
+            } else {
+                // The operation is addressed to this disk's copy of the block.
+                let at = copies(logical[op.id.0 as usize]).location(start.disk);
+                assert_eq!(
+                    at.map(|l| (l.block, l.cylinder)),
+                    Some((op.block, op.cylinder))
+                );
+            }
             let service = Disk.service_time(heads[start.disk], &op, now);
             busy[start.disk] = Some((now + service, op));
         }
@@ -203,14 +242,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         tally.reads, tally.writes_acked, tally.failed
     );
     println!(
-        "  writes settled {} ({} missed disk 1 while it was down: resync them)",
+        "  writes settled {} ({} missed disk 1 while it was down: the resync copied them)",
         tally.writes_settled, tally.writes_missing_disk_1
     );
     println!(
         "  mean response time {:.2} ms",
         tally.response as f64 / finished as f64 / 1e6
     );
+    println!(
+        "  resync: {} ranges copied, disk 1 {:?}",
+        tally.resync_copies,
+        array.disk_state(1)
+    );
     assert_eq!(finished + tally.failed, REQUESTS);
     assert_eq!(tally.writes_settled, tally.writes_acked);
+    assert_eq!(tally.resync_copies, 8);
+    assert_eq!(array.disk_state(1), DiskState::Online);
     Ok(())
 }

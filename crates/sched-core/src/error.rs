@@ -9,7 +9,7 @@
 use core::fmt;
 
 use crate::PolicySpec;
-use crate::array::ArraySpec;
+use crate::array::{ArraySpec, DiskState};
 use crate::request::{Cylinder, RequestId};
 
 /// Why a policy description did not parse.
@@ -257,7 +257,7 @@ impl fmt::Display for CancelError {
 
 impl core::error::Error for CancelError {}
 
-/// Why a reported completion (or a disk-state change) was refused.
+/// Why a reported completion was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum CompleteError {
@@ -292,6 +292,115 @@ impl fmt::Display for CompleteError {
 }
 
 impl core::error::Error for CompleteError {}
+
+/// Why an array refused a change of a disk's state or a step of its resync.
+///
+/// A disk moves only along Online → Failed → Rebuilding → Online (see
+/// [`DiskState`]): it fails, a replacement enters through
+/// [`replace_disk`](crate::array::ArrayPolicy::replace_disk), and it comes
+/// back online when the array's resync has copied its last range. Anything
+/// else is refused here and changes nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DiskStateError {
+    /// The disk is not part of the array.
+    NoSuchDisk {
+        /// The disk.
+        disk: usize,
+        /// Disks in the array.
+        disks: usize,
+    },
+    /// The disk cannot go from its state to the one asked for: only a
+    /// working disk fails, only a failed disk is replaced.
+    Transition {
+        /// The disk.
+        disk: usize,
+        /// Its state.
+        from: DiskState,
+        /// What was asked.
+        to: &'static str,
+    },
+    /// A resync step for a disk that is not rebuilding.
+    NotRebuilding {
+        /// The disk.
+        disk: usize,
+        /// Its state.
+        state: DiskState,
+    },
+    /// A resync step while the disk's previous range is still being copied.
+    CopyInProgress {
+        /// The disk.
+        disk: usize,
+    },
+    /// A resync range that does not start at the disk's rebuilt mark: ranges
+    /// are copied in order, so the mark means "everything below is current".
+    OutOfOrder {
+        /// The disk.
+        disk: usize,
+        /// Where the next range must start (the rebuilt mark).
+        expected: u64,
+        /// Where the range asked for starts.
+        block: u64,
+    },
+    /// A resync range that is empty or runs past the end of the rebuild.
+    BadRange {
+        /// The disk.
+        disk: usize,
+        /// The rebuild's end (exclusive).
+        end: u64,
+        /// The block after the range asked for.
+        range_end: u64,
+    },
+    /// No other disk is online to copy from.
+    NoSource {
+        /// The disk being rebuilt.
+        disk: usize,
+    },
+}
+
+impl fmt::Display for DiskStateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DiskStateError::NoSuchDisk { disk, disks } => {
+                write!(f, "disk {disk} is not in the array of {disks} disks")
+            }
+            DiskStateError::Transition { disk, from, to } => write!(
+                f,
+                "disk {disk} is {from:?} and cannot {to} (a disk goes online → failed → rebuilding → online)"
+            ),
+            DiskStateError::NotRebuilding { disk, state } => {
+                write!(
+                    f,
+                    "disk {disk} is {state:?}, not rebuilding: nothing to resync"
+                )
+            }
+            DiskStateError::CopyInProgress { disk } => {
+                write!(f, "disk {disk} is still copying its previous resync range")
+            }
+            DiskStateError::OutOfOrder {
+                disk,
+                expected,
+                block,
+            } => write!(
+                f,
+                "disk {disk}: the next resync range starts at its rebuilt mark, block {expected}, not {block}"
+            ),
+            DiskStateError::BadRange {
+                disk,
+                end,
+                range_end,
+            } => write!(
+                f,
+                "disk {disk}: a resync range must hold at least one block and end by block {end} (asked up to {range_end})"
+            ),
+            DiskStateError::NoSource { disk } => {
+                write!(f, "disk {disk} has no online disk to be rebuilt from")
+            }
+        }
+    }
+}
+
+impl core::error::Error for DiskStateError {}
 
 /// Why an array could not say what to start next: one of its queue
 /// disciplines misbehaved (a user-written [`Scheduler`](crate::Scheduler)

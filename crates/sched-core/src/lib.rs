@@ -90,7 +90,9 @@ mod request;
 mod scheduler;
 mod storage;
 
-pub use error::{BuildError, CancelError, CompleteError, EnqueueError, PollError, SpecError};
+pub use error::{
+    BuildError, CancelError, CompleteError, DiskStateError, EnqueueError, PollError, SpecError,
+};
 pub use policy::ExpiredRule;
 pub use policy_table::{AnyScheduler, AnySpec, AnySpecError, PolicySpec};
 pub use request::{

@@ -20,7 +20,7 @@
 //! disk's block and cylinder.
 
 use sched_core::array::{
-    ArrayPolicy, ArrayView, Cmq, Copies, DiskState, Dmq, Location, SPssq, ShortestQueue, Start,
+    ArrayPolicy, ArrayView, Cmq, Copies, Dmq, Location, SPssq, ShortestQueue, Start,
 };
 use sched_core::policy::{Fcfs, Sstf};
 use sched_core::{Head, Inline, Kind, NullEstimator, Request, RequestId, ServiceEstimator};
@@ -68,7 +68,7 @@ fn serve_shifted_mirror(policy: &mut dyn ArrayPolicy) -> Vec<Start> {
         assert!(c.abort.is_empty());
     }
     assert_eq!(policy.in_system(), 0);
-    policy.set_disk_state(0, DiskState::Failed, &view).unwrap();
+    policy.fail_disk(0, &view).unwrap();
     let read = Request::new(RequestId(2), Kind::Read, 800, 8, 10, 2);
     policy.submit(read, &copies, &view).unwrap();
     let read_start = policy
@@ -182,8 +182,8 @@ fn specs_parse_print_and_reparse() {
 mod run_time_arrays {
     use super::*;
     use proptest::prelude::*;
-    use sched_core::array::{Ack, AnyArray, ArraySpec, Completion, DiskSet};
-    use sched_core::{CancelError, EnqueueError, Heap, Nanos};
+    use sched_core::array::{Ack, AnyArray, ArraySpec, Completion, DiskSet, DiskState, Rebuild};
+    use sched_core::{CancelError, DiskStateError, EnqueueError, Heap, Nanos};
 
     const CAP: usize = 16;
 
@@ -301,9 +301,15 @@ mod run_time_arrays {
         /// Blocks below this hold current data on each disk (a failed disk's
         /// replacement holds none until it is rebuilt).
         valid_to: Vec<u64>,
+        /// Whether each disk has a resync range claimed, and copies asked.
+        copy_asked: Vec<bool>,
+        copies_asked: u64,
         events: u64,
         out: Outcome,
     }
+
+    /// Ids of the harness's resync copies.
+    const COPY_IDS: u64 = 1 << 40;
 
     impl Harness {
         fn record(&mut self, id: RequestId) -> &mut Record {
@@ -363,6 +369,20 @@ mod run_time_arrays {
                 "{name}: started an operation on failed disk {d}"
             );
             let op = s.dispatch.request;
+            if let Some(source) = s.copy_from {
+                assert!(
+                    op.id.0 >= COPY_IDS && matches!(self.state[d], DiskState::Rebuilding { .. }),
+                    "{name}: a copy to disk {d}, {:?}",
+                    self.state[d]
+                );
+                assert_eq!(
+                    self.state[source],
+                    DiskState::Online,
+                    "{name}: a copy from disk {source}"
+                );
+                self.busy[d] = Some((0, op));
+                return;
+            }
             let r = self.records[op.id.0 as usize]
                 .as_ref()
                 .unwrap_or_else(|| panic!("{name}: started unknown request {}", op.id));
@@ -551,6 +571,8 @@ mod run_time_arrays {
             busy: vec![None; disks],
             state: vec![DiskState::Online; disks],
             valid_to: vec![u64::MAX; disks],
+            copy_asked: vec![false; disks],
+            copies_asked: 0,
             events: 0,
             out: Outcome {
                 writes: vec![Vec::new(); disks],
@@ -583,13 +605,28 @@ mod run_time_arrays {
             if let Some((_, d)) = next_done.filter(|&(t, _)| t == now) {
                 let (_, op) = h.busy[d].take().unwrap();
                 heads[d] = Head::at(op.cylinder);
-                if op.kind == Kind::Write {
-                    h.out.writes[d].push(op.id);
-                    let rec = h.record(op.id);
-                    rec.written = rec.written.with(d);
+                if op.id.0 >= COPY_IDS {
+                    let c = policy.complete(d, now).unwrap();
+                    assert_eq!(c.resynced, Some(op), "{name}: copy to disk {d}");
+                    h.copy_asked[d] = false;
+                    h.state[d] = policy.disk_state(d);
+                    h.valid_to[d] = match h.state[d] {
+                        DiskState::Online => u64::MAX,
+                        DiskState::Failed => 0,
+                        DiskState::Rebuilding { rebuilt_to } => rebuilt_to,
+                    };
+                    let end = op.block + u64::from(op.blocks);
+                    let expected = if end >= TOP { u64::MAX } else { end };
+                    assert_eq!(h.valid_to[d], expected, "{name}: disk {d}'s mark");
+                } else {
+                    if op.kind == Kind::Write {
+                        h.out.writes[d].push(op.id);
+                        let rec = h.record(op.id);
+                        rec.written = rec.written.with(d);
+                    }
+                    let c = policy.complete(d, now).unwrap();
+                    h.on_completion(c, true);
                 }
-                let c = policy.complete(d, now).unwrap();
-                h.on_completion(c, true);
             } else if next_cancel == Some(now) {
                 let i = cancels.iter().position(|c| c.0 == now).unwrap();
                 let (_, id) = cancels.remove(i);
@@ -691,42 +728,51 @@ mod run_time_arrays {
                     }
                     What::Disk { disk, fail, step } => {
                         let d = disk % disks;
-                        let new = match (h.state[d], fail) {
-                            (DiskState::Failed, _) => DiskState::Rebuilding { rebuilt_to: step },
-                            (_, true) => DiskState::Failed,
-                            (DiskState::Rebuilding { rebuilt_to }, false) => {
-                                if rebuilt_to + step >= TOP {
-                                    DiskState::Online
-                                } else {
-                                    DiskState::Rebuilding {
-                                        rebuilt_to: rebuilt_to + step,
+                        h.events += 1;
+                        match (h.state[d], fail) {
+                            (DiskState::Failed, _) => {
+                                policy.replace_disk(d, Rebuild::whole(TOP)).unwrap();
+                                h.state[d] = DiskState::Rebuilding { rebuilt_to: 0 };
+                                h.valid_to[d] = 0;
+                            }
+                            (_, true) => {
+                                // The driver drops what the disk was serving.
+                                h.busy[d] = None;
+                                h.copy_asked[d] = false;
+                                for r in h.records.iter_mut().flatten() {
+                                    if r.copies.holders().contains(d) {
+                                        r.failed_during = r.failed_during.with(d);
+                                    }
+                                    // An operation it was serving is lost with it.
+                                    if !r.written.contains(d) {
+                                        r.started = r.started.without(d);
                                     }
                                 }
+                                policy.fail_disk(d, &view).unwrap();
+                                h.state[d] = DiskState::Failed;
+                                h.valid_to[d] = 0;
                             }
-                            (DiskState::Online, false) => DiskState::Online,
-                        };
-                        h.events += 1;
-                        if new == DiskState::Failed {
-                            // The driver drops what the disk was serving.
-                            h.busy[d] = None;
-                            for r in h.records.iter_mut().flatten() {
-                                if r.copies.holders().contains(d) {
-                                    r.failed_during = r.failed_during.with(d);
-                                }
-                                // An operation it was serving is lost with it.
-                                if !r.written.contains(d) {
-                                    r.started = r.started.without(d);
+                            (DiskState::Rebuilding { rebuilt_to }, false) if !h.copy_asked[d] => {
+                                let blocks = step.clamp(1, TOP - rebuilt_to) as u32;
+                                let id = RequestId(COPY_IDS + h.copies_asked);
+                                let copy =
+                                    Request::new(id, Kind::Write, rebuilt_to, blocks, 0, now);
+                                match policy.resync(d, copy) {
+                                    Ok(()) => {
+                                        h.copies_asked += 1;
+                                        h.copy_asked[d] = true;
+                                    }
+                                    Err(DiskStateError::NoSource { .. }) => assert!(
+                                        (0..disks)
+                                            .all(|e| e == d || h.state[e] != DiskState::Online),
+                                        "{name}: no source for disk {d}"
+                                    ),
+                                    Err(e) => panic!("{name}: resync of disk {d}: {e}"),
                                 }
                             }
+                            _ => {}
                         }
-                        h.state[d] = new;
-                        h.valid_to[d] = match new {
-                            DiskState::Online => u64::MAX,
-                            DiskState::Failed => 0,
-                            DiskState::Rebuilding { rebuilt_to } => rebuilt_to,
-                        };
-                        policy.set_disk_state(d, new, &view).unwrap();
-                        assert_eq!(policy.disk_state(d), new, "{name}");
+                        assert_eq!(policy.disk_state(d), h.state[d], "{name}");
                     }
                 }
                 next_step += 1;
@@ -1512,7 +1558,7 @@ mod run_time_arrays {
             assert_eq!(policy.poll_start(&view).unwrap().map(|s| s.disk), Some(1));
             let c = policy.complete(0, 3).unwrap();
             assert_eq!(c.finished.map(|r| r.id), Some(RequestId(1)), "{name}");
-            policy.set_disk_state(1, DiskState::Failed, &view).unwrap();
+            policy.fail_disk(1, &view).unwrap();
             assert!(!policy.is_busy(1), "{name}");
             let e = policy
                 .poll_event()
@@ -1520,20 +1566,40 @@ mod run_time_arrays {
             assert_eq!(e.settled.map(|r| r.id), Some(RequestId(1)), "{name}");
             assert_eq!(e.skipped, DiskSet::only(1), "{name}");
             assert_eq!(policy.poll_event(), None, "{name}");
-            // The replacement, rebuilt below the copy (block 4000..4008 on disk 1).
-            policy
-                .set_disk_state(1, DiskState::Rebuilding { rebuilt_to: 4_004 }, &view)
-                .unwrap();
-            policy.set_disk_state(0, DiskState::Failed, &view).unwrap();
+            // The replacement, rebuilt from block 4000 (the copy is at
+            // 4000..4008 on disk 1) in two ranges of four blocks.
+            let rebuild = Rebuild {
+                current_to: 4_000,
+                end: 8_000,
+            };
+            policy.replace_disk(1, rebuild).unwrap();
+            for (n, block) in [4_000u64, 4_004].into_iter().enumerate() {
+                let copy = Request::new(RequestId(10 + n as u64), Kind::Write, block, 4, 150, 4);
+                policy.resync(1, copy).unwrap();
+                let s = policy.poll_start(&view).unwrap().expect("the copy starts");
+                assert_eq!(
+                    (s.disk, s.copy_from, s.dispatch.request),
+                    (1, Some(0), copy)
+                );
+                if n == 1 {
+                    break;
+                }
+                assert_eq!(policy.complete(1, 5).unwrap().resynced, Some(copy));
+            }
+            assert_eq!(
+                policy.disk_state(1),
+                DiskState::Rebuilding { rebuilt_to: 4_004 },
+                "{name}"
+            );
+            policy.fail_disk(0, &view).unwrap();
             let read = Request::new(RequestId(2), Kind::Read, 800, 8, 10, 4);
             assert_eq!(
                 policy.submit(read, &copies, &view),
                 Err(EnqueueError::NoEligibleDisk(RequestId(2))),
                 "{name}"
             );
-            policy
-                .set_disk_state(1, DiskState::Rebuilding { rebuilt_to: 4_008 }, &view)
-                .unwrap();
+            // The copy started before disk 0 failed: it read its source.
+            assert!(policy.complete(1, 5).unwrap().resynced.is_some(), "{name}");
             policy.submit(read, &copies, &view).unwrap();
             let s = policy.poll_start(&view).unwrap().unwrap();
             assert_eq!((s.disk, s.dispatch.request.block), (1, 4_000), "{name}");
@@ -1574,9 +1640,7 @@ mod run_time_arrays {
             let Some(failing) = [1, 0].into_iter().find(|&d| !write_on(d, &started)) else {
                 continue; // the write started everywhere: not this case
             };
-            policy
-                .set_disk_state(failing, DiskState::Failed, &view)
-                .unwrap();
+            policy.fail_disk(failing, &view).unwrap();
             let mut settled = None;
             let mut check = |c: sched_core::array::Completion| {
                 if let Some(w) = c.settled {

@@ -5,7 +5,8 @@ use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use sched_core::array::{
-    AnyArray, ArrayPolicy, ArraySpec, ArrayView, Completion, Copies, DiskState, Location, MAX_DISKS,
+    AnyArray, ArrayPolicy, ArraySpec, ArrayView, Completion, Copies, DiskState, Location,
+    MAX_DISKS, Rebuild,
 };
 use sched_core::{
     Boxed, Direction, FreeBlock, Head, Kind, Nanos, Request, RequestId, ServiceEstimator,
@@ -151,13 +152,15 @@ enum Internal {
 /// its operation in service is lost, its queued operations move to other
 /// copies or fail. [`replace_disk`](Self::replace_disk) puts in a fresh disk
 /// of the same model in state `Rebuilding`: it receives every write, and the
-/// device writes it from block 0 up in chunks at the configured
-/// [`ResyncRate`]. Each chunk is a real write on that disk, queued with the
-/// foreground work; when it completes the disk's `rebuilt_to` mark rises
-/// (and the policy may route reads of copies below it there); after the
-/// last, the disk is `Online` and [`Outcome::Resynced`] is reported. The
-/// source reads of a resync are not modelled: which block of which other
-/// disk holds a given block's copy is the driver's layout, not the device's.
+/// device asks the policy to copy it from block 0 up in chunks at the
+/// configured [`ResyncRate`] ([`ArrayPolicy::resync`]). The policy starts
+/// each chunk as a real write on that disk once no write overlapping it is
+/// in flight, holding later overlapping writes until it is written; when it
+/// completes the policy raises the disk's `rebuilt_to` mark (and may route
+/// reads of copies below it there); after the last, the disk is `Online`
+/// and [`Outcome::Resynced`] is reported. The source reads of a resync are
+/// not modelled: which block of which other disk holds a given block's copy
+/// is the driver's layout, not the device's.
 ///
 /// **Places decided at dispatch.** A device built
 /// [`with_places`](Self::with_places) answers its policy's
@@ -309,10 +312,10 @@ impl<P: ArrayPolicy, F: Places> ArrayDevice<P, F> {
         Ok(())
     }
 
-    fn set_state(&mut self, disk: usize, state: DiskState) -> Result<(), DeviceError> {
+    fn fail_in_policy(&mut self, disk: usize) -> Result<(), DeviceError> {
         let (policy, members, space) = (&mut self.policy, &self.members, &self.space);
         with_view(members, space, self.clock, |view| {
-            policy.set_disk_state(disk, state, view)
+            policy.fail_disk(disk, view)
         })?;
         Ok(())
     }
@@ -350,7 +353,9 @@ impl<P: ArrayPolicy, F: Places> ArrayDevice<P, F> {
         let id = RequestId(self.next_device_id);
         self.next_device_id += 1;
         let req = Request::new(id, Kind::Write, block, blocks, cylinder, now);
-        self.submit_placed(req, &Copies::new().with(disk, Location { block, cylinder }))?;
+        // The array copies the range once no write overlapping it is in
+        // flight, and holds later overlapping writes until it is written.
+        self.policy.resync(disk, req)?;
         self.resync[disk] = Some(Resync {
             issued: r.issued + 1,
             in_flight: Some(id),
@@ -366,14 +371,13 @@ impl<P: ArrayPolicy, F: Places> ArrayDevice<P, F> {
         };
         r.in_flight = None;
         r.rebuilt_to = end;
-        if end >= self.resync_end(disk) {
+        // The array raised the disk's mark when the copy completed.
+        if self.policy.disk_state(disk) == DiskState::Online {
             self.resync[disk] = None;
-            self.set_state(disk, DiskState::Online)?;
             self.outbox.push_back(Outcome::Resynced { disk, at: now });
             return Ok(());
         }
         self.resync[disk] = Some(r);
-        self.set_state(disk, DiskState::Rebuilding { rebuilt_to: end })?;
         let rate = self.options.resync;
         let interval = 1e9 * f64::from(rate.chunk_blocks) / rate.blocks_per_s;
         let due = r.began + (r.issued as f64 * interval).round() as Nanos;
@@ -566,7 +570,9 @@ impl<P: ArrayPolicy, F: Places> ArrayDevice<P, F> {
     /// below `rebuilt_to` are already current: a resync interrupted by a
     /// restart of the driver (a server on the same backing files) goes on
     /// from where it was rather than from block 0. `rebuilt_to` at or past
-    /// the [resync's end](Self::resync_end) puts the disk back online at once.
+    /// the [resync's end](Self::resync_end) puts the disk back online at once,
+    /// as does any replacement in a one-disk array, which has nothing to
+    /// resync from.
     ///
     /// # Errors
     /// As [`replace_disk`](Device::replace_disk).
@@ -586,12 +592,18 @@ impl<P: ArrayPolicy, F: Places> ArrayDevice<P, F> {
         check_rate(self.options.resync)?;
         self.members[disk].model = self.originals[disk].clone();
         let now = self.clock;
-        if rebuilt_to >= self.resync_end(disk) {
-            self.set_state(disk, DiskState::Online)?;
+        let end = self.resync_end(disk);
+        self.policy.replace_disk(
+            disk,
+            Rebuild {
+                current_to: rebuilt_to,
+                end,
+            },
+        )?;
+        if self.policy.disk_state(disk) == DiskState::Online {
             self.outbox.push_back(Outcome::Resynced { disk, at: now });
             return Ok(());
         }
-        self.set_state(disk, DiskState::Rebuilding { rebuilt_to })?;
         self.resync[disk] = Some(Resync {
             began: now,
             issued: 0,
@@ -719,7 +731,7 @@ impl<P: ArrayPolicy, F: Places> Device for ArrayDevice<P, F> {
                 expected: "a working disk",
             });
         }
-        self.set_state(disk, DiskState::Failed)?;
+        self.fail_in_policy(disk)?;
         let now = self.clock;
         if self.members[disk].op.take().is_some() {
             self.stats.abort(disk, now);

@@ -12,7 +12,8 @@ pub use places::{FixedPlaces, Places};
 
 use sched_core::array::{Copies, DiskState};
 use sched_core::{
-    BuildError, CancelError, CompleteError, EnqueueError, Nanos, PollError, Request, RequestId,
+    BuildError, CancelError, CompleteError, DiskStateError, EnqueueError, Nanos, PollError,
+    Request, RequestId,
 };
 
 use crate::disk::{DiskError, DiskModel, ServiceBreakdown};
@@ -291,9 +292,12 @@ pub enum DeviceError {
     /// The request could not be withdrawn: unknown, or in service.
     #[error("cancel: {0}")]
     Cancel(#[from] CancelError),
-    /// The array policy refused a completion or disk state change.
+    /// The array policy refused a completion.
     #[error("array policy: {0}")]
     Complete(#[from] CompleteError),
+    /// The array policy refused a disk state change or a resync step.
+    #[error("array policy: {0}")]
+    DiskChange(#[from] DiskStateError),
     /// The array policy's queue discipline misbehaved.
     #[error("array policy: {0}")]
     Poll(#[from] PollError),

@@ -6,8 +6,10 @@
 
 use super::copies::DiskSet;
 use super::ledger::{Ledger, Loss, at_copy};
-use super::{Ack, ArrayPolicy, ArrayView, Completion, Copies, DiskState, Start};
-use crate::error::{BuildError, CancelError, CompleteError, EnqueueError, PollError};
+use super::{Ack, ArrayPolicy, ArrayView, Completion, Copies, DiskState, Rebuild, Start};
+use crate::error::{
+    BuildError, CancelError, CompleteError, DiskStateError, EnqueueError, PollError,
+};
 use crate::queue::Slot;
 use crate::request::{Dispatch, Kind, Nanos, Request, RequestId};
 use crate::scheduler::Scheduler;
@@ -76,6 +78,12 @@ pub(crate) trait Queues<S: Storage> {
 
     /// See [`ArrayPolicy::aux_len`].
     fn aux_len(&self, disk: usize) -> usize;
+
+    /// Whether the queues have committed an operation to idle disk `disk`
+    /// that the next poll hands out (the single-queue family).
+    fn committed(&self, _disk: usize) -> bool {
+        false
+    }
 }
 
 impl<Q, S: Storage> Array<Q, S> {
@@ -108,6 +116,35 @@ impl<Q, S: Storage> Array<Q, S> {
     }
 }
 
+/// Submits again the held writes whose barrier has fallen, then starts a
+/// claimed resync copy on an idle disk if no write overlapping it is in
+/// flight.
+#[cold]
+fn resync_work<S: Storage>(
+    ledger: &mut Ledger<S>,
+    queues: &mut impl Queues<S>,
+    view: &ArrayView<'_>,
+) -> Option<Start> {
+    while let Some((req, copies)) = ledger.release_held() {
+        if queues.submit(ledger, req, &copies, view).is_err() {
+            ledger.fail_released(&req, &copies, view);
+        }
+    }
+    for d in ledger.resync_waiting().iter() {
+        if queues.committed(d) {
+            continue;
+        }
+        if let Some((copy, source)) = ledger.start_copy(d) {
+            return Some(Start {
+                disk: d,
+                dispatch: Dispatch::direct(copy),
+                copy_from: Some(source),
+            });
+        }
+    }
+    None
+}
+
 impl<Q: Queues<S>, S: Storage> ArrayPolicy for Array<Q, S> {
     #[inline]
     fn submit(
@@ -116,11 +153,20 @@ impl<Q: Queues<S>, S: Storage> ArrayPolicy for Array<Q, S> {
         copies: &Copies,
         view: &ArrayView<'_>,
     ) -> Result<(), EnqueueError> {
+        if self.ledger.must_hold(&req, copies) {
+            return self.ledger.hold(&req, copies, view);
+        }
         self.queues.submit(&mut self.ledger, req, copies, view)
     }
 
     #[inline]
     fn complete(&mut self, disk: usize, _now: Nanos) -> Result<Completion, CompleteError> {
+        if let Some(copy) = self.ledger.finish_copy(disk) {
+            return Ok(Completion {
+                resynced: Some(copy),
+                ..Completion::default()
+            });
+        }
         let aborts = self.queues.read_completion_aborts();
         let mut done = Completion::default();
         let s = self.ledger.complete_op(disk, aborts, &mut done)?;
@@ -133,19 +179,15 @@ impl<Q: Queues<S>, S: Storage> ArrayPolicy for Array<Q, S> {
 
     fn cancel(&mut self, id: RequestId) -> Result<Request, CancelError> {
         let s = self.ledger.find_open(id)?;
+        if self.ledger.is_held(s) {
+            return Ok(self.ledger.cancel_held(s));
+        }
         self.queues.cancel(&mut self.ledger, s)?;
         Ok(self.ledger.withdraw_open(s))
     }
 
-    fn set_disk_state(
-        &mut self,
-        disk: usize,
-        state: DiskState,
-        view: &ArrayView<'_>,
-    ) -> Result<(), CompleteError> {
-        if !self.ledger.change_state(disk, state)? {
-            return Ok(());
-        }
+    fn fail_disk(&mut self, disk: usize, view: &ArrayView<'_>) -> Result<(), DiskStateError> {
+        self.ledger.check_fail(disk)?;
         if let Some(s) = self.ledger.fail_disk(disk)
             && self.ledger.lose(s, disk) == Loss::Reroute
         {
@@ -161,8 +203,25 @@ impl<Q: Queues<S>, S: Storage> ArrayPolicy for Array<Q, S> {
         Ok(())
     }
 
+    fn replace_disk(&mut self, disk: usize, rebuild: Rebuild) -> Result<(), DiskStateError> {
+        self.ledger.replace(disk, rebuild.current_to, rebuild.end)
+    }
+
+    fn resync(&mut self, disk: usize, copy: Request) -> Result<(), DiskStateError> {
+        self.ledger.claim_resync(disk, &copy)
+    }
+
+    fn contains(&self, id: RequestId) -> bool {
+        self.ledger.find(id).is_some()
+    }
+
     #[inline]
     fn poll_start(&mut self, view: &ArrayView<'_>) -> Result<Option<Start>, PollError> {
+        if (!self.ledger.resync_waiting().is_empty() || self.ledger.holds_writes())
+            && let Some(start) = resync_work(&mut self.ledger, &mut self.queues, view)
+        {
+            return Ok(Some(start));
+        }
         self.queues.poll_start(&mut self.ledger, view)
     }
 
@@ -203,19 +262,21 @@ impl<Q: Queues<S>, S: Storage> ArrayPolicy for Array<Q, S> {
     }
 }
 
-/// Keeps overlapping writes in order on each disk, whatever the disk's
-/// queue discipline: when `queue`, disk `d`'s, dispatched the write `s`
-/// while an acknowledged write that arrived earlier and overlaps it still
-/// waits in the same queue, the earlier one starts instead (reached by a
-/// direct seek) and `s` goes back to wait; repeated until nothing earlier
-/// overlaps. Returns the slot and operation to start.
+/// Keeps overlapping writes in submission order on each disk, whatever the
+/// disk's queue discipline: when `queue`, disk `d`'s, dispatched the write
+/// `s` while a write submitted earlier that overlaps it is still to be
+/// written on `d`, the earlier one starts instead (reached by a direct seek)
+/// and `s` goes back to wait; repeated until nothing earlier overlaps.
+/// Returns the slot and operation to start, or `None` (with `s` back in the
+/// queue) when the earlier write is not in this queue yet, so `d` must wait.
 ///
-/// Under [`Ack::First`] or a quorum a write is acknowledged before every
-/// copy is written, and its submitter may then overwrite the same blocks: a
-/// discipline that orders by position (C-LOOK, SSTF) could write the newer
-/// data on a disk first and the older last, leaving a stale copy the array
-/// takes as current. Linux md serialises overlapping writes for the same
-/// reason. Under [`Ack::All`] nothing lags and this costs one test.
+/// A discipline that orders by position (C-LOOK, SSTF) could otherwise
+/// write two overlapping writes in one order on one disk and in the other
+/// on another, leaving the copies different (and, once both are
+/// acknowledged, one of them older than the array acknowledged); under
+/// [`Ack::First`] or a quorum, an acknowledged write could land after a
+/// newer one. Linux md serialises overlapping writes for the same reason.
+/// The check walks only the writes in flight submitted before `s`.
 ///
 /// # Errors
 /// [`PollError::UnknownOperation`] when the queue lost the earlier write,
@@ -227,23 +288,33 @@ pub(crate) fn earlier_overlapping_writes_first<S: Storage>(
     mut s: Slot,
     mut dispatch: Dispatch,
     now: Nanos,
-) -> Result<(Slot, Dispatch), PollError> {
+) -> Result<Option<(Slot, Dispatch)>, PollError> {
     while ledger.is_write(s)
-        && let Some(earlier) = ledger.older_write_queued_on(s, d)
+        && let Some(earlier) = ledger.older_write_due_on(s, d)
     {
-        let id = ledger.request(earlier).id;
-        let op = queue
-            .cancel(id)
-            .map_err(|_| PollError::UnknownOperation { disk: d, id })?;
         let later = dispatch.request;
+        let waiting = ledger.queued(earlier).contains(d);
+        let op = if waiting {
+            let id = ledger.request(earlier).id;
+            Some(
+                queue
+                    .cancel(id)
+                    .map_err(|_| PollError::UnknownOperation { disk: d, id })?,
+            )
+        } else {
+            None
+        };
         queue.enqueue(later, now).map_err(|_| PollError::Requeue {
             disk: d,
             id: later.id,
         })?;
+        let Some(op) = op else {
+            return Ok(None);
+        };
         dispatch = Dispatch::direct(op);
         s = earlier;
     }
-    Ok((s, dispatch))
+    Ok(Some((s, dispatch)))
 }
 
 /// Queues an operation of `s` on each disk of `disks`, at that disk's copy,

@@ -107,23 +107,49 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
                     .find(id)
                     .filter(|&s| ledger.queued(s).contains(d))
                     .ok_or(PollError::UnknownOperation { disk: d, id })?;
-                let (s, dispatch) = earlier_overlapping_writes_first(
+                let Some((s, dispatch)) = earlier_overlapping_writes_first(
                     ledger,
                     &mut self.aux.queues_mut()[d],
                     d,
                     s,
                     dispatch,
                     now,
-                )?;
+                )?
+                else {
+                    continue;
+                };
                 ledger.start(s, d, now);
-                return Ok(Some(Start { disk: d, dispatch }));
+                return Ok(Some(Start {
+                    disk: d,
+                    dispatch,
+                    copy_from: None,
+                }));
             }
-            while let Some(taken) = self.common.next(view.heads[d], now, view.estimators[d]) {
+            while let Some(mut taken) = self.common.next(view.heads[d], now, view.estimators[d]) {
                 let id = taken.request.id;
-                let s = ledger
+                let mut s = ledger
                     .find(id)
                     .filter(|&s| ledger.is_open(s) && ledger.queued(s).is_empty())
                     .ok_or(PollError::UnknownOperation { disk: d, id })?;
+                // An earlier overlapping write still in the common queue
+                // goes first, so the two reach every disk in order.
+                while ledger.is_write(s)
+                    && let Some(earlier) = ledger.older_unstarted_write(s)
+                {
+                    let id = ledger.request(earlier).id;
+                    let op = self
+                        .common
+                        .cancel(id)
+                        .map_err(|_| PollError::UnknownOperation { disk: d, id })?;
+                    self.common
+                        .enqueue(taken.request, now)
+                        .map_err(|_| PollError::Requeue {
+                            disk: d,
+                            id: taken.request.id,
+                        })?;
+                    taken = Dispatch::direct(op);
+                    s = earlier;
+                }
                 ledger.skip_failed_targets(s);
                 if !ledger.is_open(s) {
                     continue; // every target failed: reported by poll_event
@@ -153,7 +179,11 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
                     travel: taken.travel,
                     chosen: taken.chosen,
                 };
-                return Ok(Some(Start { disk: d, dispatch }));
+                return Ok(Some(Start {
+                    disk: d,
+                    dispatch,
+                    copy_from: None,
+                }));
             }
         }
         Ok(None)

@@ -374,21 +374,28 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
                 .find(id)
                 .filter(|&s| ledger.queued(s).contains(d))
                 .ok_or(PollError::UnknownOperation { disk: d, id })?;
-            let (s, dispatch) = earlier_overlapping_writes_first(
+            let Some((s, dispatch)) = earlier_overlapping_writes_first(
                 ledger,
                 &mut self.queues.queues_mut()[d],
                 d,
                 s,
                 dispatch,
                 view.now,
-            )?;
+            )?
+            else {
+                continue;
+            };
             let op = dispatch.request;
             ledger.start(s, d, view.now);
             self.next_sequential[d] = op.block + op.blocks as u64;
             if op.kind == Kind::Read && self.routing.abort() == Abort::AtStart {
                 self.unqueue(ledger, s);
             }
-            return Ok(Some(Start { disk: d, dispatch }));
+            return Ok(Some(Start {
+                disk: d,
+                dispatch,
+                copy_from: None,
+            }));
         }
         Ok(None)
     }

@@ -27,7 +27,7 @@ use super::{ArrayView, DiskQueues, Start, check_queue_capacity};
 
 use crate::error::{BuildError, CancelError, EnqueueError, PollError};
 use crate::queue::Slot;
-use crate::request::{Direction, Kind, Nanos, Request};
+use crate::request::{Direction, Dispatch, Kind, Nanos, Request};
 use crate::scheduler::Scheduler;
 use crate::storage::Storage;
 
@@ -238,6 +238,11 @@ impl<F: DiskQueues, B: DiskQueues, S: Storage> Queues<S> for EwQueues<F, B> {
             if req.class == self.propagation_class {
                 (eligible, eligible, true)
             } else {
+                // The one copy written goes to an online disk when one holds
+                // the block: a rebuilding disk's range may still be copied
+                // over from another disk, which would lose the only copy.
+                let online = eligible.intersection(ledger.online());
+                let eligible = if online.is_empty() { eligible } else { online };
                 let d = self
                     .route_write(ledger, &req, copies, eligible, view)
                     .ok_or(EnqueueError::NoRoute(req.id))?;
@@ -266,24 +271,61 @@ impl<F: DiskQueues, B: DiskQueues, S: Storage> Queues<S> for EwQueues<F, B> {
     ) -> Result<Option<Start>, PollError> {
         for d in ledger.idle().difference(ledger.unqueued()).iter() {
             let (est, head) = (view.estimators[d], view.heads[d]);
-            let dispatch = match self.foreground.queues_mut()[d].next(head, view.now, est) {
-                Some(dispatch) => dispatch,
-                None => match self.delayed.queues_mut()[d].next(head, view.now, est) {
-                    Some(dispatch) => dispatch,
-                    None => continue,
-                },
-            };
-            let op = dispatch.request;
-            let s = ledger
-                .find(op.id)
+            let (mut dispatch, mut delayed) =
+                match self.foreground.queues_mut()[d].next(head, view.now, est) {
+                    Some(dispatch) => (dispatch, false),
+                    None => match self.delayed.queues_mut()[d].next(head, view.now, est) {
+                        Some(dispatch) => (dispatch, true),
+                        None => continue,
+                    },
+                };
+            let id = dispatch.request.id;
+            let mut s = ledger
+                .find(id)
                 .filter(|&s| ledger.queued(s).contains(d))
-                .ok_or(PollError::UnknownOperation { disk: d, id: op.id })?;
+                .ok_or(PollError::UnknownOperation { disk: d, id })?;
+            // An earlier overlapping write still due on this disk (in either
+            // of its queues) is written first: a propagation write must not
+            // land over a newer foreground write of the same blocks.
+            while ledger.is_write(s)
+                && let Some(earlier) = ledger.older_write_due_on(s, d)
+                && ledger.queued(earlier).contains(d)
+            {
+                let id = ledger.request(earlier).id;
+                let (op, was_delayed) = match self.foreground.queues_mut()[d].cancel(id) {
+                    Ok(op) => (op, false),
+                    Err(_) => (
+                        self.delayed.queues_mut()[d]
+                            .cancel(id)
+                            .map_err(|_| PollError::UnknownOperation { disk: d, id })?,
+                        true,
+                    ),
+                };
+                let later = dispatch.request;
+                let back = if delayed {
+                    self.delayed.queues_mut()[d].enqueue(later, view.now)
+                } else {
+                    self.foreground.queues_mut()[d].enqueue(later, view.now)
+                };
+                back.map_err(|_| PollError::Requeue {
+                    disk: d,
+                    id: later.id,
+                })?;
+                dispatch = Dispatch::direct(op);
+                delayed = was_delayed;
+                s = earlier;
+            }
+            let op = dispatch.request;
             ledger.start(s, d, view.now);
             if op.kind == Kind::Read {
                 // The first copy to start takes the read: the others leave.
                 self.unqueue(ledger, s);
             }
-            return Ok(Some(Start { disk: d, dispatch }));
+            return Ok(Some(Start {
+                disk: d,
+                dispatch,
+                copy_from: None,
+            }));
         }
         Ok(None)
     }

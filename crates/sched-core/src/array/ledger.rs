@@ -10,7 +10,7 @@
 
 use super::copies::{Copies, DiskSet, Location, MAX_COPIES, MAX_DISKS};
 use super::{Ack, ArrayView, Completion, DiskState, check_disks};
-use crate::error::{BuildError, CancelError, CompleteError, EnqueueError};
+use crate::error::{BuildError, CancelError, CompleteError, DiskStateError, EnqueueError};
 use crate::queue::{Fifo, IdIndex, NIL, Slot};
 use crate::request::{Kind, Nanos, Request, RequestId};
 use crate::storage::{Slots, Storage};
@@ -119,6 +119,13 @@ struct Record {
     /// What an event of this request will report (`REPORT_*` bits).
     report: u8,
     in_lagging: bool,
+    /// In the ledger's `unsettled` list: a write admitted and not yet settled or closed.
+    in_unsettled: bool,
+    /// A write that overlapped a write still in flight when it was admitted:
+    /// only such a write may have to wait for an earlier one.
+    overlaps_earlier: bool,
+    /// Held back by a resync barrier (in the ledger's `barred` list): in no queue yet.
+    held: bool,
     /// Every copy lies at the request's own block and cylinder (a mirror
     /// laid out identically): its locations are not stored.
     own_place: bool,
@@ -136,8 +143,43 @@ const EMPTY_RECORD: Record = Record {
     phase: Phase::Closed,
     report: 0,
     in_lagging: false,
+    in_unsettled: false,
+    overlaps_earlier: false,
+    held: false,
     own_place: false,
 };
+
+/// The writes in flight are counted per bucket of 16 blocks (modulo 1024
+/// buckets), so that a write touching no bucket another write in flight
+/// touches is known at once to overlap none.
+const BUCKETS: usize = 1024;
+const BUCKET_SHIFT: u32 = 4;
+
+/// The buckets `req`'s blocks fall in (every bucket, at most once each).
+#[inline]
+fn buckets(req: &Request) -> impl Iterator<Item = usize> {
+    let first = req.block >> BUCKET_SHIFT;
+    let last = req.block.saturating_add(u64::from(req.blocks.max(1)) - 1) >> BUCKET_SHIFT;
+    let span = (last - first).min(BUCKETS as u64 - 1);
+    (0..=span).map(move |i| ((first + i) % BUCKETS as u64) as usize)
+}
+
+/// A range of a rebuilding disk claimed for copying: the copy operation the
+/// driver asked for (its blocks on the rebuilding disk).
+#[derive(Clone, Copy, Debug)]
+struct Window {
+    copy: Request,
+    /// The disk the copy reads from, chosen when it starts.
+    source: usize,
+}
+
+/// Whether the block ranges of two requests overlap.
+#[inline]
+fn overlap(a: &Request, b: &Request) -> bool {
+    let (alo, ahi) = (a.block, a.block.saturating_add(u64::from(a.blocks)));
+    let (blo, bhi) = (b.block, b.block.saturating_add(u64::from(b.blocks)));
+    alo < bhi && blo < ahi
+}
 
 pub(crate) struct Ledger<S: Storage> {
     records: Slots<Record, S>,
@@ -157,6 +199,20 @@ pub(crate) struct Ledger<S: Storage> {
     lagging: Fifo<S>,
     /// Requests with an event to report, oldest first.
     reports: Fifo<S>,
+    /// Every write admitted to the queues and not yet settled or closed, in
+    /// submission order: the order overlapping writes reach each disk in.
+    unsettled: Fifo<S>,
+    /// Writes held back by a resync barrier, in submission order.
+    barred: Fifo<S>,
+    /// Writes in flight touching each bucket of blocks.
+    in_flight: [u32; BUCKETS],
+    /// Each rebuilding disk's end of rebuild (exclusive), and the range it
+    /// is copying (claimed by the driver, perhaps not yet started).
+    rebuild_end: [u64; MAX_DISKS],
+    window: [Option<Window>; MAX_DISKS],
+    /// Disks with a claimed resync range, and those copying it now.
+    resyncing: DiskSet,
+    copying: DiskSet,
     disks: usize,
     ack: Ack,
     state: [DiskState; MAX_DISKS],
@@ -185,6 +241,13 @@ impl<S: Storage> Ledger<S> {
             capacity: storage.capacity(),
             lagging: Fifo::new(storage),
             reports: Fifo::new(storage),
+            unsettled: Fifo::new(storage),
+            barred: Fifo::new(storage),
+            in_flight: [0; BUCKETS],
+            rebuild_end: [0; MAX_DISKS],
+            window: [None; MAX_DISKS],
+            resyncing: DiskSet::EMPTY,
+            copying: DiskSet::EMPTY,
             disks,
             ack: Ack::All,
             state: [DiskState::Online; MAX_DISKS],
@@ -258,6 +321,12 @@ impl<S: Storage> Ledger<S> {
             return self.all();
         }
         DiskSet::matching(self.disks, |d| self.state[d] != DiskState::Failed)
+    }
+
+    /// Disks that are online (neither failed nor rebuilding).
+    #[inline]
+    pub(crate) fn online(&self) -> DiskSet {
+        self.all().difference(self.degraded)
     }
 
     #[inline]
@@ -358,37 +427,58 @@ impl<S: Storage> Ledger<S> {
         }
     }
 
-    /// The earliest-arrived acknowledged write still queued on disk `d` that
-    /// arrived before the write `s` and overlaps it, if any: disk `d` must
-    /// write it before `s`, or `d` would end up holding its older data as if
-    /// current. Only acknowledged writes count: an unacknowledged one
-    /// overlapping a newer write is the submitter's race, as on any block
-    /// device. Free while no write is lagging (always, under [`Ack::All`]).
-    pub(crate) fn older_write_queued_on(&self, s: Slot, d: usize) -> Option<Slot> {
-        let first = self.lagging.front()?;
+    /// The earliest write submitted before the write `s`, overlapping it and
+    /// still to be written on disk `d` (neither written, skipped nor in
+    /// service there), if any: disk `d` must write it before `s`, or `d`
+    /// would end up holding older data than another copy, or than the array
+    /// acknowledged. Walks the writes in flight older than `s` only: free
+    /// when `s` is the oldest.
+    #[inline]
+    pub(crate) fn older_write_due_on(&self, s: Slot, d: usize) -> Option<Slot> {
+        if cfg!(feature = "unordered-writes-for-tests") || !self.record(s).overlaps_earlier {
+            return None;
+        }
+        let first = self.unsettled.front()?;
         let w = self.record(s).request;
-        let (lo, hi) = (w.block, w.block.saturating_add(u64::from(w.blocks)));
-        let mut found: Option<Slot> = None;
         let mut l = first;
-        loop {
+        while l != s {
             let r = self.record(l);
-            let (llo, lhi) = (
-                r.request.block,
-                r.request.block.saturating_add(u64::from(r.request.blocks)),
-            );
-            if r.queued.contains(d)
-                && llo < hi
-                && lo < lhi
-                && self.arrives_before(l, s)
-                && found.is_none_or(|f| self.arrives_before(l, f))
-            {
-                found = Some(l);
+            let due = r
+                .targets
+                .difference(r.done.union(r.skipped).union(r.serving));
+            if due.contains(d) && overlap(&r.request, &w) {
+                return Some(l);
             }
-            l = self.lagging.next(l);
+            l = self.unsettled.next(l);
             if l == first {
-                return found;
+                return None;
             }
         }
+        None
+    }
+
+    /// The earliest write submitted before the write `s`, overlapping it,
+    /// that no disk has queued, started or written yet (it waits in a common
+    /// queue), if any: it must start before `s`, or the two would reach the
+    /// disks in the wrong order.
+    pub(crate) fn older_unstarted_write(&self, s: Slot) -> Option<Slot> {
+        if cfg!(feature = "unordered-writes-for-tests") || !self.record(s).overlaps_earlier {
+            return None;
+        }
+        let first = self.unsettled.front()?;
+        let w = self.record(s).request;
+        let mut l = first;
+        while l != s {
+            let r = self.record(l);
+            if r.queued.union(r.serving).union(r.done).is_empty() && overlap(&r.request, &w) {
+                return Some(l);
+            }
+            l = self.unsettled.next(l);
+            if l == first {
+                return None;
+            }
+        }
+        None
     }
 
     /// Stores a request with its copies. `targets` are the disks a write is
@@ -458,8 +548,17 @@ impl<S: Storage> Ledger<S> {
             phase: Phase::Open,
             report: 0,
             in_lagging: false,
+            in_unsettled: is_write,
+            overlaps_earlier: is_write && self.overlaps_in_flight(req),
+            held: false,
             own_place,
         };
+        if is_write {
+            self.unsettled.push_back(s);
+            for b in buckets(req) {
+                self.in_flight[b] += 1;
+            }
+        }
         self.open += 1;
         Ok(s)
     }
@@ -496,11 +595,48 @@ impl<S: Storage> Ledger<S> {
         self.held -= 1;
     }
 
-    /// Forgets a request that never got an operation anywhere (a refused submit).
+    /// Forgets a request that never got an operation anywhere (a refused
+    /// submit, or a held write about to be submitted again).
     pub(crate) fn withdraw(&mut self, s: Slot) {
         self.open -= 1;
         self.record_mut(s).phase = Phase::Closed;
+        self.leave_unsettled(s);
         self.free(s);
+    }
+
+    /// Takes the write `s` out of the writes in flight (settled or closed).
+    #[inline]
+    fn leave_unsettled(&mut self, s: Slot) {
+        if self.record(s).in_unsettled {
+            self.unsettled.remove(s);
+            self.record_mut(s).in_unsettled = false;
+            let req = self.record(s).request;
+            for b in buckets(&req) {
+                self.in_flight[b] -= 1;
+            }
+        }
+    }
+
+    /// Whether `req` overlaps a write in flight: at once when it touches no
+    /// bucket one touches, else by a walk of the writes in flight.
+    #[inline]
+    fn overlaps_in_flight(&self, req: &Request) -> bool {
+        if buckets(req).all(|b| self.in_flight[b] == 0) {
+            return false;
+        }
+        let Some(first) = self.unsettled.front() else {
+            return false;
+        };
+        let mut l = first;
+        loop {
+            if overlap(&self.record(l).request, req) {
+                return true;
+            }
+            l = self.unsettled.next(l);
+            if l == first {
+                return false;
+            }
+        }
     }
 
     #[inline]
@@ -737,6 +873,7 @@ impl<S: Storage> Ledger<S> {
         if phase == Phase::Finished && self.settled(s) {
             c.settled = Some(self.request(s));
             c.skipped = self.record(s).skipped;
+            self.leave_unsettled(s);
             if in_lagging {
                 self.lagging.remove(s);
                 self.record_mut(s).in_lagging = false;
@@ -758,6 +895,7 @@ impl<S: Storage> Ledger<S> {
     /// Closes an open request (withdrawn or failed) and returns it.
     fn close(&mut self, s: Slot) -> Request {
         self.open -= 1;
+        self.leave_unsettled(s);
         let r = self.record_mut(s);
         r.phase = Phase::Closed;
         r.request
@@ -799,36 +937,316 @@ impl<S: Storage> Ledger<S> {
 
     // ---- failures ----
 
-    /// Applies a state change to disk `d`. Returns whether the disk has just
-    /// failed, in which case the caller takes back what was queued for it and
-    /// calls [`Ledger::fail_disk`].
-    pub(crate) fn change_state(
-        &mut self,
-        d: usize,
-        state: DiskState,
-    ) -> Result<bool, CompleteError> {
-        self.check_disk(d)?;
-        if state == DiskState::Failed {
-            return Ok(true);
+    fn disk_error(&self, d: usize) -> DiskStateError {
+        DiskStateError::NoSuchDisk {
+            disk: d,
+            disks: self.disks,
         }
-        self.set_state(d, state);
-        Ok(false)
     }
 
-    /// Marks disk `d` failed and takes back the operation it was serving.
+    /// Checks that disk `d` may fail: it is online or rebuilding.
+    pub(crate) fn check_fail(&self, d: usize) -> Result<(), DiskStateError> {
+        if d >= self.disks {
+            return Err(self.disk_error(d));
+        }
+        match self.state[d] {
+            DiskState::Failed => Err(DiskStateError::Transition {
+                disk: d,
+                from: DiskState::Failed,
+                to: "fail",
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Marks disk `d` failed, drops its resync and takes back the operation
+    /// it was serving.
     pub(crate) fn fail_disk(&mut self, d: usize) -> Option<Slot> {
         self.state[d] = DiskState::Failed;
         self.degraded = self.degraded.with(d);
+        self.window[d] = None;
+        self.resyncing = self.resyncing.without(d);
+        if self.copying.contains(d) {
+            self.copying = self.copying.without(d);
+            self.busy = self.busy.without(d);
+            return None;
+        }
         self.take_disk(d).ok()
     }
 
-    pub(crate) fn set_state(&mut self, d: usize, state: DiskState) {
-        self.state[d] = state;
-        self.degraded = if state == DiskState::Online {
-            self.degraded.without(d)
+    /// A replacement for the failed disk `d` enters the array, to be rebuilt
+    /// up to block `end`; blocks below `current_to` are already current (a
+    /// resync the driver checkpointed and resumes). Online at once when
+    /// nothing is left to copy.
+    pub(crate) fn replace(
+        &mut self,
+        d: usize,
+        current_to: u64,
+        end: u64,
+    ) -> Result<(), DiskStateError> {
+        if d >= self.disks {
+            return Err(self.disk_error(d));
+        }
+        let from = self.state[d];
+        if from != DiskState::Failed {
+            return Err(DiskStateError::Transition {
+                disk: d,
+                from,
+                to: "be replaced (only a failed disk is)",
+            });
+        }
+        self.rebuild_end[d] = end;
+        // A one-disk array keeps no other copy to rebuild from: its data
+        // went with the failed disk, and the replacement is a new disk.
+        if current_to >= end || self.disks == 1 {
+            self.state[d] = DiskState::Online;
+            self.degraded = self.degraded.without(d);
         } else {
-            self.degraded.with(d)
+            self.state[d] = DiskState::Rebuilding {
+                rebuilt_to: current_to,
+            };
+        }
+        Ok(())
+    }
+
+    /// The driver asks to copy `copy` (a range of disk `d`'s blocks) next.
+    pub(crate) fn claim_resync(&mut self, d: usize, copy: &Request) -> Result<(), DiskStateError> {
+        if d >= self.disks {
+            return Err(self.disk_error(d));
+        }
+        let DiskState::Rebuilding { rebuilt_to } = self.state[d] else {
+            return Err(DiskStateError::NotRebuilding {
+                disk: d,
+                state: self.state[d],
+            });
         };
+        if self.resyncing.contains(d) {
+            return Err(DiskStateError::CopyInProgress { disk: d });
+        }
+        if copy.block != rebuilt_to {
+            return Err(DiskStateError::OutOfOrder {
+                disk: d,
+                expected: rebuilt_to,
+                block: copy.block,
+            });
+        }
+        let range_end = copy.block.saturating_add(u64::from(copy.blocks));
+        if copy.blocks == 0 || range_end > self.rebuild_end[d] {
+            return Err(DiskStateError::BadRange {
+                disk: d,
+                end: self.rebuild_end[d],
+                range_end,
+            });
+        }
+        if self.resync_source(d).is_none() {
+            return Err(DiskStateError::NoSource { disk: d });
+        }
+        let mut op = *copy;
+        op.kind = Kind::Write;
+        self.window[d] = Some(Window {
+            copy: op,
+            source: d,
+        });
+        self.resyncing = self.resyncing.with(d);
+        Ok(())
+    }
+
+    /// An online disk other than `d` to copy from: the lowest.
+    fn resync_source(&self, d: usize) -> Option<usize> {
+        (0..self.disks).find(|&e| e != d && self.state[e] == DiskState::Online)
+    }
+
+    /// Disks whose claimed range holds back writes overlapping it: those
+    /// copying it, and those that will once the writes in flight drain. A
+    /// range left without an online disk to copy from (its source failed
+    /// after the claim) holds nothing back: it would wait for ever.
+    fn barring(&self) -> DiskSet {
+        let mut barring = self.copying;
+        for d in self.resync_waiting().iter() {
+            if self.resync_source(d).is_some() {
+                barring = barring.with(d);
+            }
+        }
+        barring
+    }
+
+    /// Disks whose claimed resync range waits to start.
+    #[inline]
+    pub(crate) fn resync_waiting(&self) -> DiskSet {
+        self.resyncing.difference(self.copying)
+    }
+
+    /// Whether write `s` may overlap the range being copied to disk `d`:
+    /// compared at `d`'s copy of it, and assumed for a write with no copy
+    /// on `d` (whose blocks there the array cannot know).
+    fn overlaps_window(&self, s: Slot, d: usize) -> bool {
+        match (self.window[d], self.location(s, d)) {
+            (Some(w), Some(at)) => overlap(&w.copy, &at_copy(&self.record(s).request, at)),
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    }
+
+    /// Starts the copy of the range claimed for the idle disk `d` if no
+    /// write overlapping it is in flight (md's `raise_barrier`: the copy
+    /// reads a source no write is changing, and lands before any later
+    /// write of those blocks).
+    pub(crate) fn start_copy(&mut self, d: usize) -> Option<(Request, usize)> {
+        let mut w = self.window[d]?;
+        if self.busy.contains(d) || self.copying.contains(d) {
+            return None;
+        }
+        if !cfg!(feature = "unbarriered-resync-for-tests")
+            && let Some(first) = self.unsettled.front()
+        {
+            let mut l = first;
+            loop {
+                if self.overlaps_window(l, d) {
+                    return None;
+                }
+                l = self.unsettled.next(l);
+                if l == first {
+                    break;
+                }
+            }
+        }
+        let source = self.resync_source(d)?;
+        w.source = source;
+        self.window[d] = Some(w);
+        self.copying = self.copying.with(d);
+        self.busy = self.busy.with(d);
+        Some((w.copy, source))
+    }
+
+    /// Disk `d` finished copying its claimed range, if it was copying one:
+    /// its rebuilt mark rises past the range, and it is online once the
+    /// mark reaches the rebuild's end. Returns the copy.
+    pub(crate) fn finish_copy(&mut self, d: usize) -> Option<Request> {
+        if !self.copying.contains(d) {
+            return None;
+        }
+        self.copying = self.copying.without(d);
+        self.busy = self.busy.without(d);
+        self.resyncing = self.resyncing.without(d);
+        let w = self.window[d].take()?;
+        let to = w.copy.block + u64::from(w.copy.blocks);
+        if to >= self.rebuild_end[d] {
+            self.state[d] = DiskState::Online;
+            self.degraded = self.degraded.without(d);
+        } else {
+            self.state[d] = DiskState::Rebuilding { rebuilt_to: to };
+        }
+        Some(w.copy)
+    }
+
+    /// Whether a new write must wait for a resync barrier: it overlaps a
+    /// range being copied (at the copying disk's copy of it), or a write
+    /// already held (which it must not overtake).
+    #[inline]
+    pub(crate) fn must_hold(&self, req: &Request, copies: &Copies) -> bool {
+        if req.kind != Kind::Write
+            || (self.resyncing.is_empty() && self.barred.front().is_none())
+            || cfg!(feature = "unbarriered-resync-for-tests")
+        {
+            return false;
+        }
+        for d in self.barring().iter() {
+            let overlaps = match (self.window[d], copies.location(d)) {
+                (Some(w), Some(at)) => overlap(&w.copy, &at_copy(req, at)),
+                (Some(_), None) => true,
+                (None, _) => false,
+            };
+            if overlaps {
+                return true;
+            }
+        }
+        self.overlaps_held(req, NIL)
+    }
+
+    /// Whether `req` overlaps a held write before `before` (all of them
+    /// with `NIL`).
+    fn overlaps_held(&self, req: &Request, before: Slot) -> bool {
+        let Some(first) = self.barred.front() else {
+            return false;
+        };
+        let mut l = first;
+        while l != before {
+            if overlap(&self.record(l).request, req) {
+                return true;
+            }
+            l = self.barred.next(l);
+            if l == first {
+                break;
+            }
+        }
+        false
+    }
+
+    /// Keeps a write back until the barrier it waits for falls.
+    pub(crate) fn hold(
+        &mut self,
+        req: &Request,
+        copies: &Copies,
+        view: &ArrayView<'_>,
+    ) -> Result<(), EnqueueError> {
+        self.check_copies(req.id, copies)?;
+        let s = self.admit(req, copies, DiskSet::EMPTY, view)?;
+        self.leave_unsettled(s);
+        self.record_mut(s).held = true;
+        self.barred.push_back(s);
+        Ok(())
+    }
+
+    /// The oldest held write that may go now (it overlaps no range being
+    /// copied and no older held write), taken out of the ledger for the
+    /// caller to submit again, with its copies.
+    pub(crate) fn release_held(&mut self) -> Option<(Request, Copies)> {
+        let first = self.barred.front()?;
+        let mut l = first;
+        loop {
+            let req = self.record(l).request;
+            let blocked = self.barring().iter().any(|d| self.overlaps_window(l, d))
+                || self.overlaps_held(&req, l);
+            if !blocked {
+                let copies = self.copies(l);
+                self.barred.remove(l);
+                self.record_mut(l).held = false;
+                self.withdraw(l);
+                return Some((req, copies));
+            }
+            l = self.barred.next(l);
+            if l == first {
+                return None;
+            }
+        }
+    }
+
+    /// Whether `s` is a write held by a resync barrier.
+    pub(crate) fn is_held(&self, s: Slot) -> bool {
+        self.record(s).held
+    }
+
+    /// Withdraws the held write `s`.
+    pub(crate) fn cancel_held(&mut self, s: Slot) -> Request {
+        self.barred.remove(s);
+        self.record_mut(s).held = false;
+        let req = self.request(s);
+        self.withdraw(s);
+        req
+    }
+
+    /// A held write that could not be submitted again: admitted bare and
+    /// reported failed.
+    pub(crate) fn fail_released(&mut self, req: &Request, copies: &Copies, view: &ArrayView<'_>) {
+        if let Ok(s) = self.admit(req, copies, DiskSet::EMPTY, view) {
+            self.fail(s);
+        }
+    }
+
+    /// Whether any write is held by a resync barrier.
+    #[inline]
+    pub(crate) fn holds_writes(&self) -> bool {
+        self.barred.front().is_some()
     }
 
     /// `s` lost its operation on the failed disk `d`. A write skips `d` (and
@@ -916,6 +1334,7 @@ impl<S: Storage> Ledger<S> {
             skipped: if settled { r.skipped } else { DiskSet::EMPTY },
             failed: (bits & REPORT_FAILED != 0).then_some(req),
             abort: DiskSet::EMPTY,
+            resynced: None,
         };
         self.retire_if_idle(s);
         Some(c)

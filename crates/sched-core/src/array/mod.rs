@@ -17,14 +17,9 @@
 //! being propagated); writes skip failed disks and say so in their
 //! [`Completion::skipped`], so the driver knows what to resync.
 //!
-//! Overlapping writes keep their order on each disk: when a write has been
-//! acknowledged before all its copies are written (under [`Ack::First`] or
-//! a quorum) and a later write overlaps it, a disk holding both writes the
-//! earlier first, whatever its queue discipline would choose, so no copy
-//! ends with older data than the array acknowledged (DMQ's disk queues and
-//! CMQ's auxiliary queues; the single-queue family starts a write on every
-//! disk at once). Overlapping writes the array has not acknowledged are the
-//! submitter's to order, as on any block device.
+//! The array never returns stale data: see [`ArrayPolicy`] for the
+//! guarantee, the order of overlapping writes and the resync barrier that
+//! give it, and the disk state machine.
 //!
 //! The driver loop, the same in the emulator, the transaction simulator and a
 //! block device (this one compiles; see the crate's `examples/` for a full one):
@@ -128,7 +123,9 @@ pub use crate::error::ArraySpecError;
 pub use crate::policy_table::AnyArray;
 pub use crate::policy_table::{AnyRouting, AnyStartRule, ArraySpec, Routing};
 
-use crate::error::{BuildError, CancelError, CompleteError, EnqueueError, PollError};
+use crate::error::{
+    BuildError, CancelError, CompleteError, DiskStateError, EnqueueError, PollError,
+};
 use crate::request::{Dispatch, Head, Nanos, Request, RequestId};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 
@@ -146,6 +143,17 @@ pub enum Ack {
 }
 
 /// The health of one disk of an array.
+///
+/// A disk moves only along Online → Failed → Rebuilding → Online:
+/// [`ArrayPolicy::fail_disk`] takes a working disk out,
+/// [`ArrayPolicy::replace_disk`] puts a replacement in its place, and the
+/// array brings it online when its resync ([`ArrayPolicy::resync`]) has
+/// copied the last range. A blank disk is never declared current by the
+/// driver; only a replacement whose blocks the driver has kept current
+/// (a resync checkpointed before a restart, md's `recovery_offset`) may
+/// start part way, or online when nothing is left; and the replacement in a
+/// one-disk array, which has no copy to rebuild from (its data went with
+/// the failed disk), is online at once, like a new plain disk.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum DiskState {
     /// Serving reads and writes.
@@ -155,11 +163,30 @@ pub enum DiskState {
     Failed,
     /// A replacement being resynchronised: it receives every write, and
     /// serves reads of copies lying wholly below `rebuilt_to` (a block number
-    /// on this disk), which the driver raises as its resync progresses.
+    /// on this disk), which rises as the array's resync copies are written.
     Rebuilding {
         /// Blocks `0..rebuilt_to` of this disk hold current data.
         rebuilt_to: u64,
     },
+}
+
+/// How a replacement disk is to be rebuilt: blocks `current_to..end` of it
+/// are copied from the other disks, in ranges the driver asks for with
+/// [`ArrayPolicy::resync`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Rebuild {
+    /// Blocks below this are already current: 0 for a blank disk; a mark the
+    /// driver checkpointed with the disk's data, to resume a resync.
+    pub current_to: u64,
+    /// The block after the last to copy (the disk's capacity, usually).
+    pub end: u64,
+}
+
+impl Rebuild {
+    /// A blank disk whose blocks `0..end` are all to be copied.
+    pub const fn whole(end: u64) -> Self {
+        Rebuild { current_to: 0, end }
+    }
 }
 
 /// What the driver shows the policy of its disks at a moment: the clock, each
@@ -184,6 +211,12 @@ pub struct Start {
     pub disk: usize,
     /// The operation and the arm's path to it.
     pub dispatch: Dispatch,
+    /// A resync copy (the range the driver asked for with
+    /// [`ArrayPolicy::resync`], as a write on the rebuilding `disk`): the
+    /// driver reads those blocks' data now from this online disk, where its
+    /// layout puts them, and writes it on `disk`. `None` for every other
+    /// operation.
+    pub copy_from: Option<usize>,
 }
 
 /// What one finished operation (or one disk failure) means for the array.
@@ -212,6 +245,9 @@ pub struct Completion {
     /// copies of a read that has just completed). The policy already counts
     /// them as idle.
     pub abort: DiskSet,
+    /// A resync copy now written on its disk: the disk's rebuilt mark has
+    /// risen past it (see [`ArrayPolicy::disk_state`]; online after the last).
+    pub resynced: Option<Request>,
 }
 
 impl Completion {
@@ -223,21 +259,70 @@ impl Completion {
 
 /// A scheduling policy for an array of disks holding copies of the same data.
 ///
+/// # What a read returns
+///
+/// A read never returns data older than the newest write acknowledged
+/// before the read was submitted, whatever the policy, the acknowledgement
+/// rule ([`Ack`]) or the routing, through failures, replacements and
+/// rebuilds. Three mechanisms give it, all inside the array:
+///
+/// - **Overlapping writes are serialised per disk.** Two writes whose block
+///   ranges overlap reach every disk holding both in submission order: a
+///   disk about to start a write first starts any earlier overlapping write
+///   still due on it, whatever its queue discipline prefers, and a common
+///   queue (CMQ) hands out an earlier overlapping write before a later one.
+///   All copies therefore end with the data of the last write submitted,
+///   and an early acknowledgement ([`Ack::First`], a quorum) can never be
+///   overtaken by an older copy landing late. We order rather than version
+///   the copies because a disk holds one version of a block: refusing a
+///   stale copy after it is written would need a second place to keep it;
+///   holding the later write costs nothing unless two writes in flight
+///   overlap, the case md also serialises. Writes that do not overlap keep
+///   their discipline's order.
+/// - **Reads go only to current copies**: online disks, or rebuilding ones
+///   below their rebuilt mark, that are not still to write an acknowledged
+///   write overlapping the read.
+/// - **Resync barriers.** A rebuilding disk is copied in ranges the driver
+///   asks for ([`resync`](Self::resync)); while a range is claimed, new
+///   writes overlapping it (or with no copy on that disk, whose blocks
+///   there the array cannot know) wait, held out of every queue; the copy
+///   starts only once no write overlapping it is in flight (md's `raise_barrier` /
+///   `wait_barrier`), so it reads a source no write is changing and lands
+///   before any later write of those blocks, and the rebuilt mark rises only
+///   when the copy is on the disk ([`Completion::resynced`]).
+///
+/// Overlap is judged on the logical request's blocks (and, for a resync
+/// range, on the rebuilding disk's copy). The bookkeeping is allocation
+/// free: writes in flight are counted per bucket of blocks, so a write
+/// learns at admission, from its buckets, whether it overlaps one (then by
+/// a walk of the writes in flight); only such a write, when it starts,
+/// walks the writes submitted before it. Otherwise it costs a flag test per
+/// start and a mask test while no disk is rebuilding, and nothing on
+/// single-disk policies.
+///
+/// Two limits: a write-one-copy policy (the EW-Array) leaves the holders
+/// it skips to its driver, which must give a read only copies it knows
+/// current; and a rebuild copies from the lowest online disk, which for
+/// such a policy may lack writes its driver has yet to propagate (the
+/// driver knows which: [`Start::copy_from`] names the source).
+///
+/// # Protocol
+///
 /// The methods fall in three groups, as in a protocol state machine:
 ///
 /// - **Inputs**: [`submit`](Self::submit) a logical request with its copies;
 ///   [`complete`](Self::complete) when a disk finishes its operation;
 ///   [`cancel`](Self::cancel) a request no longer wanted;
-///   [`set_disk_state`](Self::set_disk_state) when a disk fails, is replaced
-///   or has been rebuilt further.
+///   [`fail_disk`](Self::fail_disk), [`replace_disk`](Self::replace_disk)
+///   and [`resync`](Self::resync) for the life of a disk.
 /// - **Outputs**: [`poll_start`](Self::poll_start), the next operation to
 ///   start on an idle disk; [`poll_event`](Self::poll_event), completions
 ///   caused by a disk failure rather than by a finished operation;
 ///   [`next_eligible_at`](Self::next_eligible_at), the wake-up hint of queue
 ///   disciplines that hold work back.
 /// - **Getters**: [`disks`](Self::disks), [`disk_state`](Self::disk_state),
-///   [`in_system`](Self::in_system), [`is_busy`](Self::is_busy), the queue
-///   lengths.
+///   [`in_system`](Self::in_system), [`contains`](Self::contains),
+///   [`is_busy`](Self::is_busy), the queue lengths.
 ///
 /// After every input the driver drains the outputs: `poll_event` until
 /// `None`, then `poll_start` until `None`, starting each operation on its disk.
@@ -284,19 +369,42 @@ pub trait ArrayPolicy {
     /// started, since withdrawing it would leave the copies inconsistent.
     fn cancel(&mut self, id: RequestId) -> Result<Request, CancelError>;
 
-    /// Changes the state of `disk`. Failing a disk drops the operation it was
-    /// serving and the operations queued for it: writes skip it, reads move
-    /// to another up-to-date copy or fail. Their outcomes come out of
-    /// [`poll_event`](Self::poll_event).
+    /// Disk `disk` (online or rebuilding) fails. The operation it was
+    /// serving and those queued for it are dropped: writes skip it, reads
+    /// move to another up-to-date copy or fail; their outcomes come out of
+    /// [`poll_event`](Self::poll_event). A resync of the disk ends.
     ///
     /// # Errors
-    /// [`CompleteError::NoSuchDisk`].
-    fn set_disk_state(
-        &mut self,
-        disk: usize,
-        state: DiskState,
-        view: &ArrayView<'_>,
-    ) -> Result<(), CompleteError>;
+    /// [`DiskStateError::NoSuchDisk`]; [`DiskStateError::Transition`] for a
+    /// disk already failed.
+    fn fail_disk(&mut self, disk: usize, view: &ArrayView<'_>) -> Result<(), DiskStateError>;
+
+    /// A replacement takes the failed disk `disk`'s place: it is
+    /// [`DiskState::Rebuilding`] from `rebuild.current_to` (online at once if
+    /// that is at or past `rebuild.end`, or in a one-disk array), receives
+    /// every write, and serves reads below its rebuilt mark.
+    ///
+    /// # Errors
+    /// [`DiskStateError::NoSuchDisk`]; [`DiskStateError::Transition`] for a
+    /// disk that has not failed.
+    fn replace_disk(&mut self, disk: usize, rebuild: Rebuild) -> Result<(), DiskStateError>;
+
+    /// The driver asks for the next range of the rebuilding `disk` to be
+    /// copied: `copy` (its id the driver's, unused by any request in the
+    /// array; `block` the disk's rebuilt mark; `blocks` at least one, within
+    /// the rebuild; `cylinder` where the range lies on the disk). New writes
+    /// overlapping the range wait from now on; the copy comes out of
+    /// [`poll_start`](Self::poll_start) (with [`Start::copy_from`]) once
+    /// no write overlapping it is in flight and the disk is idle; its
+    /// [`complete`](Self::complete) raises the mark (with
+    /// [`Completion::resynced`]). One range at a time per disk.
+    ///
+    /// # Errors
+    /// [`DiskStateError::NotRebuilding`], [`DiskStateError::CopyInProgress`],
+    /// [`DiskStateError::OutOfOrder`], [`DiskStateError::BadRange`],
+    /// [`DiskStateError::NoSource`] (no other disk online), or
+    /// [`DiskStateError::NoSuchDisk`]; nothing changes.
+    fn resync(&mut self, disk: usize, copy: Request) -> Result<(), DiskStateError>;
 
     /// The next operation to start on an idle disk, or `None` when nothing can
     /// start now. The driver calls it until it returns `None`.
@@ -324,6 +432,11 @@ pub trait ArrayPolicy {
 
     /// Logical requests submitted and neither finished, failed nor cancelled.
     fn in_system(&self) -> usize;
+
+    /// Whether the array still holds request `id`: open, a write still
+    /// settling its copies, or an operation still in service or to report.
+    /// Until it is false, submitting that id again is refused as a duplicate.
+    fn contains(&self, id: RequestId) -> bool;
 
     /// Whether `disk` is serving an operation.
     fn is_busy(&self, disk: usize) -> bool;

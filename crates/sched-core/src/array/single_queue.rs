@@ -111,6 +111,7 @@ impl<R: StartRule, S: Storage> SqQueues<R, S> {
         Some(Start {
             disk: d,
             dispatch: Dispatch::direct(ledger.op(s, d)),
+            copy_from: None,
         })
     }
 }
@@ -239,5 +240,9 @@ impl<R: StartRule, S: Storage> Queues<S> for SqQueues<R, S> {
 
     fn aux_len(&self, _disk: usize) -> usize {
         0
+    }
+
+    fn committed(&self, disk: usize) -> bool {
+        self.ready[disk] != NIL
     }
 }

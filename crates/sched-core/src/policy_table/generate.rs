@@ -824,13 +824,21 @@ macro_rules! policy_table {
             fn cancel(&mut self, id: RequestId) -> Result<Request, CancelError> {
                 policy_table!(@each_array self, [$($CV)*], p => p.cancel(id))
             }
-            fn set_disk_state(
+            fn fail_disk(
                 &mut self,
                 disk: usize,
-                state: DiskState,
                 view: &ArrayView<'_>,
-            ) -> Result<(), CompleteError> {
-                policy_table!(@each_array self, [$($CV)*], p => p.set_disk_state(disk, state, view))
+            ) -> Result<(), DiskStateError> {
+                policy_table!(@each_array self, [$($CV)*], p => p.fail_disk(disk, view))
+            }
+            fn replace_disk(&mut self, disk: usize, rebuild: Rebuild) -> Result<(), DiskStateError> {
+                policy_table!(@each_array self, [$($CV)*], p => p.replace_disk(disk, rebuild))
+            }
+            fn resync(&mut self, disk: usize, copy: Request) -> Result<(), DiskStateError> {
+                policy_table!(@each_array self, [$($CV)*], p => p.resync(disk, copy))
+            }
+            fn contains(&self, id: RequestId) -> bool {
+                policy_table!(@each_array self, [$($CV)*], p => p.contains(id))
             }
             #[inline]
             fn poll_start(&mut self, view: &ArrayView<'_>) -> Result<Option<Start>, PollError> {

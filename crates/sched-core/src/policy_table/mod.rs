@@ -59,7 +59,7 @@ pub(crate) use grammar::{Codec, Separator};
 use crate::array::*;
 use crate::error::{ArraySpecError, BuildError, CancelError, EnqueueError, SpecError};
 #[cfg(feature = "alloc")]
-use crate::error::{CompleteError, PollError};
+use crate::error::{CompleteError, DiskStateError, PollError};
 use crate::policy::*;
 use crate::registry::{ComposedParameters, Parameter, PolicyInfo, PolicyKind, Uses};
 use crate::request::{Dispatch, Head, Nanos, Request, RequestId};
