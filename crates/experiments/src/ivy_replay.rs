@@ -141,7 +141,9 @@ pub enum IvyError {
     Unfinished(&'static str),
     /// `ivy-exact`'s shadow of a disk predicted another completion time for
     /// a read than the disk's (a bug, reported: the rule would not be exact).
-    #[error("ivy-exact: a read predicted to complete at {predicted} ns completed at {completed} ns")]
+    #[error(
+        "ivy-exact: a read predicted to complete at {predicted} ns completed at {completed} ns"
+    )]
     ShadowDiverged {
         /// The shadow's completion time.
         predicted: Nanos,
@@ -654,7 +656,9 @@ impl Shadow {
     /// Queues `req` at `now`: when it will complete.
     fn serve(&mut self, req: &Request, now: Nanos) -> Nanos {
         let start = self.free_at.max(now);
-        let b = self.model.serve(req, Travel::Direct, start, &mut self.service);
+        let b = self
+            .model
+            .serve(req, Travel::Direct, start, &mut self.service);
         self.free_at = start + b.total();
         self.free_at
     }
@@ -863,7 +867,15 @@ impl IvyRun<'_> {
             };
             self.copy_wait.add((now - w.queued) as f64);
             self.copy_operations += 1;
-            self.submit(sim, w.traced, w.work, w.block, w.blocks, DiskSet::only(d), now)?;
+            self.submit(
+                sim,
+                w.traced,
+                w.work,
+                w.block,
+                w.blocks,
+                DiskSet::only(d),
+                now,
+            )?;
         }
         Ok(())
     }

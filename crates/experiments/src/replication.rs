@@ -507,7 +507,11 @@ impl Replication {
         mut piece: impl FnMut(u64, u32, DiskSet),
     ) {
         if !self.split {
-            piece(block, blocks, disks(&self.objects[self.object_of(block) as usize]));
+            piece(
+                block,
+                blocks,
+                disks(&self.objects[self.object_of(block) as usize]),
+            );
             return;
         }
         let end = block + u64::from(blocks);

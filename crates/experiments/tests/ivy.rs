@@ -284,25 +284,33 @@ fn lo_findings_with_free_copies_on_the_hp7937() {
     let wait = mean_of(&points, &lo(Rnw1, 3, Exact, Background), "copy_wait_ms");
     println!("RNW1 background copy wait at 3 copies: {wait:.1} ms");
 
+    // Measured (ms, read/write at 1, 2, 3, 7 copies, 2 replications):
+    // one disk 202.4/248.5; free copies: RNWN 47.0/163.2, 27.9/152.3,
+    // 24.3/145.9; RNW1 99.8/206.7, 99.8/207.6, 98.0/207.1; RNW1CR
+    // 25.7/99.4, 23.4/76.6, 20.5/49.3; scatter 32.5/102.4, 28.0/75.1,
+    // 25.5/48.6; scatter + RNW1CR 25.1/98.8, 22.5/76.2, 20.5/49.0.
+
     // §6.3: RNW1's "mean write turnaround time also drops as the number of
     // copies increases" (Triangle / −4 % at three copies): its reads move
     // off the master's disk, so its writes queue behind fewer of them.
+    // Measured 0.835.
     within(
         "free: RNW1 write, 3 vs 1 copies",
         write(Rnw1, 3, Free) / write(Rnw1, 1, Free),
-        0.0,
-        1.0,
+        0.78,
+        0.9,
     );
     // §7: "dynamic replication worked better than mirror disks": RNW1CR
     // reads faster than RNWN at three copies (RNWN's disks all take every
-    // write).
+    // write). Measured 0.837.
     within(
         "free: RNW1CR read / RNWN read at 3 copies",
         read(Rnw1Cr, 3, Free) / read(Rnwn, 3, Free),
-        0.0,
-        1.0,
+        0.76,
+        0.93,
     );
     // §6.6: scatter + RNW1CR writes "as good as random scattering".
+    // Measured 0.965, 1.015, 1.008.
     for n in [2, 3, 7] {
         within(
             &format!("free: scatter + RNW1CR write / scatter write at {n} copies"),
@@ -311,14 +319,51 @@ fn lo_findings_with_free_copies_on_the_hp7937() {
             1.05,
         );
     }
-    // §6.2: RNWN reads fall with copies, then "level off".
+    // §6.2: RNWN reads fall with copies, then "level off" (the gain from
+    // 3 to 7 under 15 % of that from 1 to 2). Measured 0.023.
     let r: Vec<f64> = [1, 2, 3, 7].iter().map(|&n| read(Rnwn, n, Free)).collect();
-    assert!(r[0] > r[1] && r[1] > r[2], "RNWN reads fall 1 → 2 → 3: {r:?}");
+    assert!(
+        r[0] > r[1] && r[1] > r[2],
+        "RNWN reads fall 1 → 2 → 3: {r:?}"
+    );
     within(
         "free: RNWN read gain 3 → 7 / gain 1 → 2",
         (r[2] - r[3]) / (r[0] - r[1]),
-        -0.05,
-        0.15,
+        0.0,
+        0.1,
+    );
+
+    // Foreground copies (a read and N − 1 writes of 64 KB per copy round,
+    // queued FIFO with the trace's I/O) reverse each finding: RNW1's copy
+    // reads all queue on the master's disk, ahead of its writes, so its
+    // writes slow as copies rise (measured 1.085); RNW1CR's reads queue
+    // behind copy traffic RNWN never has (1.37); scatter + RNW1CR's copy
+    // writes land on the disks scatter keeps for its own writes (1.58).
+    within(
+        "foreground: RNW1 write, 3 vs 1 copies",
+        write(Rnw1, 3, Foreground) / write(Rnw1, 1, Foreground),
+        1.03,
+        1.15,
+    );
+    within(
+        "foreground: RNW1CR read / RNWN read at 3 copies",
+        read(Rnw1Cr, 3, Foreground) / read(Rnwn, 3, Foreground),
+        1.2,
+        1.55,
+    );
+    within(
+        "foreground: scatter + RNW1CR write / scatter write at 3 copies",
+        write(ScatterRnw1Cr, 3, Foreground) / write(Scatter, 3, Foreground),
+        1.4,
+        1.75,
+    );
+    let ops = |p, n, c| mean_of(&points, &lo(p, n, Exact, c), "copy_operations");
+    println!(
+        "copy operations at 3 copies: RNW1 {} / {}, RNW1CR {} / {} (background / foreground)",
+        ops(Rnw1, 3, Background),
+        ops(Rnw1, 3, Foreground),
+        ops(Rnw1Cr, 3, Background),
+        ops(Rnw1Cr, 3, Foreground)
     );
 
     // Background copies cost the writes something, foreground copies more:
@@ -438,7 +483,12 @@ fn ivy_exact_predicts_every_read_to_the_nanosecond() {
     // Lo's rule is FIFO's: under C-LOOK it is refused, naming the flag.
     let clook = IvyConfig {
         discipline: PolicySpec::CLook,
-        ..lo(ReplicationPolicy::Rnwn, 2, CopySelection::IvyExact, CopyCost::Free)
+        ..lo(
+            ReplicationPolicy::Rnwn,
+            2,
+            CopySelection::IvyExact,
+            CopyCost::Free,
+        )
     };
     let e = experiments::run_ivy(&trace, &clook, experiments::seeds::Unit::new(1, 0, 0))
         .unwrap_err()

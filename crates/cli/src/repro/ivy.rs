@@ -251,7 +251,14 @@ impl Results {
         extent_bytes: u64,
         cost: CopyCost,
     ) -> Option<&IvyPoint> {
-        self.under(policy, copies, selection, extent_bytes, cost, self.discipline)
+        self.under(
+            policy,
+            copies,
+            selection,
+            extent_bytes,
+            cost,
+            self.discipline,
+        )
     }
 
     /// [`get`](Self::get) under a given per-disk discipline.
