@@ -480,7 +480,8 @@ pub fn reproduce(options: &IvyOptions) -> Result<Reproduction> {
         &replayed,
     )?;
     // The other object sizes (the first copy cost), and the other
-    // discipline (every copy cost), under the first routing.
+    // discipline (the first copy cost at every number of copies, the
+    // others at the headline's 1, 2 and 3), under the first routing.
     let mut others = Vec::new();
     for &extent in &extents[1..] {
         for &policy in &policies {
@@ -496,11 +497,13 @@ pub fn reproduce(options: &IvyOptions) -> Result<Reproduction> {
     if let Some(discipline) = compared {
         let routing = compared_routing(routings[0], discipline);
         for &policy in &policies {
-            for &cost in &costs {
+            for (k, &cost) in costs.iter().enumerate() {
                 for &n in &options.copies {
-                    others.push(config_under(
-                        policy, n, routing, extents[0], cost, discipline,
-                    ));
+                    if k == 0 || n <= 3 {
+                        others.push(config_under(
+                            policy, n, routing, extents[0], cost, discipline,
+                        ));
+                    }
                 }
             }
         }
@@ -564,7 +567,7 @@ pub fn reproduce(options: &IvyOptions) -> Result<Reproduction> {
             options,
             &results,
             &policies,
-            &costs,
+            costs[0],
             routings[0],
             extents[0],
             other,
@@ -884,7 +887,7 @@ fn discipline_table(
     options: &IvyOptions,
     results: &Results,
     policies: &[ReplicationPolicy],
-    costs: &[CopyCost],
+    cost: CopyCost,
     selection: CopySelection,
     extent: u64,
     other: PolicySpec,
@@ -902,29 +905,27 @@ fn discipline_table(
     let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
     let mut t = Table::new(
         format!(
-            "Per-disk discipline ({} under {a}, {} under {b}): read / write turnaround, ms",
+            "Per-disk discipline ({} under {a}, {} under {b}; {cost} copies): read / write turnaround, ms",
             selection.name(),
             other_selection.name()
         ),
         &columns,
     );
     for &policy in policies {
-        for &cost in costs_of(policy, costs) {
-            for &n in &options.copies {
-                let at = |d, r, metric| {
-                    results
-                        .under(policy, n, r, extent, cost, d)
-                        .map_or(Cell::Missing, |p| cell(&p.metrics, metric, 2))
-                };
-                t.row(vec![
-                    Cell::text(policy_cost(policy, cost, costs)),
-                    Cell::Int(n as u64),
-                    at(options.discipline, selection, "read_mean_ms"),
-                    at(other, other_selection, "read_mean_ms"),
-                    at(options.discipline, selection, "write_mean_ms"),
-                    at(other, other_selection, "write_mean_ms"),
-                ]);
-            }
+        for &n in &options.copies {
+            let at = |d, r, metric| {
+                results
+                    .under(policy, n, r, extent, cost, d)
+                    .map_or(Cell::Missing, |p| cell(&p.metrics, metric, 2))
+            };
+            t.row(vec![
+                Cell::text(policy.label()),
+                Cell::Int(n as u64),
+                at(options.discipline, selection, "read_mean_ms"),
+                at(other, other_selection, "read_mean_ms"),
+                at(options.discipline, selection, "write_mean_ms"),
+                at(other, other_selection, "write_mean_ms"),
+            ]);
         }
     }
     t.note("Lo's simulator served each disk's queue FIFO; HP-UX swept it (C-LOOK). The expected-turnaround estimate counts the queued work the discipline serves ahead of the read (Scheduler::work_ahead), so it applies under either; Lo's exact rule (ivy-exact) is defined for FIFO queues only");
