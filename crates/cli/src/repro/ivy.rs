@@ -2,8 +2,10 @@
 //! Labs HPL-CSP-90-48, 1990): dynamic N-copy replication replayed on a real
 //! week of HP-UX disk traffic (`ajw.1week.srt`), every replication policy
 //! (RNWN, RNW1, RNW1CR, scatter, scatter + RNW1CR) against the number of
-//! copies, and Ivy's least-expected-turnaround copy selection side by side
-//! with Linux md's read balancing, the shortest queue and random routing.
+//! copies, and Lo's exact copy choice (`ivy-exact`, FIFO queues) and an
+//! estimate of it (`expected-turnaround`) side by side with Linux md's read
+//! balancing, the shortest queue and random routing. The headline tables
+//! state their one-copy baseline beside Lo's, FIFO and C-LOOK side by side.
 //!
 //! The tables have the paper's columns (§6.1, Tables 5–15) with 95 %
 //! intervals over replications, which differ in their random choices:
