@@ -196,6 +196,18 @@ impl IvyOptions {
         }
     }
 
+    /// The structural choices that differ from the defaults, for titles.
+    fn structure(&self) -> String {
+        let mut s = String::new();
+        if self.units == Units::Overlay {
+            s.push_str(", units overlaid");
+        }
+        if self.no_split {
+            s.push_str(", requests unsplit");
+        }
+        s
+    }
+
     fn copy_costs(&self) -> Vec<CopyCost> {
         if self.copy_cost.is_empty() {
             vec![CopyCost::Free]
@@ -583,11 +595,12 @@ pub fn reproduce(options: &IvyOptions) -> Result<Reproduction> {
     Ok(Reproduction {
         tables,
         title: format!(
-            "Lo 1990 (Ivy): turnaround against copies, {trace_name} on {label}; {} copy selection, {} copies, {} KB objects, {} queues",
+            "Lo 1990 (Ivy): turnaround against copies, {trace_name} on {label}; {} copy selection, {} copies, {} KB objects, {} queues{}",
             routings[0].name(),
             costs[0],
             extents[0] / 1024,
-            options.discipline.name().to_ascii_uppercase()
+            options.discipline.name().to_ascii_uppercase(),
+            options.structure()
         ),
         panels: panels(
             options,
@@ -639,12 +652,13 @@ fn policy_table(
     };
     let mut t = Table::new(
         format!(
-            "Ivy, {}: {} on {} ({} queues, {} KB objects, {copies})",
+            "Ivy, {}: {} on {} ({} queues, {} KB objects, {copies}{})",
             policy.label(),
             options.trace.display(),
             disk,
             options.discipline,
-            extent / 1024
+            extent / 1024,
+            options.structure()
         ),
         &columns,
     );
