@@ -200,7 +200,7 @@ fn ivy_findings_on_the_traced_week() {
         0.5,
     );
 
-    // Copy selection at N = 2, 3: Ivy's least expected turnaround beats
+    // Copy selection at N = 2, 3: the expected-turnaround estimate beats
     // Linux md's read balancing and random routing under every
     // replicating policy (RNWN N = 2: 22.9 against 30.5 and 26.5 ms). It
     // does NOT beat the shortest queue: on this trace a read mostly finds
