@@ -4,9 +4,13 @@
 //!
 //! - **The trace** is read once into memory ([`IvyTrace`], 24 bytes a
 //!   request: 44,519 requests of HP's `ajw.1week.srt` take 1 MB) and shared
-//!   by every configuration of a sweep. Each traced disk is replicated on
-//!   its own N disks (one [`ArrayDevice`] a traced disk), so N = 1 replays
-//!   the traced system as it was.
+//!   by every configuration of a sweep. By default ([`Units::Separate`])
+//!   each traced disk is replicated on its own N disks (one [`ArrayDevice`]
+//!   a traced disk), as Lo simulated each file system alone (§6.1), so
+//!   N = 1 replays each traced disk as it was. [`Units::Overlay`] puts
+//!   every traced disk on one set of N disks, each scaled over the whole
+//!   drive (the traced machine held root and swap on one HP 7937): the
+//!   units then contend for the same arms.
 //! - **The disks** are the drive the trace was recorded on, from its SRT
 //!   header ([`disk_emu::disk::from_srt`]), or any model: its blocks must be
 //!   the trace's blocks (the trace is loaded in the model's block size), and
@@ -17,18 +21,31 @@
 //!   place on the stroke and its length in bytes. (The paper's HP 7935 and
 //!   HP 7937 are larger than the traced `hp335h`: the map stretches.)
 //! - **Copy selection** is a DMQ read routing ([`CopySelection`]) over a
-//!   per-disk queue discipline (FCFS as in the paper, C-LOOK as HP-UX swept).
+//!   per-disk queue discipline (FCFS as in the paper, C-LOOK as HP-UX swept),
+//!   or, under FCFS, Lo's exact rule ([`CopySelection::IvyExact`]), which
+//!   the replay applies itself from an exact shadow of every disk.
+//! - **Copies** cost what [`CopyCost`] says: nothing (Lo), disk work queued
+//!   apart at lower priority, or disk work queued with the foreground. A
+//!   background operation starts only on a disk with nothing queued or in
+//!   service, and then runs to its end (a foreground arrival waits behind
+//!   it). Nothing bounds how long it waits: while a disk never idles its
+//!   copy work waits, the object keeps serving reads from the copies it
+//!   has, and the work is done when the disk next idles (at the latest when
+//!   the trace ends and the queues drain). No claim is made that copies
+//!   keep up on a busier trace; [`IvyMeasures::copy_wait`] says how long
+//!   they waited.
 //! - **What is measured** (Lo §6.1): the mean seek distance of every disk
 //!   operation; the mean number of operations at a disk (queued or in
 //!   service, not counting the newcomer) as seen by each operation arriving
 //!   there — every operation (disk queue length), the reads, and the write
 //!   operations (each copy of a write) —; and the mean and standard
 //!   deviation of read, write and overall turnaround, from a request's
-//!   arrival to its completion (a write's: its acknowledgement). Copy
+//!   arrival to its completion (a write's: its acknowledgement; a request
+//!   cut into pieces at object boundaries: its last piece's). Copy
 //!   traffic counts in the seek distance and the disk queue length, not in
 //!   the read and write columns.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -36,13 +53,15 @@ use disk_emu::disk::{DiskError, DiskModel, DiskSpec, from_srt};
 use disk_emu::trace::{self, TraceError, TraceFormat, TraceOptions};
 use disk_emu::{ArrayDevice, Device, DeviceError, Moments, Outcome, Stream};
 use sched_core::array::{ArrayPolicy, ArraySpec, Copies, DiskSet, Location, MAX_COPIES, Routing};
-use sched_core::{Boxed, BuildError, Kind, Nanos, PolicySpec, Request, RequestId};
+use sched_core::{
+    Boxed, BuildError, EnqueueError, Kind, Nanos, PolicySpec, Request, RequestId, Travel,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::confidence::{MetricTable, StatsError};
 use crate::replication::{
-    CopyJob, CopyTimer, Replication, ReplicationConfig, ReplicationError, ReplicationPolicy,
-    ReplicationSummary,
+    CopyCost, CopyJob, CopyTimer, Replication, ReplicationConfig, ReplicationError,
+    ReplicationPolicy, ReplicationSummary,
 };
 use crate::seeds::{Purpose, Unit};
 use crate::sharding::{ShardFailure, replicate_points};
@@ -98,6 +117,11 @@ pub enum IvyError {
     /// The replication layer refused its parameters or a request.
     #[error(transparent)]
     Replication(#[from] ReplicationError),
+    /// Lo's exact copy choice asked for under a discipline that reorders.
+    #[error(
+        "routing ivy-exact is Lo's FIFO rule (the queued work is what the disk serves first): it needs fcfs queues, not {0}"
+    )]
+    ExactNeedsFcfs(PolicySpec),
     /// The array policy refused its parameters.
     #[error("policy: {0}")]
     Build(#[from] BuildError),
@@ -115,6 +139,17 @@ pub enum IvyError {
     /// The run ended with work unfinished (a bug, reported).
     #[error("the replay ended with {0}")]
     Unfinished(&'static str),
+    /// `ivy-exact`'s shadow of a disk predicted another completion time for
+    /// a read than the disk's (a bug, reported: the rule would not be exact).
+    #[error(
+        "ivy-exact: a read predicted to complete at {predicted} ns completed at {completed} ns"
+    )]
+    ShadowDiverged {
+        /// The shadow's completion time.
+        predicted: Nanos,
+        /// The disk's.
+        completed: Nanos,
+    },
     /// Summarising the replications failed.
     #[error(transparent)]
     Stats(#[from] StatsError),
@@ -285,11 +320,20 @@ pub enum IvyDisk {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CopySelection {
-    /// Ivy's least expected turnaround, the queued work counted as the
-    /// per-disk discipline would serve it (`ivy-dmq`).
+    /// Lo's rule (§4.3), FCFS queues only: the disk whose queue, at the
+    /// exact service times its operations will take, empties soonest, plus
+    /// the seek from where that queue leaves the arm. The replay keeps a
+    /// shadow of each disk (its model and random stream, cloned) that serves
+    /// every operation as it is queued, in FIFO order, so the times are
+    /// the ones the disk will take, not estimates.
+    IvyExact,
+    /// An estimate of least turnaround (`ivy-dmq`): queued work counted at
+    /// expected service times, as the per-disk discipline would serve it,
+    /// plus the read's own expected service from the arm's present
+    /// position. Not Lo's rule: see [`IvyExact`](Self::IvyExact).
     LeastTurnaround,
-    /// The same counting every queued operation whatever the discipline
-    /// (`ivy-dmq:reorder=false`): Lo's FIFO reading.
+    /// The same estimate counting every queued operation whatever the
+    /// discipline (`ivy-dmq:reorder=false`).
     LeastBacklog,
     /// Linux md RAID-1's read balancing on rotating disks (`md-raid1`).
     Md,
@@ -300,8 +344,9 @@ pub enum CopySelection {
 }
 
 impl CopySelection {
-    /// The four rules compared in the tables.
-    pub const COMPARED: [CopySelection; 4] = [
+    /// The rules compared in the tables (`ivy-exact` under FCFS only).
+    pub const COMPARED: [CopySelection; 5] = [
+        CopySelection::IvyExact,
         CopySelection::LeastTurnaround,
         CopySelection::Md,
         CopySelection::ShortestQueue,
@@ -311,7 +356,8 @@ impl CopySelection {
     /// The name the command line uses.
     pub const fn name(self) -> &'static str {
         match self {
-            CopySelection::LeastTurnaround => "least-turnaround",
+            CopySelection::IvyExact => "ivy-exact",
+            CopySelection::LeastTurnaround => "expected-turnaround",
             CopySelection::LeastBacklog => "least-backlog",
             CopySelection::Md => "md",
             CopySelection::ShortestQueue => "shortest-queue",
@@ -319,9 +365,14 @@ impl CopySelection {
         }
     }
 
-    /// Every rule, by name.
+    /// Every rule, by name (`least-turnaround`, the estimate's former
+    /// name, still accepted).
     pub fn parse(name: &str) -> Option<CopySelection> {
+        if name == "least-turnaround" {
+            return Some(CopySelection::LeastTurnaround);
+        }
         [
+            CopySelection::IvyExact,
             CopySelection::LeastTurnaround,
             CopySelection::LeastBacklog,
             CopySelection::Md,
@@ -332,10 +383,18 @@ impl CopySelection {
         .find(|s| s.name() == name)
     }
 
+    /// Whether the rule is defined under `discipline` (Lo's exact rule
+    /// assumes FIFO queues).
+    pub fn defined_under(self, discipline: PolicySpec) -> bool {
+        self != CopySelection::IvyExact || discipline == PolicySpec::Fcfs
+    }
+
     /// The array policy: this routing over `disks` disks, each queue under
-    /// `discipline`.
+    /// `discipline`. (Under [`IvyExact`](Self::IvyExact) the replay names
+    /// the one disk each read goes to, which any routing then takes.)
     pub fn array_spec(self, disks: usize, discipline: PolicySpec) -> ArraySpec {
         let routing = match self {
+            CopySelection::IvyExact => Routing::LeastTurnaround { reorder: false },
             CopySelection::LeastTurnaround => Routing::LeastTurnaround { reorder: true },
             CopySelection::LeastBacklog => Routing::LeastTurnaround { reorder: false },
             CopySelection::Md => Routing::Md { rotational: true },
@@ -349,6 +408,42 @@ impl CopySelection {
             queue: discipline,
             modified: false,
         }
+    }
+}
+
+/// Which disks a traced disk's copies live on (module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Units {
+    /// Each traced disk on N disks of its own (Lo: each file system alone).
+    Separate,
+    /// Every traced disk on the same N disks.
+    Overlay,
+}
+
+impl Units {
+    /// The name the command line uses.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Units::Separate => "separate",
+            Units::Overlay => "overlay",
+        }
+    }
+}
+
+/// An unknown `units` name.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown units `{0}` (known: separate, overlay)")]
+pub struct UnknownUnits(pub String);
+
+impl std::str::FromStr for Units {
+    type Err = UnknownUnits;
+
+    fn from_str(s: &str) -> Result<Self, UnknownUnits> {
+        [Units::Separate, Units::Overlay]
+            .into_iter()
+            .find(|u| u.name() == s)
+            .ok_or_else(|| UnknownUnits(s.to_string()))
     }
 }
 
@@ -370,6 +465,14 @@ pub struct IvyConfig {
     /// RNW1 family: how long after an object's last write its copies are
     /// made.
     pub delay: Nanos,
+    /// What making a copy costs the disks.
+    pub copy_cost: CopyCost,
+    /// Each traced disk on disks of its own, or all on one set.
+    pub units: Units,
+    /// Whether a request crossing object boundaries is cut into one
+    /// operation per run of objects held alike (`false`: the request
+    /// belongs to its first block's object, Lo's whole files).
+    pub split: bool,
 }
 
 /// What one replication of one configuration measured.
@@ -389,8 +492,11 @@ pub struct IvyMeasures {
     pub write: Moments,
     /// Every request's turnaround, ns.
     pub overall: Moments,
-    /// Copy reads and copy writes issued.
+    /// Copy reads and copy writes issued (one a disk written).
     pub copy_operations: u64,
+    /// Background copy operations: how long each waited, ns, from being
+    /// queued to starting on a disk (empty under other copy costs).
+    pub copy_wait: Moments,
     /// What the replication layers did.
     pub replication: ReplicationSummary,
 }
@@ -415,7 +521,8 @@ enum Work {
     Foreground { record: u32, write: bool },
     /// The read of a copy job.
     CopyRead(CopyJob),
-    /// The write of a copy of `object` to the disks `targets`.
+    /// A write of the copy of `object` to the disks `targets` (one of them,
+    /// under background copies).
     CopyWrite {
         object: u64,
         generation: u32,
@@ -423,13 +530,37 @@ enum Work {
     },
 }
 
-/// An operation awaiting its outcome: what it is, and the traced blocks it
-/// covers.
+impl Work {
+    fn kind(self) -> Kind {
+        match self {
+            Work::Foreground { write: true, .. } | Work::CopyWrite { .. } => Kind::Write,
+            _ => Kind::Read,
+        }
+    }
+}
+
+/// An operation awaiting its outcome: what it is, the traced disk and the
+/// traced blocks it covers, and (a read under `ivy-exact`) when its shadow
+/// said it would complete.
 #[derive(Clone, Copy, Debug)]
 struct Pending {
     work: Work,
+    traced: u16,
     block: u64,
     blocks: u32,
+    predicted: Option<Nanos>,
+}
+
+/// Background copy work waiting for one of the disks `on` to idle.
+#[derive(Clone, Copy, Debug)]
+struct Deferred {
+    traced: u16,
+    work: Work,
+    block: u64,
+    blocks: u32,
+    /// A read's sources, or a write's one target.
+    on: DiskSet,
+    queued: Nanos,
 }
 
 /// The array behind each traced disk.
@@ -464,6 +595,10 @@ impl PendingSlots {
         RequestId(self.sequence << SLOT_BITS | u64::from(slot))
     }
 
+    fn get_mut(&mut self, id: RequestId) -> &mut Pending {
+        &mut self.slots[(id.0 & ((1 << SLOT_BITS) - 1)) as usize]
+    }
+
     fn take(&mut self, id: RequestId) -> Pending {
         let slot = (id.0 & ((1 << SLOT_BITS) - 1)) as u32;
         self.free.push(slot);
@@ -496,6 +631,39 @@ impl Seen {
     }
 }
 
+/// A disk as `ivy-exact` sees it: a clone of its model and of its random
+/// stream, which serves every operation when it is queued, at the moment
+/// the FIFO disk will start it. The times are therefore the disk's own
+/// (what Lo's simulator computed as each request was queued, §4.3), and the
+/// model's arm is where the queue will leave it.
+struct Shadow {
+    model: DiskModel,
+    service: Stream,
+    /// When the last operation queued will complete.
+    free_at: Nanos,
+}
+
+impl Shadow {
+    /// Lo's cost of a read at `cylinder` on this disk at `now`: the queue's
+    /// remaining work plus the seek from where it leaves the arm.
+    fn cost(&self, cylinder: u32, now: Nanos) -> Nanos {
+        let seek = self
+            .model
+            .seek_time(self.model.head().cylinder.abs_diff(cylinder));
+        self.free_at.saturating_sub(now).saturating_add(seek)
+    }
+
+    /// Queues `req` at `now`: when it will complete.
+    fn serve(&mut self, req: &Request, now: Nanos) -> Nanos {
+        let start = self.free_at.max(now);
+        let b = self
+            .model
+            .serve(req, Travel::Direct, start, &mut self.service);
+        self.free_at = start + b.total();
+        self.free_at
+    }
+}
+
 /// The driver's own events.
 #[derive(Clone, Copy, Debug)]
 enum IvyEvent {
@@ -510,6 +678,16 @@ struct IvyRun<'a> {
     trace: &'a IvyTrace,
     layers: Vec<Replication>,
     scales: Vec<Scale>,
+    /// The simulation's device (array) each traced disk is on.
+    array_of: Vec<usize>,
+    copy_cost: CopyCost,
+    /// Background copy work of each array, oldest first.
+    background: Vec<VecDeque<Deferred>>,
+    /// Copy write operations still to complete, per (traced disk, object):
+    /// the copies join the holders when the last is written.
+    copy_writes_left: HashMap<(u16, u64), u32>,
+    /// `ivy-exact`: each array's disks' shadows.
+    shadows: Option<Vec<Vec<Shadow>>>,
     next: usize,
     pending: PendingSlots,
     /// Pieces of each trace request not yet done.
@@ -522,6 +700,7 @@ struct IvyRun<'a> {
     seen_read: Seen,
     seen_write: Seen,
     copy_operations: u64,
+    copy_wait: Moments,
 }
 
 /// Operations at disk `d` of `array`: queued or in service.
@@ -532,43 +711,79 @@ fn occupancy(array: &Array, d: usize) -> usize {
 
 impl IvyRun<'_> {
     /// Submits an operation on the traced blocks `block..block + blocks` of
-    /// traced disk `disk` to the disks `to`, counting what it found there.
+    /// traced disk `traced` to the disks `to` (a read: one of them),
+    /// counting what it found there.
     #[allow(clippy::too_many_arguments)]
     fn submit(
         &mut self,
         sim: &mut Simulation<Array, IvyEvent>,
-        disk: u16,
+        traced: u16,
         work: Work,
         block: u64,
         blocks: u32,
         to: DiskSet,
         now: Nanos,
     ) -> Result<(), IvyError> {
-        let kind = match work {
-            Work::Foreground { write: true, .. } | Work::CopyWrite { .. } => Kind::Write,
-            _ => Kind::Read,
-        };
+        let kind = work.kind();
         let id = self.pending.insert(Pending {
             work,
+            traced,
             block,
             blocks,
+            predicted: None,
         });
         let at = Location {
-            block: self.scales[usize::from(disk)].block(block, blocks),
+            block: self.scales[usize::from(traced)].block(block, blocks),
             cylinder: 0,
         };
-        let copies = to.iter().fold(Copies::new(), |c, d| c.with(d, at));
         let req = Request::new(id, kind, at.block, blocks, 0, now);
-        let g = usize::from(disk);
+        let g = self.array_of[usize::from(traced)];
         let mut before = [0usize; MAX_COPIES];
         for d in to.iter() {
             before[d] = occupancy(sim.device(g), d);
         }
-        sim.with_device(g, |a| a.submit(req, &copies, now))
-            .map_err(|e| IvyError::Device {
-                record: self.next.saturating_sub(1),
-                source: Box::new(e),
-            })?;
+        let device_error = |e| IvyError::Device {
+            record: self.next.saturating_sub(1),
+            source: Box::new(e),
+        };
+        let to = match &self.shadows {
+            Some(shadows) if kind == Kind::Read && to.len() > 1 => {
+                // Lo's choice, among the copies the array deems current (a
+                // copy behind an acknowledged RNWN write is not): the
+                // least cost first, the lower disk on a tie.
+                let cylinder = shadows[g][0].model.locate(at.block)?;
+                let mut order: Vec<(Nanos, usize)> = to
+                    .iter()
+                    .map(|d| (shadows[g][d].cost(cylinder, now), d))
+                    .collect();
+                order.sort_unstable();
+                let mut chosen = None;
+                for (_, d) in order {
+                    let copies = Copies::new().with(d, at);
+                    match sim.with_device(g, |a| a.submit(req, &copies, now)) {
+                        Ok(()) => {
+                            chosen = Some(d);
+                            break;
+                        }
+                        Err(DeviceError::Refused(EnqueueError::NoEligibleDisk(_))) => {}
+                        Err(e) => return Err(device_error(e)),
+                    }
+                }
+                let Some(d) = chosen else {
+                    self.pending.take(id);
+                    return Err(device_error(DeviceError::Refused(
+                        EnqueueError::NoEligibleDisk(id),
+                    )));
+                };
+                DiskSet::only(d)
+            }
+            _ => {
+                let copies = to.iter().fold(Copies::new(), |c, d| c.with(d, at));
+                sim.with_device(g, |a| a.submit(req, &copies, now))
+                    .map_err(device_error)?;
+                to
+            }
+        };
         // A write joins every target; a read the one disk it was routed to.
         let joined = match kind {
             Kind::Write => to,
@@ -585,27 +800,96 @@ impl IvyRun<'_> {
                 _ => {}
             }
         }
+        if let Some(shadows) = &mut self.shadows {
+            let mut done = None;
+            for d in joined.iter() {
+                done = Some(shadows[g][d].serve(&req, now));
+            }
+            if kind == Kind::Read {
+                self.pending.get_mut(id).predicted = done;
+            }
+        }
         Ok(())
     }
 
-    /// Submits the read of a copy job.
+    /// Starts copy work: at once, or (background copies) once one of the
+    /// disks `on` idles.
+    #[allow(clippy::too_many_arguments)]
+    fn copy_work(
+        &mut self,
+        sim: &mut Simulation<Array, IvyEvent>,
+        traced: u16,
+        work: Work,
+        block: u64,
+        blocks: u32,
+        on: DiskSet,
+        now: Nanos,
+    ) -> Result<(), IvyError> {
+        if self.copy_cost != CopyCost::Background {
+            self.copy_operations += match work {
+                Work::CopyWrite { targets, .. } => targets.len() as u64,
+                _ => 1,
+            };
+            return self.submit(sim, traced, work, block, blocks, on, now);
+        }
+        let g = self.array_of[usize::from(traced)];
+        self.background[g].push_back(Deferred {
+            traced,
+            work,
+            block,
+            blocks,
+            on,
+            queued: now,
+        });
+        self.start_background(sim, g, now)
+    }
+
+    /// Starts the oldest background work each idle disk of array `g` can
+    /// take.
+    fn start_background(
+        &mut self,
+        sim: &mut Simulation<Array, IvyEvent>,
+        g: usize,
+        now: Nanos,
+    ) -> Result<(), IvyError> {
+        for d in 0..sim.device(g).disks() {
+            if self.background[g].is_empty() {
+                break;
+            }
+            if occupancy(sim.device(g), d) > 0 {
+                continue;
+            }
+            let Some(k) = self.background[g].iter().position(|w| w.on.contains(d)) else {
+                continue;
+            };
+            let Some(w) = self.background[g].remove(k) else {
+                continue;
+            };
+            self.copy_wait.add((now - w.queued) as f64);
+            self.copy_operations += 1;
+            self.submit(
+                sim,
+                w.traced,
+                w.work,
+                w.block,
+                w.blocks,
+                DiskSet::only(d),
+                now,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Starts a copy job: its read.
     fn start_copy(
         &mut self,
         sim: &mut Simulation<Array, IvyEvent>,
-        disk: u16,
+        traced: u16,
         job: CopyJob,
         now: Nanos,
     ) -> Result<(), IvyError> {
-        self.copy_operations += 1;
-        self.submit(
-            sim,
-            disk,
-            Work::CopyRead(job),
-            job.block,
-            job.blocks,
-            job.sources,
-            now,
-        )
+        let work = Work::CopyRead(job);
+        self.copy_work(sim, traced, work, job.block, job.blocks, job.sources, now)
     }
 
     /// Submits trace request `r`'s pieces.
@@ -681,14 +965,26 @@ impl Driver<Array> for IvyRun<'_> {
             Outcome::MediaError { done, .. } => return Err(IvyError::Lost(done.request)),
             Outcome::Resynced { .. } => return Ok(Flow::Continue),
         };
-        let disk = device as u16;
         let p = self.pending.take(done.request.id);
-        let layer = &mut self.layers[device];
+        if let Some(predicted) = p.predicted.filter(|&t| t != now) {
+            return Err(IvyError::ShadowDiverged {
+                predicted,
+                completed: now,
+            });
+        }
+        let traced = p.traced;
+        let t = usize::from(traced);
         match p.work {
             Work::Foreground { record, write } => {
                 if write {
-                    layer.write_done(p.block, p.blocks, now, |timer| {
-                        sim.schedule(timer.at, IvyEvent::Copy { disk, timer });
+                    self.layers[t].write_done(p.block, p.blocks, now, |timer| {
+                        sim.schedule(
+                            timer.at,
+                            IvyEvent::Copy {
+                                disk: traced,
+                                timer,
+                            },
+                        );
                     });
                 }
                 let r = record as usize;
@@ -703,18 +999,27 @@ impl Driver<Array> for IvyRun<'_> {
                 }
             }
             Work::CopyRead(job) => {
-                let (targets, next) = layer.copy_read_done(&job);
+                let (targets, next) = self.layers[t].copy_read_done(&job);
                 if !targets.is_empty() {
-                    self.copy_operations += targets.len() as u64;
                     let work = Work::CopyWrite {
                         object: job.object,
                         generation: job.generation,
                         targets,
                     };
-                    self.submit(sim, disk, work, job.block, job.blocks, targets, now)?;
+                    if self.copy_cost == CopyCost::Background {
+                        self.copy_writes_left
+                            .insert((traced, job.object), targets.len() as u32);
+                        for d in targets.iter() {
+                            let on = DiskSet::only(d);
+                            self.copy_work(sim, traced, work, job.block, job.blocks, on, now)?;
+                        }
+                    } else {
+                        self.copy_writes_left.insert((traced, job.object), 1);
+                        self.copy_work(sim, traced, work, job.block, job.blocks, targets, now)?;
+                    }
                 }
                 if let Some(job) = next {
-                    self.start_copy(sim, disk, job, now)?;
+                    self.start_copy(sim, traced, job, now)?;
                 }
             }
             Work::CopyWrite {
@@ -722,10 +1027,18 @@ impl Driver<Array> for IvyRun<'_> {
                 generation,
                 targets,
             } => {
-                if let Some(job) = layer.copy_written(object, generation, targets) {
-                    self.start_copy(sim, disk, job, now)?;
+                let left = self.copy_writes_left.entry((traced, object)).or_insert(1);
+                *left -= 1;
+                if *left == 0 {
+                    self.copy_writes_left.remove(&(traced, object));
+                    if let Some(job) = self.layers[t].copy_written(object, generation, targets) {
+                        self.start_copy(sim, traced, job, now)?;
+                    }
                 }
             }
+        }
+        if self.copy_cost == CopyCost::Background {
+            self.start_background(sim, device, now)?;
         }
         Ok(Flow::Continue)
     }
@@ -739,7 +1052,11 @@ impl Driver<Array> for IvyRun<'_> {
         if self.next < self.trace.requests.len() || served < self.trace.requests.len() as u64 {
             return Err(IvyError::Unfinished("trace requests not served"));
         }
-        if !self.pending.is_empty() || !self.layers.iter().all(Replication::is_quiet) {
+        if !self.pending.is_empty()
+            || !self.layers.iter().all(Replication::is_quiet)
+            || !self.copy_writes_left.is_empty()
+            || self.background.iter().any(|b| !b.is_empty())
+        {
             return Err(IvyError::Unfinished("copies or writes still in flight"));
         }
         let end = sim.now();
@@ -777,6 +1094,7 @@ impl Driver<Array> for IvyRun<'_> {
             write: self.write,
             overall,
             copy_operations: self.copy_operations,
+            copy_wait: self.copy_wait,
             replication,
         })
     }
@@ -784,13 +1102,16 @@ impl Driver<Array> for IvyRun<'_> {
 
 /// Replays `trace` once under `config`, drawing every random choice from
 /// `unit`'s streams: disk `d` of traced device `v` its rotational latencies
-/// from [`Purpose::traced_disk`]`(v, d)`, the arrays' random routing
-/// from `Purpose::Routing`, each traced device's replication layer from
-/// `Purpose::Placement` and `Purpose::CutBack`.
+/// from [`Purpose::traced_disk`]`(v, d)` (with [`Units::Overlay`], `v` the
+/// first traced device), the arrays' random routing from
+/// `Purpose::Routing`, each traced device's replication layer from
+/// `Purpose::Placement` and `Purpose::CutBack`. With [`Units::Overlay`] and
+/// the traced drive, the disks are the first traced disk's drive.
 ///
 /// # Errors
-/// [`IvyError`]: an unusable disk, extent or policy, a request the disks
-/// cannot hold (naming it), or a run that did not finish.
+/// [`IvyError`]: an unusable disk, extent or policy, `ivy-exact` under a
+/// discipline other than FCFS, a request the disks cannot hold (naming
+/// it), or a run that did not finish.
 pub fn run_ivy(trace: &IvyTrace, config: &IvyConfig, unit: Unit) -> Result<IvyMeasures, IvyError> {
     let n = config.copies;
     let block = trace.block_bytes;
@@ -800,20 +1121,31 @@ pub fn run_ivy(trace: &IvyTrace, config: &IvyConfig, unit: Unit) -> Result<IvyMe
             block,
         });
     }
+    if !config.selection.defined_under(config.discipline) {
+        return Err(IvyError::ExactNeedsFcfs(config.discipline));
+    }
     let extent_blocks = config.extent_bytes / u64::from(block);
     let mut sim: Simulation<Array, IvyEvent> = Simulation::new();
     let mut layers = Vec::with_capacity(trace.disks.len());
     let mut scales = Vec::with_capacity(trace.disks.len());
+    let mut array_of = Vec::with_capacity(trace.disks.len());
+    let mut shadows = Vec::new();
     let mut routing_seeds = unit.stream(Purpose::Routing);
-    for traced in &trace.disks {
+    for (k, traced) in trace.disks.iter().enumerate() {
         let spec = match &config.disk {
-            IvyDisk::Traced => traced
-                .drive
-                .clone()
-                .ok_or_else(|| IvyError::NoTracedDrive {
-                    file: trace.file.clone(),
-                    device: traced.device,
-                })?,
+            IvyDisk::Traced => {
+                let source = match config.units {
+                    Units::Separate => traced,
+                    Units::Overlay => &trace.disks[0],
+                };
+                source
+                    .drive
+                    .clone()
+                    .ok_or_else(|| IvyError::NoTracedDrive {
+                        file: trace.file.clone(),
+                        device: source.device,
+                    })?
+            }
             IvyDisk::Model(spec) => (**spec).clone(),
         };
         let model = DiskModel::from_spec(&spec)?;
@@ -827,21 +1159,30 @@ pub fn run_ivy(trace: &IvyTrace, config: &IvyConfig, unit: Unit) -> Result<IvyMe
             traced: traced.blocks,
             disk: model.capacity_blocks(),
         });
-        layers.push(Replication::new(
-            ReplicationConfig {
-                policy: config.policy,
-                disks: n,
-                extent_blocks,
-                capacity: traced.blocks,
-                delay: config.delay,
-            },
-            unit.stream(Purpose::Placement {
-                device: traced.device,
-            }),
-            unit.stream(Purpose::CutBack {
-                device: traced.device,
-            }),
-        )?);
+        layers.push(
+            Replication::new(
+                ReplicationConfig {
+                    policy: config.policy,
+                    disks: n,
+                    extent_blocks,
+                    capacity: traced.blocks,
+                    delay: config.delay,
+                },
+                unit.stream(Purpose::Placement {
+                    device: traced.device,
+                }),
+                unit.stream(Purpose::CutBack {
+                    device: traced.device,
+                }),
+            )?
+            .with_copy_cost(config.copy_cost)
+            .with_split(config.split),
+        );
+        if config.units == Units::Overlay && k > 0 {
+            array_of.push(0);
+            continue;
+        }
+        array_of.push(sim.device_count());
         let policy = config
             .selection
             .array_spec(n, config.discipline)
@@ -855,12 +1196,29 @@ pub fn run_ivy(trace: &IvyTrace, config: &IvyConfig, unit: Unit) -> Result<IvyMe
         let service: Vec<Stream> = (0..n as u32)
             .map(|d| unit.stream(Purpose::traced_disk(traced.device, d)))
             .collect();
+        if config.selection == CopySelection::IvyExact {
+            shadows.push(
+                service
+                    .iter()
+                    .map(|s| Shadow {
+                        model: model.clone(),
+                        service: s.clone(),
+                        free_at: 0,
+                    })
+                    .collect(),
+            );
+        }
         sim.add_device(ArrayDevice::with_policy(vec![model; n], policy, service)?);
     }
     let mut run = IvyRun {
         trace,
         layers,
         scales,
+        copy_cost: config.copy_cost,
+        background: (0..sim.device_count()).map(|_| VecDeque::new()).collect(),
+        copy_writes_left: HashMap::new(),
+        shadows: (config.selection == CopySelection::IvyExact).then_some(shadows),
+        array_of,
         next: 0,
         pending: PendingSlots::default(),
         remaining: vec![0; trace.requests.len()],
@@ -871,6 +1229,7 @@ pub fn run_ivy(trace: &IvyTrace, config: &IvyConfig, unit: Unit) -> Result<IvyMe
         seen_read: Seen::default(),
         seen_write: Seen::default(),
         copy_operations: 0,
+        copy_wait: Moments::new(),
     };
     if let Some(first) = trace.requests.first() {
         sim.schedule(first.arrival, IvyEvent::Arrival);
@@ -880,7 +1239,7 @@ pub fn run_ivy(trace: &IvyTrace, config: &IvyConfig, unit: Unit) -> Result<IvyMe
 
 /// The metrics recorded per replication, in milliseconds where they are
 /// times: Lo's columns, then the copy traffic.
-pub const IVY_METRICS: [&str; 12] = [
+pub const IVY_METRICS: [&str; 13] = [
     "seek_distance",
     "queue",
     "read_queue",
@@ -893,11 +1252,12 @@ pub const IVY_METRICS: [&str; 12] = [
     "overall_sd_ms",
     "copy_operations",
     "cut_backs",
+    "copy_wait_ms",
 ];
 
 impl IvyMeasures {
     /// The values of [`IVY_METRICS`], in order.
-    pub fn values(&self) -> [f64; 12] {
+    pub fn values(&self) -> [f64; 13] {
         let ms = |m: &Moments| m.mean().unwrap_or(0.0) / 1e6;
         let sd = |m: &Moments| m.std_dev().unwrap_or(0.0) / 1e6;
         [
@@ -913,6 +1273,7 @@ impl IvyMeasures {
             sd(&self.overall),
             self.copy_operations as f64,
             self.replication.cut_backs as f64,
+            ms(&self.copy_wait),
         ]
     }
 }
@@ -973,10 +1334,13 @@ impl CpuClock {
 impl IvyConfig {
     /// The configuration that gives the same results and that a sweep runs
     /// in this one's place: with one copy there is one disk per traced disk,
-    /// so every policy and routing is RNWN under least-turnaround; scatter's
-    /// reads find a single copy, so every routing is least-turnaround. (The
-    /// routing's random draws use a stream of their own, so skipping them
-    /// shifts no other draw.)
+    /// so every policy and routing is RNWN under the expected-turnaround
+    /// routing; scatter's reads find a single copy, so every routing is
+    /// that one; RNWN and scatter never make a copy, so every copy cost is
+    /// free; RNWN's objects are all held alike, so a request is one piece
+    /// split or not. (The routing's random draws use a stream of their
+    /// own, so skipping them shifts no other draw; `ivy-exact`'s shadows
+    /// draw from clones.)
     pub fn canonical(&self) -> IvyConfig {
         let mut c = self.clone();
         if c.copies == 1 {
@@ -984,6 +1348,12 @@ impl IvyConfig {
         }
         if c.copies == 1 || c.policy == ReplicationPolicy::Scatter {
             c.selection = CopySelection::LeastTurnaround;
+        }
+        if !c.policy.is_dynamic() {
+            c.copy_cost = CopyCost::Free;
+        }
+        if c.policy == ReplicationPolicy::Rnwn {
+            c.split = true;
         }
         c
     }
@@ -1019,6 +1389,12 @@ pub fn ivy_sweep(
     jobs: usize,
     replayed: &(dyn Fn() + Sync),
 ) -> Result<IvySweep, IvyError> {
+    if let Some(c) = configs
+        .iter()
+        .find(|c| !c.selection.defined_under(c.discipline))
+    {
+        return Err(IvyError::ExactNeedsFcfs(c.discipline));
+    }
     let replications = replications.max(1);
     let mut distinct: Vec<IvyConfig> = Vec::new();
     let slot: Vec<usize> = configs

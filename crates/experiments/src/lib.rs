@@ -74,7 +74,7 @@ pub use head_trace::{
 };
 pub use ivy_replay::{
     CopySelection, IVY_METRICS, IvyConfig, IvyDisk, IvyError, IvyMeasures, IvyPoint, IvySweep,
-    IvyTrace, TracedDisk, distinct_configs, ivy_sweep, run_ivy,
+    IvyTrace, TracedDisk, Units, distinct_configs, ivy_sweep, run_ivy,
 };
 pub use mirror_experiment::{
     DeadlineReport, KindReport, MirrorExperiment, MirrorReport, mirror_metrics, mirror_table,
@@ -86,7 +86,7 @@ pub use rate_based::{
     Tsai04Distribution, rate_label, run_rate,
 };
 pub use replay_target::MirrorPolicy;
-pub use replication::{Replication, ReplicationConfig, ReplicationPolicy};
+pub use replication::{CopyCost, Replication, ReplicationConfig, ReplicationPolicy};
 pub use request_sample::{DeadlineOutcome, Ending, RequestSample, SampleSink};
 pub use run_error::{RunError, check_fits, check_requests, check_span};
 pub use sharding::{replicate, replicate_points};

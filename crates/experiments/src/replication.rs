@@ -10,7 +10,8 @@
 //! (k+1)·E` ([`ReplicationConfig::extent_blocks`]). Every copy of an object
 //! lies at the same blocks on its disk (Lo's simulator laid every replica out
 //! like the original, §2.5). A request spanning several objects is cut into
-//! runs of consecutive objects held alike, each served as one operation.
+//! runs of consecutive objects held alike, each served as one operation
+//! (unless splitting is turned off: below).
 //!
 //! **Policies** ([`ReplicationPolicy`]), over N disks:
 //! - RNWN: every object on all N disks; a write goes to every copy and is
@@ -36,13 +37,29 @@
 //! copies being made), a generation counting its writes, its writes in
 //! flight, and its history: reads, writes, cut-backs, copies made, last write.
 //!
-//! **Copying is disk work.** Lo let copies appear for free (§4.1, item 3);
-//! here a copy is a read of the whole extent from a current holder (the
-//! array's routing picks which) followed by one write of it to every disk
-//! missing it (an operation on each), queued with the foreground work; the
-//! copies join the holders when the last of them is written. The delay counts from the
-//! completion of the object's last write: copies made while a write is in
-//! flight could be taken from the disk before the write reaches it.
+//! **What a copy costs** ([`CopyCost`]). Lo let new copies "appear
+//! magically" once their delay ended (§4.1, item 3; §6.3: "We did not
+//! simulate the background replication and assumed that the disks have
+//! ample spare bandwidth"): [`CopyCost::Free`], under which the layer itself
+//! adds the missing copies when the timer is due and asks for no disk work.
+//! Otherwise a copy is a read of the whole extent from a current holder
+//! followed by a write of it to every disk missing it, which the driver
+//! performs: queued with the foreground work ([`CopyCost::Foreground`]), or
+//! apart from it at lower priority, each operation started only on a disk
+//! with no foreground work ([`CopyCost::Background`], the realistic version
+//! Lo foresaw). The copies join the holders when the last of them is
+//! written. The delay counts from the completion of the object's last
+//! write: copies made while a write is in flight could be taken from the
+//! disk before the write reaches it.
+//!
+//! **Requests across objects.** By default ([`Replication::with_split`]
+//! `true`) a request spanning several objects is cut into runs of
+//! consecutive objects held alike. Lo's objects were whole files, which a
+//! request never crosses; with splitting off, a request belongs wholly to
+//! the object of its first block (its holders serve it, its history and
+//! cut-back are that object's alone), as if that object stretched to cover
+//! it. That is a model of whole files, not a consistent layout: the blocks
+//! past the boundary are not tracked as the next object's.
 //!
 //! **Never stale, nothing lost.** A read is sent only to holders of the
 //! current generation: a copy joins the holders when its write completes
@@ -169,6 +186,55 @@ impl FromStr for ReplicationPolicy {
     }
 }
 
+/// What making a copy costs the disks (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CopyCost {
+    /// Lo's model: the copies appear when their delay ends, no disk work.
+    Free,
+    /// A read and writes queued apart from the foreground I/O, each started
+    /// only on a disk with nothing else queued or in service.
+    Background,
+    /// A read and writes queued with the foreground I/O, in its order.
+    Foreground,
+}
+
+impl CopyCost {
+    /// Every cost, cheapest first.
+    pub const ALL: [CopyCost; 3] = [CopyCost::Free, CopyCost::Background, CopyCost::Foreground];
+
+    /// The name the command line uses.
+    pub const fn name(self) -> &'static str {
+        match self {
+            CopyCost::Free => "free",
+            CopyCost::Background => "background",
+            CopyCost::Foreground => "foreground",
+        }
+    }
+}
+
+impl fmt::Display for CopyCost {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown copy cost name.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown copy cost `{0}` (known: free, background, foreground)")]
+pub struct UnknownCopyCost(pub String);
+
+impl FromStr for CopyCost {
+    type Err = UnknownCopyCost;
+
+    fn from_str(s: &str) -> Result<Self, UnknownCopyCost> {
+        CopyCost::ALL
+            .into_iter()
+            .find(|c| c.name() == s)
+            .ok_or_else(|| UnknownCopyCost(s.to_string()))
+    }
+}
+
 /// A replication layer's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReplicationConfig {
@@ -287,6 +353,10 @@ pub struct Replication {
     /// Draws the copy kept at a random cut-back.
     cut_back: Stream,
     summary: ReplicationSummary,
+    /// What a copy costs: under [`CopyCost::Free`] the layer makes it.
+    copy_cost: CopyCost,
+    /// Whether a request crossing objects is cut into pieces.
+    split: bool,
 }
 
 impl Replication {
@@ -314,7 +384,28 @@ impl Replication {
             placement,
             cut_back,
             summary: ReplicationSummary::default(),
+            copy_cost: CopyCost::Foreground,
+            split: true,
         })
+    }
+
+    /// The same layer with copies costing `cost` (by default
+    /// [`CopyCost::Foreground`]: the driver does the work).
+    pub fn with_copy_cost(mut self, cost: CopyCost) -> Self {
+        self.copy_cost = cost;
+        self
+    }
+
+    /// The same layer cutting requests across objects into pieces (`true`,
+    /// the default) or giving each request to its first block's object.
+    pub fn with_split(mut self, split: bool) -> Self {
+        self.split = split;
+        self
+    }
+
+    /// What a copy costs.
+    pub fn copy_cost(&self) -> CopyCost {
+        self.copy_cost
     }
 
     /// The parameters.
@@ -338,6 +429,17 @@ impl Replication {
     /// The object holding `block`.
     pub fn object_of(&self, block: u64) -> u64 {
         block / self.config.extent_blocks
+    }
+
+    /// The objects a request of `blocks` blocks at `block` belongs to: all
+    /// it covers, or only its first block's when not splitting.
+    fn objects_of(&self, block: u64, blocks: u32) -> std::ops::RangeInclusive<u64> {
+        let first = self.object_of(block);
+        if self.split {
+            first..=self.object_of(block + u64::from(blocks) - 1)
+        } else {
+            first..=first
+        }
     }
 
     /// The blocks of `object`: its first block and length.
@@ -395,7 +497,8 @@ impl Replication {
     }
 
     /// Calls `piece(first, blocks, disks)` for each run of consecutive
-    /// objects of `block..block + blocks` whose `disks(object)` agree.
+    /// objects of `block..block + blocks` whose `disks(object)` agree (once,
+    /// with the first object's, when not splitting).
     fn pieces(
         &self,
         block: u64,
@@ -403,6 +506,14 @@ impl Replication {
         disks: impl Fn(&Object) -> DiskSet,
         mut piece: impl FnMut(u64, u32, DiskSet),
     ) {
+        if !self.split {
+            piece(
+                block,
+                blocks,
+                disks(&self.objects[self.object_of(block) as usize]),
+            );
+            return;
+        }
         let end = block + u64::from(blocks);
         let mut start = block;
         let mut current = disks(&self.objects[self.object_of(block) as usize]);
@@ -432,7 +543,7 @@ impl Replication {
         piece: impl FnMut(u64, u32, DiskSet),
     ) -> Result<(), ReplicationError> {
         self.check(block, blocks)?;
-        for object in self.object_of(block)..=self.object_of(block + u64::from(blocks) - 1) {
+        for object in self.objects_of(block, blocks) {
             self.first_touch(object, false);
             self.objects[object as usize].reads += 1;
         }
@@ -457,7 +568,7 @@ impl Replication {
     ) -> Result<(), ReplicationError> {
         self.check(block, blocks)?;
         let policy = self.config.policy;
-        for object in self.object_of(block)..=self.object_of(block + u64::from(blocks) - 1) {
+        for object in self.objects_of(block, blocks) {
             self.first_touch(object, true);
             let o = &mut self.objects[object as usize];
             o.generation = o.generation.wrapping_add(1);
@@ -495,7 +606,7 @@ impl Replication {
         let policy = self.config.policy;
         let delay = self.config.delay;
         let n = self.config.disks;
-        for object in self.object_of(block)..=self.object_of(block + u64::from(blocks) - 1) {
+        for object in self.objects_of(block, blocks) {
             let o = &mut self.objects[object as usize];
             o.writes_in_flight = o.writes_in_flight.saturating_sub(1);
             if policy.is_dynamic() && o.writes_in_flight == 0 && o.holders.len() < n {
@@ -512,10 +623,21 @@ impl Replication {
     /// written since (or already has them); `None` too while copy
     /// operations of an earlier round are in flight, the round then
     /// starting from [`copy_read_done`](Self::copy_read_done) or
-    /// [`copy_written`](Self::copy_written) once they drain.
+    /// [`copy_written`](Self::copy_written) once they drain. Under
+    /// [`CopyCost::Free`] the missing copies appear now and there is no
+    /// job.
     pub fn copy_due(&mut self, timer: CopyTimer) -> Option<CopyJob> {
+        let all = self.all();
         let o = &mut self.objects[timer.object as usize];
         if o.generation != timer.generation || o.writes_in_flight > 0 {
+            return None;
+        }
+        if self.copy_cost == CopyCost::Free {
+            // No copy operation is ever in flight under free copies.
+            if !o.holders.is_empty() {
+                self.summary.copies_made += all.difference(o.holders).len() as u64;
+                o.holders = all;
+            }
             return None;
         }
         if o.copy_ops_in_flight > 0 {

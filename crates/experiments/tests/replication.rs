@@ -580,3 +580,90 @@ fn rnwn_overwrite_while_the_last_copy_is_queued() {
     h.issue_write(5, 8);
     h.drain();
 }
+
+// The layer's options, step by step: what a copy costs, and requests
+// across objects.
+
+fn layer(policy: ReplicationPolicy, disks: usize) -> Replication {
+    Replication::new(
+        ReplicationConfig {
+            policy,
+            disks,
+            extent_blocks: EXTENT,
+            capacity: CAPACITY,
+            delay: 5,
+        },
+        Stream::numbered(1),
+        Stream::numbered(2),
+    )
+    .unwrap()
+}
+
+/// The pieces a read or write of `block..block + blocks` is cut into.
+type Pieces = Vec<(u64, u32, DiskSet)>;
+
+/// Lo's free copies (§4.1, item 3): when the delay after the last write
+/// ends, the missing copies appear at once and the driver is given no copy
+/// work; a timer made stale by a later write makes none.
+#[test]
+fn free_copies_appear_when_due_without_disk_work() {
+    use experiments::CopyCost;
+    let mut l = layer(ReplicationPolicy::Rnw1, 3).with_copy_cost(CopyCost::Free);
+    let mut pieces = Pieces::new();
+    l.write(0, 4, 0, |b, n, d| pieces.push((b, n, d))).unwrap();
+    assert_eq!(pieces, [(0, 4, DiskSet::only(0))], "a new object: one copy");
+    let mut timers = Vec::new();
+    l.write_done(0, 4, 10, |t| timers.push(t));
+    assert_eq!(timers.len(), 1);
+    assert_eq!(timers[0].at, 15, "due the delay after the write completed");
+    assert_eq!(l.copy_due(timers[0]), None, "no copy job");
+    assert_eq!(l.holders(0), DiskSet::all(3));
+    let s = l.summary();
+    assert_eq!((s.copies_made, s.copy_jobs), (2, 0));
+    // Written again: cut back to the master; the old timer is stale.
+    l.write(0, 1, 20, |_, _, _| {}).unwrap();
+    assert_eq!(l.holders(0), DiskSet::only(0));
+    assert_eq!(l.copy_due(timers[0]), None);
+    assert_eq!(
+        l.holders(0),
+        DiskSet::only(0),
+        "a stale timer makes no copy"
+    );
+}
+
+/// Split (the default), a request across objects held differently is
+/// one piece per run of objects held alike, and a write cuts back every
+/// object it covers; unsplit, it is one piece held as its first block's
+/// object, whose history alone it changes.
+#[test]
+fn unsplit_requests_belong_to_their_first_object() {
+    let read_across = |split: bool| {
+        let mut l = layer(ReplicationPolicy::Rnw1, 2).with_split(split);
+        // Objects 0 and 1, first read: old data, two copies.
+        l.read(0, 4, |_, _, _| {}).unwrap();
+        l.read(4, 4, |_, _, _| {}).unwrap();
+        l.write(4, 4, 0, |_, _, _| {}).unwrap(); // object 1 cut back
+        let mut pieces = Pieces::new();
+        l.read(2, 4, |b, n, d| pieces.push((b, n, d))).unwrap();
+        pieces
+    };
+    assert_eq!(
+        read_across(true),
+        [(2, 2, DiskSet::all(2)), (4, 2, DiskSet::only(0))]
+    );
+    assert_eq!(read_across(false), [(2, 4, DiskSet::all(2))]);
+    let write_across = |split: bool| {
+        let mut l = layer(ReplicationPolicy::Rnw1, 2).with_split(split);
+        l.read(0, 4, |_, _, _| {}).unwrap();
+        l.read(4, 4, |_, _, _| {}).unwrap();
+        let mut pieces = Pieces::new();
+        l.write(2, 4, 0, |b, n, d| pieces.push((b, n, d))).unwrap();
+        (pieces, l.holders(0), l.holders(1))
+    };
+    let one = DiskSet::only(0);
+    assert_eq!(write_across(true), (vec![(2, 4, one)], one, one));
+    assert_eq!(
+        write_across(false),
+        (vec![(2, 4, one)], one, DiskSet::all(2))
+    );
+}
