@@ -51,4 +51,4 @@ pub use launch::{
     Layout, MAX_PAYLOAD, Options, Server, StartError, start, start_with, zero_latency,
 };
 #[cfg(feature = "server")]
-pub use server::{Listen, Running, ServeError, ServerConfig};
+pub use server::{DEFAULT_REQUEST_MEMORY, Listen, Resources, Running, ServeError, ServerConfig};

@@ -1,10 +1,11 @@
 //! `spindle serve`: an emulated disk or mirror served over NBD, timed by
 //! the emulator's models, with faults on a schedule or a control socket.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use blockdev::{Layout, Listen, Options, Report, zero_latency};
+use blockdev::{Layout, Listen, Options, Report, Resources, StartError, zero_latency};
 use disk_emu::ResyncRate;
 use disk_emu::faults::Schedule;
 use sched_core::PolicySpec;
@@ -36,8 +37,9 @@ pub struct ServeArgs {
     /// Bytes exported: a number with an optional K, M, G or T suffix (powers of 1024).
     #[cfg_attr(feature = "cli", arg(long, default_value = "1G", value_parser = parse_size))]
     pub size: u64,
-    /// Backing file (a mirror: FILE.disk0, FILE.disk1, ... and its state in FILE.state);
-    /// without one the data lives in RAM.
+    /// Backing file (a mirror: FILE.disk0, FILE.disk1, ...), with the disks' state
+    /// (failures, a resync's progress, media errors) in FILE.state; without one the
+    /// data lives in RAM.
     #[cfg_attr(feature = "cli", arg(long))]
     pub file: Option<PathBuf>,
     /// TCP address to listen on.
@@ -52,14 +54,14 @@ pub struct ServeArgs {
     /// Control socket (see the README: fail, replace, media-error, slow, power-cut, ...).
     #[cfg_attr(feature = "cli", arg(long))]
     pub control: Option<PathBuf>,
-    /// The emulated disks run this many times as fast as the wall clock.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, value_parser = crate::bounds::speed))]
+    /// The emulated disks run this many times as fast as the wall clock: 0.001 to 1000000.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, value_parser = crate::bounds::speed, allow_negative_numbers = true))]
     pub time_scale: f64,
     /// Fault schedule (TOML or JSON: `[[fault]]` at_ms, kind, disk, ...), in the disks' time.
     #[cfg_attr(feature = "cli", arg(long))]
     pub faults: Option<PathBuf>,
-    /// Resync speed of a replaced disk, MB/s.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10.0, value_parser = crate::bounds::positive))]
+    /// Resync speed of a replaced disk, MB/s: 0.01 to 100000.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10.0, value_parser = resync_mb_s, allow_negative_numbers = true))]
     pub resync_mb_s: f64,
     /// Seed of the models' random parts and the policies' random choices.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
@@ -68,6 +70,18 @@ pub struct ServeArgs {
     /// the thread that waits on the sockets serves the connections itself.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::jobs))]
     pub threads: usize,
+    /// Memory for request data (write payloads read, read replies not yet
+    /// sent) of all clients together, with a K, M, G or T suffix: 32M to 1T.
+    /// Past it clients wait; the server does not grow.
+    #[cfg_attr(feature = "cli", arg(long, default_value = "256M", value_parser = request_memory))]
+    pub request_memory: u64,
+    /// Seconds a client has to finish its handshake: 0.1 to 3600.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10.0, value_parser = handshake_timeout_s, allow_negative_numbers = true))]
+    pub handshake_timeout_s: f64,
+    /// Seconds a client with nothing in flight may stay silent (or leave its
+    /// replies unread) before it is disconnected: 1 to 604800 (a week).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 600.0, value_parser = idle_timeout_s, allow_negative_numbers = true))]
+    pub idle_timeout_s: f64,
     /// No per-second statistics on stderr.
     #[cfg_attr(feature = "cli", arg(long))]
     pub quiet: bool,
@@ -106,6 +120,51 @@ pub fn control(args: &ControlArgs) -> Result<()> {
     }
 }
 
+/// A real `s` within `range`, or a message saying what is allowed.
+fn real_in(s: &str, range: std::ops::RangeInclusive<f64>) -> Result<f64, String> {
+    let shown: String = s.chars().take(40).collect();
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{shown}` is not a number"))?;
+    if range.contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!(
+            "must be in {} ..= {}, got {shown}",
+            range.start(),
+            range.end()
+        ))
+    }
+}
+
+/// `--resync-mb-s`: as the control socket's `resync-rate`.
+fn resync_mb_s(s: &str) -> Result<f64, String> {
+    real_in(s, blockdev::control::RESYNC_MB_S)
+}
+
+/// `--handshake-timeout-s`.
+fn handshake_timeout_s(s: &str) -> Result<f64, String> {
+    real_in(s, 0.1..=3600.0)
+}
+
+/// `--idle-timeout-s`.
+fn idle_timeout_s(s: &str) -> Result<f64, String> {
+    real_in(s, 1.0..=604_800.0)
+}
+
+/// `--request-memory`: a size from 32 MiB (the largest request) to 1 TiB.
+fn request_memory(s: &str) -> Result<u64, String> {
+    let v = parse_size(s)?;
+    if (u64::from(blockdev::MAX_PAYLOAD)..=1 << 40).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!(
+            "must be in 32M ..= 1T (at least the largest request), got {v} bytes"
+        ))
+    }
+}
+
 /// A size like `1G`, `512M`, `4096`.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let s = s.trim();
@@ -140,6 +199,15 @@ pub fn run(args: &ServeArgs, format: Format) -> Result<()> {
         Some(path) => Schedule::from_file(path)?,
         None => Schedule::new(),
     };
+    if let Some(path) = &args.socket
+        && let Some(control) = &args.control
+        && path == control
+    {
+        bail!(
+            "--control {}: the same path as --socket: give the control socket a path of its own",
+            control.display()
+        );
+    }
     let options = Options {
         disk,
         layout: match &args.mirror {
@@ -166,8 +234,24 @@ pub fn run(args: &ServeArgs, format: Format) -> Result<()> {
         live: !args.quiet,
         threads: args.threads,
         signals: true,
+        resources: Resources {
+            request_memory: args.request_memory,
+            handshake_timeout: Duration::from_secs_f64(args.handshake_timeout_s),
+            idle_timeout: Duration::from_secs_f64(args.idle_timeout_s),
+        },
     };
-    let server = blockdev::start(&options).context("spindle serve")?;
+    let server = match blockdev::start(&options) {
+        Ok(server) => server,
+        // The schedule's entry, named with its file.
+        Err(e @ StartError::FaultDisk { .. }) => {
+            let file = args
+                .faults
+                .as_deref()
+                .unwrap_or(Path::new("the fault schedule"));
+            bail!("spindle serve: {}: {e}", file.display())
+        }
+        Err(e) => return Err(e).context("spindle serve"),
+    };
     eprintln!(
         "spindle serve: {} bytes on {:?}{}",
         options.size,
