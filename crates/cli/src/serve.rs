@@ -32,10 +32,10 @@ pub struct ServeArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub mirror: Option<ArraySpec>,
     /// Disks of the mirror.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2, requires = "mirror", value_parser = crate::bounds::copies))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2, requires = "mirror", value_parser = crate::bounds::copies, allow_hyphen_values = true))]
     pub copies: usize,
     /// Bytes exported: a number with an optional K, M, G or T suffix (powers of 1024).
-    #[cfg_attr(feature = "cli", arg(long, default_value = "1G", value_parser = parse_size))]
+    #[cfg_attr(feature = "cli", arg(long, default_value = "1G", value_parser = parse_size, allow_hyphen_values = true))]
     pub size: u64,
     /// Backing file (a mirror: FILE.disk0, FILE.disk1, ...), with the disks' state
     /// (failures, a resync's progress, media errors) in FILE.state; without one the
@@ -55,32 +55,35 @@ pub struct ServeArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub control: Option<PathBuf>,
     /// The emulated disks run this many times as fast as the wall clock: 0.001 to 1000000.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, value_parser = crate::bounds::speed, allow_negative_numbers = true))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, value_parser = crate::bounds::speed, allow_hyphen_values = true))]
     pub time_scale: f64,
     /// Fault schedule (TOML or JSON: `[[fault]]` at_ms, kind, disk, ...), in the disks' time.
     #[cfg_attr(feature = "cli", arg(long))]
     pub faults: Option<PathBuf>,
     /// Resync speed of a replaced disk, MB/s: 0.01 to 100000.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10.0, value_parser = resync_mb_s, allow_negative_numbers = true))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10.0, value_parser = resync_mb_s, allow_hyphen_values = true))]
     pub resync_mb_s: f64,
     /// Seed of the models' random parts and the policies' random choices.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, default_value_t = 1, allow_hyphen_values = true)
+    )]
     pub seed: u64,
     /// Worker threads; with 1 (the fastest: the engine is one lock anyway)
     /// the thread that waits on the sockets serves the connections itself.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::jobs))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::jobs, allow_hyphen_values = true))]
     pub threads: usize,
     /// Memory for request data (write payloads read, read replies not yet
     /// sent) of all clients together, with a K, M, G or T suffix: 32M to 1T.
     /// Past it clients wait; the server does not grow.
-    #[cfg_attr(feature = "cli", arg(long, default_value = "256M", value_parser = request_memory))]
+    #[cfg_attr(feature = "cli", arg(long, default_value = "256M", value_parser = request_memory, allow_hyphen_values = true))]
     pub request_memory: u64,
     /// Seconds a client has to finish its handshake: 0.1 to 3600.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10.0, value_parser = handshake_timeout_s, allow_negative_numbers = true))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10.0, value_parser = handshake_timeout_s, allow_hyphen_values = true))]
     pub handshake_timeout_s: f64,
     /// Seconds a client with nothing in flight may stay silent (or leave its
     /// replies unread) before it is disconnected: 1 to 604800 (a week).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 600.0, value_parser = idle_timeout_s, allow_negative_numbers = true))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 600.0, value_parser = idle_timeout_s, allow_hyphen_values = true))]
     pub idle_timeout_s: f64,
     /// No per-second statistics on stderr.
     #[cfg_attr(feature = "cli", arg(long))]

@@ -151,7 +151,11 @@ fn the_socket_paths_replace_nothing_and_differ() {
     let s = socket.to_str().unwrap();
     let o = spindle(&["serve", "--socket", s, "--control", s]);
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("the same path as --socket"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the same path as --socket"),
+        "{}",
+        stderr(&o)
+    );
     std::fs::write(&socket, "precious").unwrap();
     let o = spindle(&["serve", "--socket", s]);
     assert!(!o.status.success());

@@ -35,6 +35,7 @@ impl Serve {
         let socket = dir.path().join("nbd.sock");
         let control = dir.path().join("nbd.ctl");
         let stats = dir.path().join("stats.json");
+        let log = dir.path().join("stderr.txt");
         let mut child = Command::new(env!("CARGO_BIN_EXE_spindle"))
             .arg("serve")
             .args(args)
@@ -42,15 +43,13 @@ impl Serve {
             .args(["--control", control.to_str().unwrap()])
             .args(["--stats-out", stats.to_str().unwrap(), "--quiet"])
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap())
             .spawn()
             .unwrap();
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             if let Some(_status) = child.try_wait().unwrap() {
-                let mut e = String::new();
-                child.stderr.take().unwrap().read_to_string(&mut e).unwrap();
-                return Err(e);
+                return Err(std::fs::read_to_string(&log).unwrap());
             }
             if control.exists() && UnixStream::connect(&control).is_ok() {
                 break;
@@ -58,8 +57,6 @@ impl Serve {
             assert!(Instant::now() < deadline, "no control socket after 20 s");
             std::thread::sleep(Duration::from_millis(10));
         }
-        // Standard error is not read while it runs: let it go nowhere.
-        drop(child.stderr.take());
         Ok(Serve {
             child,
             dir,
