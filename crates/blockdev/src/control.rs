@@ -260,7 +260,7 @@ pub async fn listen<D: Emulated>(listener: UnixListener, shared: Arc<Shared<D>>)
             Ok((stream, _)) => stream,
             Err(e) => {
                 // Out of descriptors, most likely: let some close.
-                eprintln!("spindle serve: control socket: {e}");
+                say!("spindle serve: control socket: {e}");
                 tokio::time::sleep(std::time::Duration::from_millis(50)).await;
                 continue;
             }

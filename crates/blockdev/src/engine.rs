@@ -451,7 +451,7 @@ impl<D: Emulated> Engine<D> {
     /// The device cannot go on: says so once, and answers everything held
     /// (and every later request) with `EIO`.
     fn halt(&mut self, e: &DeviceError) {
-        eprintln!(
+        say!(
             "spindle serve: the emulated device stopped: {e}; every request is answered with EIO from now on (restart the server)"
         );
         self.halted = true;
@@ -463,11 +463,6 @@ impl<D: Emulated> Engine<D> {
         for w in std::mem::take(&mut self.waiters) {
             self.answer(&w.reply, w.handle, w.arrived, None, Err(Errno::Io));
         }
-    }
-
-    /// Whether the device has stopped on an internal error.
-    pub fn halted(&self) -> bool {
-        self.halted
     }
 
     /// Takes one request of a connection.
@@ -660,7 +655,7 @@ impl<D: Emulated> Engine<D> {
                 };
                 match result {
                     Err(e) => {
-                        eprintln!("spindle serve: {e}");
+                        say!("spindle serve: {e}");
                         self.answer(&p.reply, p.handle, p.arrived, Some(due), Err(Errno::Io));
                     }
                     Ok(data) if !p.fua => {
@@ -775,7 +770,7 @@ impl<D: Emulated> Engine<D> {
 
     fn sync(&self) -> Result<(), StoreError> {
         for s in &self.stores {
-            s.sync().inspect_err(|e| eprintln!("spindle serve: {e}"))?;
+            s.sync().inspect_err(|e| say!("spindle serve: {e}"))?;
         }
         Ok(())
     }
@@ -826,7 +821,7 @@ impl<D: Emulated> Engine<D> {
         let result = match result {
             Ok(()) => Ok(None),
             Err(e) => {
-                eprintln!("spindle serve: {e}");
+                say!("spindle serve: {e}");
                 Err(Errno::Io)
             }
         };
@@ -864,7 +859,7 @@ impl<D: Emulated> Engine<D> {
                 if start < end {
                     let from = (start - u.offset) as usize..(end - u.offset) as usize;
                     if let Err(e) = self.stores[l.disk].write(start, &u.old[from]) {
-                        eprintln!("spindle serve: {e}");
+                        say!("spindle serve: {e}");
                     }
                 }
             }
@@ -878,9 +873,10 @@ impl<D: Emulated> Engine<D> {
     fn applied(&mut self, applied: Applied) {
         match applied.effect {
             Ok(lost) => self.lose(&lost),
-            Err(e) => eprintln!(
+            Err(e) => say!(
                 "spindle serve: scheduled fault {:?} at {} ns: {e}",
-                applied.fault, applied.at
+                applied.fault,
+                applied.at
             ),
         }
         self.persist(true);
@@ -944,7 +940,7 @@ impl<D: Emulated> Engine<D> {
             };
             let from = self.marks[d];
             if let Err(e) = self.copy_between(d, source, from, target - from) {
-                eprintln!("spindle serve: resync of disk {d}: {e}");
+                say!("spindle serve: resync of disk {d}: {e}");
                 continue;
             }
             // The copy reads its source through the fault injector: what
@@ -964,16 +960,17 @@ impl<D: Emulated> Engine<D> {
                 if let Some(Ok(())) = copied {
                     continue;
                 }
-                eprintln!(
+                say!(
                     "spindle serve: resync of disk {d}: blocks {}..{} are unreadable on every other copy: lost (reads of them fail until they are rewritten)",
-                    bad.start, bad.end
+                    bad.start,
+                    bad.end
                 );
                 let fault = Fault::MediaError {
                     disk: d,
                     blocks: bad.clone(),
                 };
                 if let Err(e) = self.device.inject(&fault) {
-                    eprintln!("spindle serve: resync of disk {d}: {e}");
+                    say!("spindle serve: resync of disk {d}: {e}");
                 }
                 self.lost[d].push(bad);
             }
@@ -1051,7 +1048,7 @@ impl<D: Emulated> Engine<D> {
                 self.saved = Some(state);
                 self.saved_at = Instant::now();
             }
-            Err(e) => eprintln!("spindle serve: {e}"),
+            Err(e) => say!("spindle serve: {e}"),
         }
     }
 

@@ -541,7 +541,7 @@ async fn run<D: Emulated>(
                 Ok(conn) => spawn_connection(conn, Arc::clone(&shared)),
                 Err(e) => {
                     // Out of descriptors, most likely: let some close.
-                    eprintln!("spindle serve: accept: {e}");
+                    say!("spindle serve: accept: {e}");
                     tokio::time::sleep(Duration::from_millis(50)).await;
                 }
             },
@@ -582,7 +582,7 @@ fn spawn_connection<D: Emulated>(conn: Conn, shared: Arc<Shared<D>>) {
                     e.kind(),
                     std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset
                 ) => {}
-            Err(e) => eprintln!("spindle serve: connection closed: {e}"),
+            Err(e) => say!("spindle serve: connection closed: {e}"),
             Ok(()) => {}
         }
     });
@@ -596,7 +596,7 @@ async fn tick<D: Emulated>(shared: Arc<Shared<D>>) {
         interval.tick().await;
         let report = shared.with_engine(|e| e.stats_mut().tick(Instant::now()));
         if let (true, Some(r)) = (shared.live, report) {
-            eprintln!(
+            say!(
                 "{:>6.0} s  {:>8.0} IOPS  latency mean {:>8.3} ms p99 {:>8.3} ms  depth {:>6.1}  late p99 {:>6.3} ms{}",
                 r.at_s + r.seconds,
                 r.iops,

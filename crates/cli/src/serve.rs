@@ -1,6 +1,7 @@
 //! `spindle serve`: an emulated disk or mirror served over NBD, timed by
 //! the emulator's models, with faults on a schedule or a control socket.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -255,7 +256,10 @@ pub fn run(args: &ServeArgs, format: Format) -> Result<()> {
         }
         Err(e) => return Err(e).context("spindle serve"),
     };
-    eprintln!(
+    // A server outlives its terminal: a closed standard error or output
+    // must not stop it (`eprintln!` and `print!` would panic).
+    let _ = writeln!(
+        std::io::stderr(),
         "spindle serve: {} bytes on {:?}{}",
         options.size,
         server.listening(),
@@ -269,7 +273,11 @@ pub fn run(args: &ServeArgs, format: Format) -> Result<()> {
         let json = serde_json::to_string_pretty(&summary)?;
         std::fs::write(path, json).with_context(|| format!("writing {}", path.display()))?;
     }
-    print!("{}", totals(&summary.total).render(format));
+    let _ = write!(
+        std::io::stdout(),
+        "{}",
+        totals(&summary.total).render(format)
+    );
     Ok(())
 }
 
