@@ -279,9 +279,14 @@ async fn serve_client<D: Emulated>(stream: tokio::net::UnixStream, shared: Arc<S
     loop {
         line.clear();
         let limit = (MAX_LINE + 1) as u64;
-        match (&mut read).take(limit).read_until(b'\n', &mut line).await {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
+        // A control client silent for the idle timeout is let go, as an
+        // NBD client is.
+        let idle = shared.resources.idle_timeout;
+        let mut bounded = (&mut read).take(limit);
+        let next = bounded.read_until(b'\n', &mut line);
+        match tokio::time::timeout(idle, next).await {
+            Ok(Ok(0) | Err(_)) | Err(_) => return,
+            Ok(Ok(_)) => {}
         }
         let complete = line.last() == Some(&b'\n');
         if !complete && line.len() > MAX_LINE {

@@ -137,6 +137,8 @@ fn media_errors_survive_a_restart_on_the_same_files() {
         let server = start(&socket, Some(&file), disks);
         let mut c = Client::connect(&socket);
         assert_eq!(c.write(0, &pattern(0, 65_536, 1), 0), 0);
+        // Synced by the sync thread, off the engine's lock.
+        assert_eq!(c.flush(), 0);
         for d in 0..disks {
             assert_eq!(control(&socket, &format!("media-error {d} 16 4")), "ok");
         }

@@ -139,6 +139,12 @@ fn a_silent_client_is_closed_after_its_timeout() {
     let mut rest = Vec::new();
     c.stream.read_to_end(&mut rest).unwrap();
     assert!(rest.is_empty());
+    // So is a silent control client.
+    let mut ctl = UnixStream::connect(socket.with_extension("ctl")).unwrap();
+    ctl.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut rest = Vec::new();
+    ctl.read_to_end(&mut rest).unwrap();
+    assert!(rest.is_empty());
     // Others are served all along.
     let mut c = Client::connect(&socket);
     assert_eq!(c.read(0, &mut back), 0);
