@@ -169,6 +169,26 @@ fn request_memory(s: &str) -> Result<u64, String> {
     }
 }
 
+/// The line (from 1) of `key` in the `[[fault]]` table number `index` (from
+/// 0) of a TOML schedule; `None` if the text is laid out otherwise (JSON,
+/// inline tables).
+fn toml_line(text: &str, index: usize, key: &str) -> Option<usize> {
+    let mut table = None;
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.starts_with("[[fault]]") {
+            table = Some(table.map_or(0, |t| t + 1));
+        } else if table == Some(index)
+            && line
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        {
+            return Some(n + 1);
+        }
+    }
+    None
+}
+
 /// A size like `1G`, `512M`, `4096`.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let s = s.trim();
@@ -247,12 +267,17 @@ pub fn run(args: &ServeArgs, format: Format) -> Result<()> {
     let server = match blockdev::start(&options) {
         Ok(server) => server,
         // The schedule's entry, named with its file.
-        Err(e @ StartError::FaultDisk { .. }) => {
+        Err(e @ StartError::FaultDisk { index, .. }) => {
             let file = args
                 .faults
                 .as_deref()
                 .unwrap_or(Path::new("the fault schedule"));
-            bail!("spindle serve: {}: {e}", file.display())
+            let line = std::fs::read_to_string(file)
+                .ok()
+                .and_then(|text| toml_line(&text, index, "disk"))
+                .map(|l| format!(":{l}"))
+                .unwrap_or_default();
+            bail!("spindle serve: {}{line}: {e}", file.display())
         }
         Err(e) => return Err(e).context("spindle serve"),
     };
@@ -312,6 +337,14 @@ fn totals(r: &Report) -> Table {
 #[cfg(test)]
 mod tests {
     use super::parse_size;
+
+    #[test]
+    fn a_fault_entry_is_found_by_its_line() {
+        let text = "# faults\n[[fault]]\nat_ms = 1\nkind = \"power-cut\"\n\n[[fault]]\nat_ms = 2\ndisks = 3\ndisk  = 99\n";
+        assert_eq!(super::toml_line(text, 1, "disk"), Some(9));
+        assert_eq!(super::toml_line(text, 0, "disk"), None);
+        assert_eq!(super::toml_line("{\"fault\": []}", 0, "disk"), None);
+    }
 
     #[test]
     fn sizes_take_binary_suffixes() {

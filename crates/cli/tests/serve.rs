@@ -174,7 +174,7 @@ fn a_fault_schedule_is_checked_against_the_server_before_it_starts() {
     for (entry, says) in [
         (
             "kind = \"fail-disk\"\ndisk = 99\n",
-            "faults.toml: fault 0 (fail-disk): `disk`: 99, but the server has 1 disk(s), numbered from 0",
+            "faults.toml:4: fault 0 (fail-disk): `disk`: 99, but the server has 1 disk(s), numbered from 0",
         ),
         (
             "kind = \"slow\"\ndisk = 0\nfactor = 1e15\nfor_ms = 1\n",
