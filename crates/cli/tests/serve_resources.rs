@@ -3,7 +3,7 @@
 //! the server's resident memory stays under the budget + 64 MB, their
 //! queued requests are cancelled, and the next client's reads take, in the
 //! model's time the server reports, what they took on an idle server.
-//! SIGTERM stops it in every state (within 10 s, a bound no loaded machine
+//! SIGTERM (and SIGINT) stops it in every state (within 10 s, a bound no loaded machine
 //! should reach; it takes milliseconds) with its statistics written.
 
 mod nbd_client;
@@ -56,9 +56,14 @@ fn reads(s: &Serve) -> f64 {
 }
 
 fn stopped_with_statistics(s: Serve, state: &str) {
-    let (status, took, s) = s.terminate(STOP);
-    let status = status.unwrap_or_else(|| panic!("{state}: SIGTERM ignored for {STOP:?}"));
-    println!("{state}: stopped {took:?} after SIGTERM");
+    stopped_by("-TERM", s, state);
+}
+
+fn stopped_by(signal: &str, s: Serve, state: &str) {
+    let (status, took, s) = s.signal(signal, STOP);
+    let status =
+        status.unwrap_or_else(|| panic!("{state}: SIG{} ignored for {STOP:?}", &signal[1..]));
+    println!("{state}: stopped {took:?} after SIG{}", &signal[1..]);
     assert!(status.success(), "{state}: {status:?}");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&s.stats).unwrap()).unwrap();
@@ -108,6 +113,7 @@ fn clients_that_queue_past_the_budget_and_vanish_leave_nothing_behind() {
 #[test]
 fn sigterm_stops_the_server_in_every_state() {
     stopped_with_statistics(serve(&[]), "idle");
+    stopped_by("-INT", serve(&[]), "idle");
 
     // A client greeted but silent, another half-way through a request, a
     // control client half-way through a line.

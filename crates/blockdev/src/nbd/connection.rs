@@ -44,7 +44,7 @@ pub enum ConnectionError {
     #[error(transparent)]
     Framing(#[from] BadMagic),
     /// The client took longer than its timeout.
-    #[error("closed after the timeout of {0}")]
+    #[error("closed {0} after its timeout")]
     Timeout(&'static str),
 }
 
@@ -79,7 +79,7 @@ where
         Ok(Ok(true)) => {}
         Ok(Ok(false)) => return Ok(()),
         Ok(Err(e)) => return Err(e),
-        Err(_) => return Err(ConnectionError::Timeout("the handshake")),
+        Err(_) => return Err(ConnectionError::Timeout("a client still shaking hands")),
     }
     let (tx, rx) = mpsc::unbounded_channel::<Reply>();
     let result = transmission(&mut stream, rbuf, &shared, &tx, rx).await;
@@ -173,7 +173,7 @@ where
             // A client that reads no reply for the idle timeout has gone.
             match tokio::time::timeout(idle, stream.write_all(&wbuf)).await {
                 Ok(written) => written?,
-                Err(_) => return Err(ConnectionError::Timeout("reading replies")),
+                Err(_) => return Err(ConnectionError::Timeout("a client reading no replies")),
             }
             wbuf.clear();
             wbuf.shrink_to(KEEP);
@@ -209,7 +209,7 @@ where
                 encode(&mut wbuf, &mut tickets, &mut sent, reply);
             }
             () = tokio::time::sleep(idle), if quiet => {
-                return Err(ConnectionError::Timeout("an idle connection"));
+                return Err(ConnectionError::Timeout("an idle client"));
             }
         }
     }

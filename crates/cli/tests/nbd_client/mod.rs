@@ -95,10 +95,19 @@ impl Serve {
 
     /// Sends SIGTERM; the exit status and how long it took to come (`None`
     /// if the process was still running after `limit`, then killed).
-    pub(crate) fn terminate(mut self, limit: Duration) -> (Option<ExitStatus>, Duration, Serve) {
+    pub(crate) fn terminate(self, limit: Duration) -> (Option<ExitStatus>, Duration, Serve) {
+        self.signal("-TERM", limit)
+    }
+
+    /// As [`Serve::terminate`], with `kill`'s `signal` (`-INT`, ...).
+    pub(crate) fn signal(
+        mut self,
+        signal: &str,
+        limit: Duration,
+    ) -> (Option<ExitStatus>, Duration, Serve) {
         let t = Instant::now();
         let sent = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
+            .args([signal, &self.child.id().to_string()])
             .status()
             .unwrap();
         assert!(sent.success());
