@@ -151,3 +151,43 @@ fn a_silent_client_is_closed_after_its_timeout() {
     c.disconnect();
     server.stop().unwrap();
 }
+
+#[test]
+fn the_minimum_block_size_advertised_is_the_drives_sector() {
+    use blockdev::nbd::proto::{IHAVEOPT, INFO_BLOCK_SIZE, OPT_GO, REP_ACK, REP_INFO};
+    let (_dir, socket) = socket_dir();
+    let server =
+        blockdev::start(&options(disk_emu::disk::presets::hp97560(), SIZE, &socket)).unwrap();
+    let mut s = UnixStream::connect(&socket).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut greeting = [0u8; 18];
+    s.read_exact(&mut greeting).unwrap();
+    s.write_all(&3u32.to_be_bytes()).unwrap();
+    let mut go = Vec::new();
+    go.extend_from_slice(&IHAVEOPT.to_be_bytes());
+    go.extend_from_slice(&OPT_GO.to_be_bytes());
+    go.extend_from_slice(&8u32.to_be_bytes());
+    go.extend_from_slice(&0u32.to_be_bytes());
+    go.extend_from_slice(&1u16.to_be_bytes());
+    go.extend_from_slice(&INFO_BLOCK_SIZE.to_be_bytes());
+    s.write_all(&go).unwrap();
+    let mut sizes = None;
+    loop {
+        let mut h = [0u8; 20];
+        s.read_exact(&mut h).unwrap();
+        let kind = u32::from_be_bytes(h[12..16].try_into().unwrap());
+        let mut data = vec![0u8; u32::from_be_bytes(h[16..20].try_into().unwrap()) as usize];
+        s.read_exact(&mut data).unwrap();
+        if kind == REP_ACK {
+            break;
+        }
+        if kind == REP_INFO && data[..2] == INFO_BLOCK_SIZE.to_be_bytes() {
+            let word =
+                |i: usize| u32::from_be_bytes(data[2 + 4 * i..6 + 4 * i].try_into().unwrap());
+            sizes = Some((word(0), word(1), word(2)));
+        }
+    }
+    assert_eq!(sizes, Some((512, 4096, blockdev::MAX_PAYLOAD)));
+    drop(s);
+    server.stop().unwrap();
+}

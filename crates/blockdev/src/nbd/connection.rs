@@ -44,7 +44,7 @@ pub enum ConnectionError {
     #[error(transparent)]
     Framing(#[from] BadMagic),
     /// The client took longer than its timeout.
-    #[error("closed {0} after its timeout")]
+    #[error("{0} timed out")]
     Timeout(&'static str),
 }
 
@@ -79,7 +79,7 @@ where
         Ok(Ok(true)) => {}
         Ok(Ok(false)) => return Ok(()),
         Ok(Err(e)) => return Err(e),
-        Err(_) => return Err(ConnectionError::Timeout("a client still shaking hands")),
+        Err(_) => return Err(ConnectionError::Timeout("the handshake")),
     }
     let (tx, rx) = mpsc::unbounded_channel::<Reply>();
     let result = transmission(&mut stream, rbuf, &shared, &tx, rx).await;
