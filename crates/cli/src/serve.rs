@@ -318,6 +318,7 @@ fn totals(r: &Report) -> Table {
             "p99 latency, ms",
             "mean queue depth",
             "p99 lateness, ms",
+            "mean model response, ms",
         ],
     );
     let opt = |x: Option<f64>| x.map_or(Cell::Missing, |v| Cell::num(v, 3));
@@ -330,6 +331,7 @@ fn totals(r: &Report) -> Table {
         opt(r.p99_latency_ms),
         opt(r.mean_queue_depth),
         opt(r.p99_lateness_ms),
+        opt(r.mean_model_response_ms),
     ]);
     t
 }
