@@ -874,9 +874,9 @@ impl<D: Emulated> Engine<D> {
         match applied.effect {
             Ok(lost) => self.lose(&lost),
             Err(e) => say!(
-                "spindle serve: scheduled fault {:?} at {} ns: {e}",
-                applied.fault,
-                applied.at
+                "spindle serve: the scheduled {} at {} ms of the disks' time could not be applied: {e}",
+                described(&applied.fault),
+                applied.at as f64 / 1e6
             ),
         }
         self.persist(true);
@@ -1070,6 +1070,29 @@ impl<D: Emulated> Engine<D> {
             })?;
         }
         Ok(())
+    }
+}
+
+/// A fault in the words of the schedule file.
+fn described(fault: &Fault) -> String {
+    match fault {
+        Fault::FailDisk { disk } => format!("fail-disk of disk {disk}"),
+        Fault::ReplaceDisk { disk } => format!("replace-disk of disk {disk}"),
+        Fault::MediaError { disk, blocks } => {
+            format!(
+                "media-error on blocks {}..{} of disk {disk}",
+                blocks.start, blocks.end
+            )
+        }
+        Fault::Slow {
+            disk,
+            factor,
+            duration,
+        } => format!(
+            "slow of disk {disk} (factor {factor} for {} ms)",
+            *duration as f64 / 1e6
+        ),
+        Fault::PowerCut => "power-cut".to_string(),
     }
 }
 

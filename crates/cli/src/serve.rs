@@ -285,9 +285,12 @@ pub fn run(args: &ServeArgs, format: Format) -> Result<()> {
     // must not stop it (`eprintln!` and `print!` would panic).
     let _ = writeln!(
         std::io::stderr(),
-        "spindle serve: {} bytes on {:?}{}",
+        "spindle serve: {} bytes on {}{}",
         options.size,
-        server.listening(),
+        match server.listening() {
+            Listen::Tcp(address) => address.to_string(),
+            Listen::Unix(path) => path.display().to_string(),
+        },
         args.control
             .as_ref()
             .map(|c| format!(", control on {}", c.display()))
