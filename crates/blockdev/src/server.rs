@@ -364,6 +364,12 @@ impl<D: Emulated> Running<D> {
             .enable_all()
             .build()
             .map_err(io("starting the runtime".into()))?;
+        // Watched from before the sockets exist: a signal that comes as
+        // soon as a client can connect still stops the server cleanly.
+        let watched = signals.then(|| {
+            let _guard = runtime.enter();
+            Watched::new()
+        });
         if let (Listen::Unix(socket), Some(control)) = (&listen, &control)
             && same_place(socket, control)
         {
@@ -421,13 +427,12 @@ impl<D: Emulated> Running<D> {
                 .spawn(move || {
                     let result =
                         runtime.block_on(run(Arc::clone(&shared), listener, control, async move {
-                            if signals {
-                                tokio::select! {
+                            match watched {
+                                Some(watched) => tokio::select! {
                                     () = stop.notified() => {}
-                                    () = terminated() => {}
-                                }
-                            } else {
-                                stop.notified().await;
+                                    () = watched.terminated() => {}
+                                },
+                                None => stop.notified().await,
                             }
                         }));
                     shared.stop_clock();
@@ -478,20 +483,33 @@ impl<D: Emulated> Running<D> {
     }
 }
 
-/// SIGINT or SIGTERM (never, if they cannot be watched).
-async fn terminated() {
-    use tokio::signal::unix::{SignalKind, signal};
-    match (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) {
-        (Ok(mut int), Ok(mut term)) => {
-            tokio::select! {
-                _ = int.recv() => {}
-                _ = term.recv() => {}
-            }
+/// SIGINT and SIGTERM, watched (or not, if they cannot be).
+struct Watched(Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>);
+
+impl Watched {
+    /// Watches from now on (in a runtime's context).
+    fn new() -> Self {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) {
+            (Ok(int), Ok(term)) => Watched(Some((int, term))),
+            _ => Watched(None),
         }
-        _ => std::future::pending().await,
+    }
+
+    /// SIGINT or SIGTERM (never, if they cannot be watched).
+    async fn terminated(self) {
+        match self.0 {
+            Some((mut int, mut term)) => {
+                tokio::select! {
+                    _ = int.recv() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            None => std::future::pending().await,
+        }
     }
 }
 
