@@ -3,6 +3,7 @@
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Why a store failed.
 #[derive(Debug, thiserror::Error)]
@@ -21,8 +22,8 @@ pub enum Store {
     Ram(Vec<u8>),
     /// In a file of the export's size, written in place.
     File {
-        /// The file.
-        file: File,
+        /// The file (shared with syncs made off the engine's lock).
+        file: Arc<File>,
         /// Its path, for messages.
         path: PathBuf,
     },
@@ -55,7 +56,7 @@ impl Store {
             file.set_len(size).map_err(err)?;
         }
         Ok(Store::File {
-            file,
+            file: Arc::new(file),
             path: path.to_path_buf(),
         })
     }
@@ -132,6 +133,15 @@ impl Store {
         match self {
             Store::Ram(_) => Ok(()),
             Store::File { file, .. } => file.sync_data().map_err(|e| self.err(e)),
+        }
+    }
+
+    /// The backing file and its path, for a sync made elsewhere; `None` in
+    /// RAM.
+    pub fn sync_handle(&self) -> Option<(Arc<File>, PathBuf)> {
+        match self {
+            Store::Ram(_) => None,
+            Store::File { file, path } => Some((Arc::clone(file), path.clone())),
         }
     }
 

@@ -39,8 +39,12 @@ impl Clock {
         self.virtual_at(Instant::now())
     }
 
-    /// The wall instant virtual time `v` corresponds to.
+    /// The wall instant virtual time `v` corresponds to (a year from now
+    /// for a time beyond what an `Instant` holds).
     pub fn wall(&self, v: Nanos) -> Instant {
-        self.start + Duration::from_nanos((v as f64 / self.scale).ceil() as u64)
+        let after = Duration::from_nanos((v as f64 / self.scale).ceil() as u64);
+        self.start
+            .checked_add(after)
+            .unwrap_or_else(|| Instant::now() + Duration::from_secs(365 * 86_400))
     }
 }

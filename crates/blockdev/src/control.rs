@@ -17,14 +17,17 @@
 //! Replies start with `ok` or `error:`. `power-cut` answers `ok lost
 //! DISK:FIRST+BLOCKS ...` (blocks of each disk the caches lost) or `ok lost
 //! nothing`; `state` answers `ok disk0=online disk1=rebuilding:BLOCK/END`,
-//! END the block where the resync ends (the export's size in blocks).
+//! END the block where the resync ends (the export's size in blocks),
+//! followed by `lost=DISK:FIRST+BLOCKS,...` if a rebuild found blocks no
+//! other copy could read (they fail reads on the rebuilt disk until
+//! rewritten). Lines are at most 4096 bytes.
 
 use std::sync::Arc;
 
 use disk_emu::ResyncRate;
 use disk_emu::faults::Fault;
 use sched_core::array::DiskState;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixListener;
 
 use crate::engine::Emulated;
@@ -51,6 +54,32 @@ pub enum Request {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0} (try `help`)")]
 pub struct ControlError(String);
+
+/// Resync speeds, MB/s (`resync-rate`, `serve --resync-mb-s`): from 10 kB/s
+/// (a 1 GB export in a day) to 100 GB/s.
+pub const RESYNC_MB_S: std::ops::RangeInclusive<f64> = 0.01..=100_000.0;
+/// Resync chunks, KB: one block to the largest request.
+pub const RESYNC_CHUNK_KB: std::ops::RangeInclusive<f64> = 0.5..=32_768.0;
+/// How long a `slow` lasts, seconds of the disk's time: up to 10⁹ s (31
+/// years), inside the virtual clock's range.
+pub const SLOW_SECONDS: std::ops::RangeInclusive<f64> = 1e-9..=1e9;
+/// The longest command line: longer ones are refused unread, and the
+/// connection closed.
+pub const MAX_LINE: usize = 4096;
+
+/// A word echoed in a reply: at most 40 characters of it.
+fn shorten(s: &str) -> String {
+    const MAX: usize = 40;
+    if s.chars().count() <= MAX {
+        s.to_string()
+    } else {
+        format!(
+            "{}… ({} bytes)",
+            s.chars().take(MAX).collect::<String>(),
+            s.len()
+        )
+    }
+}
 
 const HELP: &str = "commands: fail DISK | replace DISK | resync-rate MB_PER_S [CHUNK_KB] | media-error DISK FIRST_BLOCK BLOCKS | slow DISK FACTOR SECONDS | power-cut | state | stats | shutdown | help";
 
@@ -80,15 +109,18 @@ pub fn parse(line: &str) -> Result<Request, ControlError> {
     };
     fn number<T: std::str::FromStr>(what: &str, s: &str) -> Result<T, ControlError> {
         s.parse()
-            .map_err(|_| ControlError(format!("{what}: `{s}` is not a number")))
+            .map_err(|_| ControlError(format!("{what}: `{}` is not a number", shorten(s))))
     }
-    let positive = |what: &str, s: &str| -> Result<f64, ControlError> {
+    let within = |what: &str, s: &str, range: std::ops::RangeInclusive<f64>| {
         let x: f64 = number(what, s)?;
-        if x.is_finite() && x > 0.0 {
+        if range.contains(&x) {
             Ok(x)
         } else {
             Err(ControlError(format!(
-                "{what}: expected a positive number, got {s}"
+                "{what}: expected a number from {} to {}, got {}",
+                range.start(),
+                range.end(),
+                shorten(s)
             )))
         }
     };
@@ -107,9 +139,9 @@ pub fn parse(line: &str) -> Result<Request, ControlError> {
         }
         "resync-rate" => {
             arity(1..=2)?;
-            let mb = positive("MB_PER_S", args[0])?;
+            let mb = within("MB_PER_S", args[0], RESYNC_MB_S)?;
             let chunk_kb = match args.get(1) {
-                Some(s) => positive("CHUNK_KB", s)?,
+                Some(s) => within("CHUNK_KB", s, RESYNC_CHUNK_KB)?,
                 None => 64.0,
             };
             Request::ResyncRate(ResyncRate {
@@ -128,8 +160,8 @@ pub fn parse(line: &str) -> Result<Request, ControlError> {
         }
         "slow" => {
             arity(3..=3)?;
-            let factor = positive("FACTOR", args[1])?;
-            let seconds = positive("SECONDS", args[2])?;
+            let factor = within("FACTOR", args[1], 1.0..=disk_emu::disk::MAX_SLOWDOWN)?;
+            let seconds = within("SECONDS", args[2], SLOW_SECONDS)?;
             Request::Fault(Fault::Slow {
                 disk: number("DISK", args[0])?,
                 factor,
@@ -144,7 +176,12 @@ pub fn parse(line: &str) -> Result<Request, ControlError> {
         "stats" => Request::Stats,
         "shutdown" => Request::Shutdown,
         "help" => Request::Help,
-        other => return Err(ControlError(format!("unknown command `{other}`"))),
+        other => {
+            return Err(ControlError(format!(
+                "unknown command `{}`",
+                shorten(other)
+            )));
+        }
     })
 }
 
@@ -187,7 +224,19 @@ pub fn execute<D: Emulated>(shared: &Shared<D>, request: &Request) -> String {
                     }
                 })
                 .collect();
-            format!("ok {}", parts.join(" "))
+            // What rebuilds could read from no copy.
+            let lost: Vec<String> = (0..states.len())
+                .flat_map(|d| {
+                    e.lost(d)
+                        .iter()
+                        .map(move |b| format!("{d}:{}+{}", b.start, b.end - b.start))
+                })
+                .collect();
+            if lost.is_empty() {
+                format!("ok {}", parts.join(" "))
+            } else {
+                format!("ok {} lost={}", parts.join(" "), lost.join(","))
+            }
         }),
         Request::Stats => {
             let total = shared.with_engine(|e| e.stats_mut().total());
@@ -211,29 +260,55 @@ pub async fn listen<D: Emulated>(listener: UnixListener, shared: Arc<Shared<D>>)
             Ok((stream, _)) => stream,
             Err(e) => {
                 // Out of descriptors, most likely: let some close.
-                eprintln!("spindle serve: control socket: {e}");
+                say!("spindle serve: control socket: {e}");
                 tokio::time::sleep(std::time::Duration::from_millis(50)).await;
                 continue;
             }
         };
-        let shared = Arc::clone(&shared);
-        tokio::spawn(async move {
-            let (read, mut write) = stream.into_split();
-            let mut lines = BufReader::new(read).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                let reply = match parse(&line) {
-                    Ok(request) => execute(&shared, &request),
-                    Err(e) => format!("error: {e}"),
-                };
-                if write
-                    .write_all(format!("{reply}\n").as_bytes())
-                    .await
-                    .is_err()
-                {
-                    break;
-                }
-            }
-        });
+        tokio::spawn(serve_client(stream, Arc::clone(&shared)));
+    }
+}
+
+/// One control client, a line at a time, each read with a cap of
+/// [`MAX_LINE`] bytes: a longer line is answered with an error and the
+/// connection closed, so nothing a client sends is held whole.
+async fn serve_client<D: Emulated>(stream: tokio::net::UnixStream, shared: Arc<Shared<D>>) {
+    let (read, mut write) = stream.into_split();
+    let mut read = BufReader::new(read);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let limit = (MAX_LINE + 1) as u64;
+        // A control client silent for the idle timeout is let go, as an
+        // NBD client is.
+        let idle = shared.resources.idle_timeout;
+        let mut bounded = (&mut read).take(limit);
+        let next = bounded.read_until(b'\n', &mut line);
+        match tokio::time::timeout(idle, next).await {
+            Ok(Ok(0) | Err(_)) | Err(_) => return,
+            Ok(Ok(_)) => {}
+        }
+        let complete = line.last() == Some(&b'\n');
+        if !complete && line.len() > MAX_LINE {
+            let reply = format!("error: a line longer than {MAX_LINE} bytes (try `help`)\n");
+            let _ = write.write_all(reply.as_bytes()).await;
+            return;
+        }
+        let reply = match std::str::from_utf8(&line) {
+            Ok(text) => match parse(text) {
+                Ok(request) => execute(&shared, &request),
+                Err(e) => format!("error: {e}"),
+            },
+            Err(_) => "error: a line that is not UTF-8 (try `help`)".to_string(),
+        };
+        if write
+            .write_all(format!("{reply}\n").as_bytes())
+            .await
+            .is_err()
+            || !complete
+        {
+            return;
+        }
     }
 }
 
@@ -274,7 +349,16 @@ mod tests {
             ("", "empty line"),
             ("fail", "takes 1 arguments, got 0"),
             ("fail x", "DISK: `x` is not a number"),
-            ("slow 0 -2 1", "FACTOR: expected a positive number"),
+            ("slow 0 -2 1", "FACTOR: expected a number from 1 to 10000"),
+            ("slow 0 1e15 1", "FACTOR: expected a number from 1 to 10000"),
+            ("slow 0 NaN 1", "FACTOR: expected a number from 1 to 10000"),
+            ("slow 0 2 inf", "SECONDS: expected a number from"),
+            ("slow 0 2 0", "SECONDS: expected a number from"),
+            (
+                "resync-rate 1e-300",
+                "MB_PER_S: expected a number from 0.01",
+            ),
+            ("resync-rate 10 1e9", "CHUNK_KB: expected a number from 0.5"),
             ("melt 0", "unknown command `melt`"),
             ("power-cut now", "takes 0 arguments"),
         ] {

@@ -179,6 +179,31 @@ struct Waiter {
     arrived: Instant,
 }
 
+/// Flushes to answer once backing files are synced, and the files: synced
+/// without holding the engine, so that an `fdatasync` of many milliseconds
+/// holds up no other request.
+#[derive(Debug)]
+pub struct SyncBatch {
+    waiters: Vec<Waiter>,
+    files: Vec<(std::sync::Arc<std::fs::File>, std::path::PathBuf)>,
+}
+
+impl SyncBatch {
+    /// Syncs the files (`fdatasync`).
+    ///
+    /// # Errors
+    /// [`StoreError`] naming the first file that failed.
+    pub fn sync(&self) -> Result<(), StoreError> {
+        for (file, path) in &self.files {
+            file.sync_data().map_err(|source| StoreError {
+                path: path.display().to_string(),
+                source,
+            })?;
+        }
+        Ok(())
+    }
+}
+
 /// The old bytes under a write a drive's cache still holds.
 #[derive(Debug)]
 struct Undo {
@@ -202,15 +227,23 @@ pub struct Engine<D: Emulated> {
     /// Requests the device's queue had no room for, oldest first.
     backlog: VecDeque<u64>,
     waiters: Vec<Waiter>,
+    /// Flushes the model has made durable, waiting for the backing files
+    /// to be synced.
+    to_sync: Vec<Waiter>,
     undo: Vec<Undo>,
     /// Bytes of each disk known current: the export's size for a disk in
     /// service, the copied part for one being rebuilt.
     marks: Vec<u64>,
+    /// What each disk's rebuild could not read from any source.
+    lost: Vec<Vec<Range<u64>>>,
     next_id: u64,
     stats: Stats,
     state_file: Option<StateFile>,
     saved: Option<MirrorState>,
     saved_at: Instant,
+    /// The device refused to advance (an internal error): every request is
+    /// answered with `EIO` from then on, rather than retried for ever.
+    halted: bool,
 }
 
 /// Checks that an export of `size` bytes fits every disk of `device`;
@@ -268,13 +301,16 @@ impl<D: Emulated> Engine<D> {
             pending: HashMap::new(),
             backlog: VecDeque::new(),
             waiters: Vec::new(),
+            to_sync: Vec::new(),
             undo: Vec::new(),
             marks: vec![size; disks],
+            lost: vec![Vec::new(); disks],
             next_id: 0,
             stats: Stats::new(),
             state_file,
             saved: None,
             saved_at: Instant::now(),
+            halted: false,
         };
         engine.restore()?;
         Ok(engine)
@@ -286,7 +322,7 @@ impl<D: Emulated> Engine<D> {
     /// service is resynchronised from the start, as Linux md does without a
     /// write-intent bitmap.
     fn restore(&mut self) -> Result<(), EngineError> {
-        let Some(file) = &self.state_file else {
+        let Some(file) = self.state_file.clone() else {
             return Ok(());
         };
         let disks = self.device.disks();
@@ -306,6 +342,20 @@ impl<D: Emulated> Engine<D> {
                         self.rebuild(d, rebuilt_to)?;
                     }
                     SavedDisk::Rebuilding { .. } => self.rebuild(d, 0)?,
+                }
+            }
+            for (disk, bad) in saved.media_errors.iter().enumerate().take(disks) {
+                for blocks in bad {
+                    let fault = Fault::MediaError {
+                        disk,
+                        blocks: blocks.clone(),
+                    };
+                    self.device.inject(&fault).map_err(|e| {
+                        crate::persist::StateError::Invalid {
+                            path: file.path().to_path_buf(),
+                            message: format!("media errors of disk {disk}: {e}"),
+                        }
+                    })?;
                 }
             }
             self.drain_without_replies();
@@ -343,6 +393,9 @@ impl<D: Emulated> Engine<D> {
 
     /// When the engine next has something to do on its own.
     pub fn next_wake(&self) -> Option<Nanos> {
+        if self.halted {
+            return None;
+        }
         let waiter = self.waiters.iter().map(|w| w.at).min();
         match (self.device.next_event_time(), waiter) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -367,12 +420,16 @@ impl<D: Emulated> Engine<D> {
     /// outcomes before the next (so that a resync's copy, a power cut's
     /// losses and the completions around them happen in the model's order).
     fn advance_to(&mut self, now: Nanos) {
+        if self.halted {
+            return;
+        }
         let now = now.max(self.device.now());
         loop {
             let step = self.device.next_event_time().filter(|&t| t <= now);
             let to = step.unwrap_or(now);
             if let Err(e) = self.device.advance(to) {
-                eprintln!("spindle serve: device: {e}");
+                self.halt(&e);
+                return;
             }
             self.resync_copy();
             while let Some(o) = self.device.poll() {
@@ -391,17 +448,45 @@ impl<D: Emulated> Engine<D> {
         self.persist(false);
     }
 
+    /// The device cannot go on: says so once, and answers everything held
+    /// (and every later request) with `EIO`.
+    fn halt(&mut self, e: &DeviceError) {
+        say!(
+            "spindle serve: the emulated device stopped: {e}; every request is answered with EIO from now on (restart the server)"
+        );
+        self.halted = true;
+        self.backlog.clear();
+        let ids: Vec<u64> = self.pending.keys().copied().collect();
+        for id in ids {
+            self.fail(id, Errno::Io, None);
+        }
+        for w in std::mem::take(&mut self.waiters) {
+            self.answer(&w.reply, w.handle, w.arrived, None, Err(Errno::Io));
+        }
+    }
+
     /// Takes one request of a connection.
     pub fn request(&mut self, reply: &Replier, handle: u64, cmd: Command, payload: Option<Bytes>) {
         let arrived = Instant::now();
         let now = self.clock.virtual_at(arrived);
         self.advance_to(now);
+        if self.halted {
+            if !matches!(cmd, Command::Disconnect) {
+                self.answer(reply, handle, arrived, None, Err(Errno::Io));
+            }
+            return;
+        }
         let (op, offset, len, fua) = match cmd {
             Command::Read { offset, len } => (Op::Read, offset, len, false),
             Command::Write { offset, len, fua } => {
                 (Op::Write(payload.unwrap_or_default()), offset, len, fua)
             }
             Command::WriteZeroes { offset, len, fua } => (Op::Zero, offset, len, fua),
+            // With no copy left there is nothing to trim or make durable.
+            Command::Trim { .. } | Command::Flush if !self.has_live_copy() => {
+                self.answer(reply, handle, arrived, None, Err(Errno::Io));
+                return;
+            }
             // A 1990s disk has no use for the hint.
             Command::Trim { .. } => {
                 self.answer(reply, handle, arrived, None, Ok(None));
@@ -439,6 +524,42 @@ impl<D: Emulated> Engine<D> {
         if self.device.next_event_time().is_some_and(|t| t <= now) {
             self.advance_to(now);
         }
+    }
+
+    /// Whether some disk still holds the data (is not failed).
+    fn has_live_copy(&self) -> bool {
+        (0..self.device.disks())
+            .any(|d| !matches!(self.device.disk_state(d), Ok(DiskState::Failed) | Err(_)))
+    }
+
+    /// Cancels what `reply`'s connection still has queued (it has gone
+    /// away): requests waiting for the device's queue or in it, and
+    /// flushes. A request in service finishes unheard.
+    pub fn cancel_for(&mut self, reply: &Replier) {
+        let mut ids: Vec<u64> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| p.reply.same_channel(reply))
+            .map(|(&id, _)| id)
+            .collect();
+        if ids.is_empty() && self.waiters.is_empty() {
+            return;
+        }
+        ids.sort_unstable();
+        for id in ids {
+            if let Some(at) = self.backlog.iter().position(|&b| b == id) {
+                self.backlog.remove(at);
+                self.pending.remove(&id);
+            } else if self.device.cancel(RequestId(id)).is_ok() {
+                self.pending.remove(&id);
+            }
+        }
+        self.waiters.retain(|w| !w.reply.same_channel(reply));
+        while let Some(o) = self.device.poll() {
+            self.outcome(o);
+        }
+        self.retry_backlog();
+        self.stats.depth(self.pending.len());
     }
 
     /// Submits pending request `id` to the device at its clock; `false` if
@@ -519,6 +640,9 @@ impl<D: Emulated> Engine<D> {
                 let Some(p) = self.pending.remove(&id) else {
                     return;
                 };
+                let t = &done.timing;
+                let service = t.seek + t.rotation + t.transfer + t.overhead;
+                self.stats.modelled(t.response(), service);
                 let result = match &p.op {
                     Op::Read => {
                         let mut buf = vec![0u8; p.len as usize];
@@ -531,7 +655,7 @@ impl<D: Emulated> Engine<D> {
                 };
                 match result {
                     Err(e) => {
-                        eprintln!("spindle serve: {e}");
+                        say!("spindle serve: {e}");
                         self.answer(&p.reply, p.handle, p.arrived, Some(due), Err(Errno::Io));
                     }
                     Ok(data) if !p.fua => {
@@ -632,37 +756,76 @@ impl<D: Emulated> Engine<D> {
         arrived: Instant,
         blocks: Option<Range<u64>>,
     ) {
-        match self.durable_at(blocks.as_ref()) {
-            Some(at) => self.waiters.push(Waiter {
-                at,
-                reply,
-                handle,
-                arrived,
-            }),
-            None => {
-                let result = self.sync().map(|()| None).map_err(|_| Errno::Io);
-                self.answer(&reply, handle, arrived, None, result);
-            }
-        }
+        let at = self
+            .durable_at(blocks.as_ref())
+            .unwrap_or_else(|| self.device.now());
+        self.waiters.push(Waiter {
+            at,
+            reply,
+            handle,
+            arrived,
+        });
+        self.release_waiters();
     }
 
     fn sync(&self) -> Result<(), StoreError> {
         for s in &self.stores {
-            s.sync().inspect_err(|e| eprintln!("spindle serve: {e}"))?;
+            s.sync().inspect_err(|e| say!("spindle serve: {e}"))?;
         }
         Ok(())
     }
 
+    /// Answers the flushes the model has made durable: at once if the
+    /// bytes are in RAM, after the backing files are synced otherwise
+    /// (which the server does off the engine's lock: [`Engine::take_syncs`]).
     fn release_waiters(&mut self) {
         let now = self.device.now();
         if !self.waiters.iter().any(|w| w.at <= now) {
             return;
         }
-        let result = self.sync().map(|()| None).map_err(|_| Errno::Io);
         let (due, waiting): (Vec<Waiter>, Vec<Waiter>) =
             self.waiters.drain(..).partition(|w| w.at <= now);
         self.waiters = waiting;
+        if self.stores.iter().any(|s| s.sync_handle().is_some()) {
+            self.to_sync.extend(due);
+            return;
+        }
         for w in due {
+            let at = self.clock.wall(w.at);
+            self.answer(&w.reply, w.handle, w.arrived, Some(at), Ok(None));
+        }
+    }
+
+    /// Whether flushes wait for the backing files to be synced.
+    pub fn wants_sync(&self) -> bool {
+        !self.to_sync.is_empty()
+    }
+
+    /// The flushes waiting for the backing files to be synced, and the
+    /// files: the caller syncs them without holding the engine
+    /// ([`SyncBatch::sync`]), then hands the batch back to
+    /// [`Engine::synced`]. `None` if no flush waits.
+    pub fn take_syncs(&mut self) -> Option<SyncBatch> {
+        if self.to_sync.is_empty() {
+            return None;
+        }
+        Some(SyncBatch {
+            waiters: std::mem::take(&mut self.to_sync),
+            files: self.stores.iter().filter_map(Store::sync_handle).collect(),
+        })
+    }
+
+    /// Answers a batch's flushes once its files are synced (`EIO` if that
+    /// failed).
+    pub fn synced(&mut self, batch: SyncBatch, result: Result<(), StoreError>) {
+        let result = match result {
+            Ok(()) => Ok(None),
+            Err(e) => {
+                say!("spindle serve: {e}");
+                Err(Errno::Io)
+            }
+        };
+        for w in batch.waiters {
             let at = self.clock.wall(w.at);
             self.answer(&w.reply, w.handle, w.arrived, Some(at), result.clone());
         }
@@ -696,7 +859,7 @@ impl<D: Emulated> Engine<D> {
                 if start < end {
                     let from = (start - u.offset) as usize..(end - u.offset) as usize;
                     if let Err(e) = self.stores[l.disk].write(start, &u.old[from]) {
-                        eprintln!("spindle serve: {e}");
+                        say!("spindle serve: {e}");
                     }
                 }
             }
@@ -710,9 +873,10 @@ impl<D: Emulated> Engine<D> {
     fn applied(&mut self, applied: Applied) {
         match applied.effect {
             Ok(lost) => self.lose(&lost),
-            Err(e) => eprintln!(
-                "spindle serve: scheduled fault {:?} at {} ns: {e}",
-                applied.fault, applied.at
+            Err(e) => say!(
+                "spindle serve: the scheduled {} at {} ms of the disks' time could not be applied: {e}",
+                described(&applied.fault),
+                applied.at as f64 / 1e6
             ),
         }
         self.persist(true);
@@ -728,6 +892,7 @@ impl<D: Emulated> Engine<D> {
         self.lose(&lost);
         if let Fault::ReplaceDisk { disk } = *fault {
             self.marks[disk] = 0;
+            self.lost[disk].clear();
         }
         // The failure's and the replacement's outcomes.
         let now = self.device.now();
@@ -767,23 +932,73 @@ impl<D: Emulated> Engine<D> {
             if self.marks[d] >= target {
                 continue;
             }
-            let source = (0..states.len()).find(|&s| s != d && states[s] == DiskState::Online);
-            let Some(source) = source else {
+            let sources: Vec<usize> = (0..states.len())
+                .filter(|&s| s != d && states[s] == DiskState::Online)
+                .collect();
+            let Some(&source) = sources.first() else {
                 continue;
             };
             let from = self.marks[d];
-            let (left, right) = self.stores.split_at_mut(d.max(source));
-            let (to_store, from_store) = if d < source {
-                (&mut left[d], &right[0])
-            } else {
-                (&mut right[0], &left[source])
-            };
-            if let Err(e) = to_store.copy_from(from_store, from, target - from) {
-                eprintln!("spindle serve: resync of disk {d}: {e}");
+            if let Err(e) = self.copy_between(d, source, from, target - from) {
+                say!("spindle serve: resync of disk {d}: {e}");
                 continue;
+            }
+            // The copy reads its source through the fault injector: what
+            // the first source cannot read comes from another copy, and
+            // what no copy can read is lost, unreadable on the new disk
+            // too (until rewritten), never served as good data.
+            let blocks = from / self.block_bytes..target.div_ceil(self.block_bytes);
+            for bad in unreadable(self.device.media_errors(source), &blocks) {
+                let other = sources[1..]
+                    .iter()
+                    .copied()
+                    .find(|&s| unreadable(self.device.media_errors(s), &bad).is_empty());
+                let bytes =
+                    bad.start * self.block_bytes..(bad.end * self.block_bytes).min(self.size);
+                let copied =
+                    other.map(|s| self.copy_between(d, s, bytes.start, bytes.end - bytes.start));
+                if let Some(Ok(())) = copied {
+                    continue;
+                }
+                say!(
+                    "spindle serve: resync of disk {d}: blocks {}..{} are unreadable on every other copy: lost (reads of them fail until they are rewritten)",
+                    bad.start,
+                    bad.end
+                );
+                let fault = Fault::MediaError {
+                    disk: d,
+                    blocks: bad.clone(),
+                };
+                if let Err(e) = self.device.inject(&fault) {
+                    say!("spindle serve: resync of disk {d}: {e}");
+                }
+                self.lost[d].push(bad);
             }
             self.marks[d] = target;
         }
+    }
+
+    /// Copies `len` bytes at `offset` from disk `from`'s store to disk `to`'s.
+    fn copy_between(
+        &mut self,
+        to: usize,
+        from: usize,
+        offset: u64,
+        len: u64,
+    ) -> Result<(), StoreError> {
+        let (left, right) = self.stores.split_at_mut(to.max(from));
+        let (to_store, from_store) = if to < from {
+            (&mut left[to], &right[0])
+        } else {
+            (&mut right[0], &left[from])
+        };
+        to_store.copy_from(from_store, offset, len)
+    }
+
+    /// Block ranges each rebuild of a disk found unreadable on every
+    /// source, since the disk was last replaced.
+    pub fn lost(&self, disk: usize) -> &[Range<u64>] {
+        self.lost.get(disk).map_or(&[], Vec::as_slice)
     }
 
     /// Saves the mirror's state if it changed (a resync's progress at most
@@ -809,6 +1024,9 @@ impl<D: Emulated> Engine<D> {
             disks,
             size: self.size,
             clean: false,
+            media_errors: (0..self.device.disks())
+                .map(|d| self.device.media_errors(d).to_vec())
+                .collect(),
         };
         if self.saved.as_ref() == Some(&state) {
             return;
@@ -830,7 +1048,7 @@ impl<D: Emulated> Engine<D> {
                 self.saved = Some(state);
                 self.saved_at = Instant::now();
             }
-            Err(e) => eprintln!("spindle serve: {e}"),
+            Err(e) => say!("spindle serve: {e}"),
         }
     }
 
@@ -841,6 +1059,9 @@ impl<D: Emulated> Engine<D> {
     pub fn shut_down(&mut self) -> Result<(), EngineError> {
         self.catch_up();
         self.sync()?;
+        if let Some(batch) = self.take_syncs() {
+            self.synced(batch, Ok(()));
+        }
         self.persist(true);
         if let (Some(file), Some(state)) = (&self.state_file, &self.saved) {
             file.save(&MirrorState {
@@ -850,6 +1071,37 @@ impl<D: Emulated> Engine<D> {
         }
         Ok(())
     }
+}
+
+/// A fault in the words of the schedule file.
+fn described(fault: &Fault) -> String {
+    match fault {
+        Fault::FailDisk { disk } => format!("fail-disk of disk {disk}"),
+        Fault::ReplaceDisk { disk } => format!("replace-disk of disk {disk}"),
+        Fault::MediaError { disk, blocks } => {
+            format!(
+                "media-error on blocks {}..{} of disk {disk}",
+                blocks.start, blocks.end
+            )
+        }
+        Fault::Slow {
+            disk,
+            factor,
+            duration,
+        } => format!(
+            "slow of disk {disk} (factor {factor} for {} ms)",
+            *duration as f64 / 1e6
+        ),
+        Fault::PowerCut => "power-cut".to_string(),
+    }
+}
+
+/// The parts of `blocks` within the sorted ranges `bad`.
+fn unreadable(bad: &[Range<u64>], blocks: &Range<u64>) -> Vec<Range<u64>> {
+    bad.iter()
+        .map(|b| b.start.max(blocks.start)..b.end.min(blocks.end))
+        .filter(|r| r.start < r.end)
+        .collect()
 }
 
 fn overlaps(a: &Range<u64>, b: &Range<u64>) -> bool {

@@ -19,6 +19,11 @@ struct Window {
     lateness: Box<Distribution>,
     /// Requests held × ns, since `from`.
     depth_area: u128,
+    /// Completions the device timed, and the sums of their response and
+    /// service times in the model's time, ns.
+    modelled: u64,
+    model_response: u128,
+    model_service: u128,
 }
 
 impl Window {
@@ -30,12 +35,15 @@ impl Window {
             latency: Box::default(),
             lateness: Box::default(),
             depth_area: 0,
+            modelled: 0,
+            model_response: 0,
+            model_service: 0,
         }
     }
 
     /// The window from its start to `to`, the requests held since the
     /// last change of depth adding `unsettled` to its area.
-    fn report(&self, start: Instant, to: Instant, unsettled: u128) -> Report {
+    fn report(&self, start: Instant, to: Instant, unsettled: u128, held: usize) -> Report {
         let span = to.saturating_duration_since(self.from);
         let secs = span.as_secs_f64();
         let ms = |ns: Option<f64>| ns.map(|v| v / 1e6);
@@ -55,6 +63,12 @@ impl Window {
                 .then(|| (self.depth_area + unsettled) as f64 / span.as_nanos() as f64),
             mean_lateness_ms: ms(self.lateness.moments().mean()),
             p99_lateness_ms: ms(self.lateness.quantile(0.99)),
+            held,
+            modelled: self.modelled,
+            mean_model_response_ms: (self.modelled > 0)
+                .then(|| self.model_response as f64 / self.modelled as f64 / 1e6),
+            mean_model_service_ms: (self.modelled > 0)
+                .then(|| self.model_service as f64 / self.modelled as f64 / 1e6),
         }
     }
 }
@@ -83,6 +97,17 @@ pub struct Report {
     pub mean_lateness_ms: Option<f64>,
     /// Its 99th percentile, ms.
     pub p99_lateness_ms: Option<f64>,
+    /// Requests held (queued, in service, waiting for the device's queue)
+    /// when the window closed: for the whole run, now.
+    pub held: usize,
+    /// Completions the emulated device timed (reads and writes served).
+    pub modelled: u64,
+    /// Their mean response time in the model's time (queueing and
+    /// service, from submission to completion), ms: what the emulated
+    /// disk says, whatever the machine's load.
+    pub mean_model_response_ms: Option<f64>,
+    /// Their mean service time in the model's time, ms.
+    pub mean_model_service_ms: Option<f64>,
 }
 
 /// Per-second and whole-run statistics.
@@ -130,6 +155,16 @@ impl Stats {
         }
     }
 
+    /// The device completed a request `response` ns after its submission,
+    /// `service` ns of it in service, in the model's time.
+    pub fn modelled(&mut self, response: u64, service: u64) {
+        for w in [&mut self.second, &mut self.total] {
+            w.modelled += 1;
+            w.model_response += u128::from(response);
+            w.model_service += u128::from(service);
+        }
+    }
+
     /// The server holds `depth` requests from now on (call on every
     /// change).
     pub fn depth(&mut self, depth: usize) {
@@ -161,7 +196,7 @@ impl Stats {
             return None;
         }
         self.settle(now);
-        let report = self.second.report(self.start, now, 0);
+        let report = self.second.report(self.start, now, 0, self.depth);
         self.seconds.push(report);
         self.second = Window::new(now);
         Some(report)
@@ -173,7 +208,8 @@ impl Stats {
     }
 
     fn total_at(&self, now: Instant) -> Report {
-        self.total.report(self.start, now, self.unsettled(now))
+        self.total
+            .report(self.start, now, self.unsettled(now), self.depth)
     }
 
     /// Every second so far and the total.

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use disk_emu::disk::{DiskModel, DiskSpec, GeometrySpec, RotationSpec, SeekSpec, TransferSpec};
-use disk_emu::faults::{FaultInjector, Schedule};
+use disk_emu::faults::{Fault, FaultInjector, Schedule};
 use disk_emu::{ArrayDevice, ArrayOptions, DeviceError, DiskDevice, ResyncRate, Stream};
 use sched_core::PolicySpec;
 use sched_core::array::ArraySpec;
@@ -19,7 +19,7 @@ use crate::persist::StateFile;
 use crate::clock::Clock;
 use crate::engine::{Emulated, Engine, EngineError};
 use crate::io_stats::Summary;
-use crate::server::{Listen, Running, ServeError, ServerConfig};
+use crate::server::{Listen, Resources, Running, ServeError, ServerConfig};
 
 /// The largest read or write payload: 32 MiB, what clients expect to be
 /// able to send.
@@ -65,8 +65,9 @@ pub struct Options {
     pub layout: Layout,
     /// Bytes exported (at most a disk's capacity).
     pub size: u64,
-    /// Backing file (a mirror's disks are `FILE.disk0`, `FILE.disk1`, ...,
-    /// its state `FILE.state`); RAM without one.
+    /// Backing file (a mirror's disks are `FILE.disk0`, `FILE.disk1`, ...;
+    /// the device's state, failures and media errors, is kept in
+    /// `FILE.state`); RAM without one.
     pub file: Option<PathBuf>,
     /// Virtual time runs this many times as fast as the wall clock.
     pub time_scale: f64,
@@ -86,6 +87,8 @@ pub struct Options {
     pub threads: usize,
     /// Stop cleanly on SIGINT and SIGTERM.
     pub signals: bool,
+    /// The clients' memory budget and timeouts.
+    pub resources: Resources,
 }
 
 /// Why a server could not start.
@@ -104,6 +107,20 @@ pub enum StartError {
     /// The sockets could not be bound.
     #[error(transparent)]
     Serve(#[from] ServeError),
+    /// A scheduled fault names a disk the server does not have.
+    #[error(
+        "fault {index} ({kind}): `disk`: {disk}, but the server has {disks} disk(s), numbered from 0"
+    )]
+    FaultDisk {
+        /// The entry, counted from 0 (as in the schedule's file).
+        index: usize,
+        /// Its kind.
+        kind: &'static str,
+        /// The disk it names.
+        disk: usize,
+        /// Disks of the server.
+        disks: usize,
+    },
     /// A parameter outside its domain.
     #[error("{field}: expected {expected}")]
     Invalid {
@@ -179,6 +196,17 @@ pub fn start(options: &Options) -> Result<Server, StartError> {
             expected: "at least one byte",
         });
     }
+    let disks = match options.layout {
+        Layout::Single(_) => 1,
+        Layout::Mirror { disks, .. } => disks,
+    };
+    check_fault_disks(&options.faults, disks)?;
+    if options.resources.request_memory < u64::from(MAX_PAYLOAD) {
+        return Err(StartError::Invalid {
+            field: "--request-memory",
+            expected: "at least 32 MiB, the largest request",
+        });
+    }
     let model = DiskModel::from_spec(&options.disk)?;
     match &options.layout {
         Layout::Single(policy) => {
@@ -205,6 +233,29 @@ pub fn start(options: &Options) -> Result<Server, StartError> {
             Ok(Server::Mirror(start_with(device, options)?))
         }
     }
+}
+
+/// Refuses a schedule whose faults name a disk beyond `disks`, before
+/// anything starts (rather than when the fault comes due).
+fn check_fault_disks(faults: &Schedule, disks: usize) -> Result<(), StartError> {
+    for (index, (_, fault)) in faults.faults().iter().enumerate() {
+        let (kind, disk) = match *fault {
+            Fault::FailDisk { disk } => ("fail-disk", disk),
+            Fault::ReplaceDisk { disk } => ("replace-disk", disk),
+            Fault::MediaError { disk, .. } => ("media-error", disk),
+            Fault::Slow { disk, .. } => ("slow", disk),
+            Fault::PowerCut => continue,
+        };
+        if disk >= disks {
+            return Err(StartError::FaultDisk {
+                index,
+                kind,
+                disk,
+                disks,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The machine's memory in bytes (Linux: `MemTotal` of /proc/meminfo);
@@ -243,10 +294,14 @@ pub fn start_with<D: Emulated>(device: D, options: &Options) -> Result<Running<D
             check_memory(options.size, disks)?;
             ((0..disks).map(|_| Store::ram(options.size)).collect(), None)
         }
-        Some(path) if disks == 1 => (
-            vec![Store::file(path, options.size).map_err(EngineError::from)?],
-            None,
-        ),
+        Some(path) if disks == 1 => {
+            let mut state = path.clone().into_os_string();
+            state.push(".state");
+            (
+                vec![Store::file(path, options.size).map_err(EngineError::from)?],
+                Some(StateFile::new(PathBuf::from(state))),
+            )
+        }
         Some(path) => {
             let with = |suffix: String| {
                 let mut p = path.clone().into_os_string();
@@ -261,6 +316,8 @@ pub fn start_with<D: Emulated>(device: D, options: &Options) -> Result<Running<D
         }
     };
     let rotational = device.model(0).is_some_and(|m| m.revolution().is_some());
+    // Clients align their requests to the drive's sector.
+    let sector = device.model(0).map_or(512, |m| m.block_bytes());
     let description = format!(
         "spindle: {} {}, time scale {}",
         options.disk.name,
@@ -289,7 +346,7 @@ pub fn start_with<D: Emulated>(device: D, options: &Options) -> Result<Running<D
             | FLAG_SEND_WRITE_ZEROES
             | FLAG_CAN_MULTI_CONN
             | if rotational { FLAG_ROTATIONAL } else { 0 },
-        block_sizes: (1, 4096, MAX_PAYLOAD),
+        block_sizes: (sector, 4096.max(sector), MAX_PAYLOAD),
     };
     let limits = Limits {
         size: options.size,
@@ -305,6 +362,7 @@ pub fn start_with<D: Emulated>(device: D, options: &Options) -> Result<Running<D
             live: options.live,
             threads: options.threads,
             signals: options.signals,
+            resources: options.resources,
         },
     )?)
 }

@@ -22,6 +22,17 @@
 //! not depend on; layers point one way (this crate → disk-emu →
 //! sched-core).
 
+/// A line on standard error that cannot fail: a server whose standard
+/// error has gone (its terminal closed) goes on serving, where `eprintln!`
+/// would panic.
+#[cfg(feature = "server")]
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 #[cfg(feature = "server")]
 pub mod backing;
 #[cfg(feature = "server")]
@@ -51,4 +62,4 @@ pub use launch::{
     Layout, MAX_PAYLOAD, Options, Server, StartError, start, start_with, zero_latency,
 };
 #[cfg(feature = "server")]
-pub use server::{Listen, Running, ServeError, ServerConfig};
+pub use server::{DEFAULT_REQUEST_MEMORY, Listen, Resources, Running, ServeError, ServerConfig};

@@ -1,6 +1,6 @@
-//! A mirror's state on disk, next to its backing files: which disk has
-//! failed, which is being rebuilt and up to where, and whether the server
-//! stopped cleanly. Written atomically (a new file, synced, renamed over the
+//! A device's state on disk, next to its backing files: which disk has
+//! failed, which is being rebuilt and up to where, which blocks are
+//! unreadable, and whether the server stopped cleanly. Written atomically (a new file, synced, renamed over the
 //! old one, the directory synced), so a crash leaves the old state or the
 //! new one, never half of either.
 //!
@@ -43,6 +43,10 @@ pub struct MirrorState {
     /// The server stopped cleanly: every write reached every disk it was
     /// meant for.
     pub clean: bool,
+    /// Each disk's unreadable blocks (media errors not yet rewritten): a
+    /// bad sector stays bad across a restart.
+    #[serde(default)]
+    pub media_errors: Vec<Vec<std::ops::Range<u64>>>,
 }
 
 /// Why the state file could not be used.
@@ -67,6 +71,14 @@ pub enum StateError {
         /// Where.
         column: usize,
         /// What.
+        message: String,
+    },
+    /// A value that does not fit the device.
+    #[error("{path}: {message}: start with other backing files or remove the state file")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
         message: String,
     },
     /// A state saved for another device.
@@ -167,6 +179,7 @@ mod tests {
             disks: vec![SavedDisk::Online, SavedDisk::Rebuilding { rebuilt_to: 77 }],
             size: 1 << 20,
             clean: true,
+            media_errors: vec![vec![3..9], Vec::new()],
         };
         file.save(&state).unwrap();
         assert_eq!(file.load(2, 1 << 20).unwrap(), Some(state));

@@ -12,18 +12,19 @@
 //! engine's lock, so no wake-up is lost.
 
 use std::future::Future;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use tokio::net::{TcpListener, UnixListener};
-use tokio::sync::Notify;
+use tokio::sync::{Notify, Semaphore};
 
 use crate::control;
 use crate::engine::{Emulated, Engine, Replier};
 use crate::io_stats::Summary;
+use crate::launch::MAX_PAYLOAD;
 use crate::nbd::{Command, Export, Limits, connection};
 
 /// A clock thread of ordinary priority sleeps until this long before an
@@ -48,12 +49,41 @@ fn real_time() -> Duration {
     }
 }
 
+/// What the server lets its clients hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resources {
+    /// Bytes of request data (write payloads read, read replies still to
+    /// be sent) all connections together may hold; at least the largest
+    /// payload ([`crate::MAX_PAYLOAD`]). Clients past it wait.
+    pub request_memory: u64,
+    /// A client that has not finished its handshake by then is
+    /// disconnected.
+    pub handshake_timeout: Duration,
+    /// A client with nothing in flight that sends nothing for this long,
+    /// or that reads none of its replies for this long, is disconnected.
+    pub idle_timeout: Duration,
+}
+
+/// The default request memory: 256 MiB (eight of the largest requests).
+pub const DEFAULT_REQUEST_MEMORY: u64 = 256 << 20;
+
+impl Default for Resources {
+    /// [`DEFAULT_REQUEST_MEMORY`], 10 s to shake hands, 10 minutes idle.
+    fn default() -> Self {
+        Resources {
+            request_memory: DEFAULT_REQUEST_MEMORY,
+            handshake_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(600),
+        }
+    }
+}
+
 /// Where the server listens.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Listen {
     /// A TCP address (`127.0.0.1:10809`).
     Tcp(std::net::SocketAddr),
-    /// A Unix socket path (replaced if it exists).
+    /// A Unix socket path (where nothing may be but a stale socket).
     Unix(PathBuf),
 }
 
@@ -63,6 +93,8 @@ pub struct Shared<D: Emulated> {
     /// The virtual time the clock thread sleeps towards (`u64::MAX`: none).
     armed: AtomicU64,
     clock_thread: OnceLock<std::thread::Thread>,
+    /// The thread that syncs backing files for flushes, off the lock.
+    sync_thread: OnceLock<std::thread::Thread>,
     stopping: AtomicBool,
     /// Asked to stop (by the control socket).
     pub(crate) shutdown: Notify,
@@ -72,6 +104,12 @@ pub struct Shared<D: Emulated> {
     pub limits: Limits,
     /// Print each second's statistics on stderr.
     live: bool,
+    /// The request memory of all connections, in bytes.
+    pub(crate) budget: Arc<Semaphore>,
+    /// Its size, or `u32::MAX` if larger: no request takes more.
+    pub(crate) budget_bytes: u32,
+    /// The budget and the timeouts.
+    pub(crate) resources: Resources,
 }
 
 impl<D: Emulated> Shared<D> {
@@ -89,6 +127,7 @@ impl<D: Emulated> Shared<D> {
         let mut engine = self.lock();
         let r = f(&mut engine);
         let wake = engine.next_wake();
+        let sync = engine.wants_sync();
         let armed = self.armed.load(Ordering::Acquire);
         drop(engine);
         if wake.is_some_and(|t| t < armed)
@@ -96,7 +135,31 @@ impl<D: Emulated> Shared<D> {
         {
             t.unpark();
         }
+        if sync {
+            self.wake_sync();
+        }
         r
+    }
+
+    fn wake_sync(&self) {
+        if let Some(t) = self.sync_thread.get() {
+            t.unpark();
+        }
+    }
+
+    /// Syncs the backing files for the flushes the engine has made
+    /// durable, without holding the engine, then answers them.
+    fn sync_loop(&self) {
+        while !self.stopping.load(Ordering::Acquire) {
+            let batch = self.lock().take_syncs();
+            match batch {
+                Some(batch) => {
+                    let result = batch.sync();
+                    self.lock().synced(batch, result);
+                }
+                None => std::thread::park(),
+            }
+        }
     }
 
     /// Hands a connection's request to the engine.
@@ -113,6 +176,9 @@ impl<D: Emulated> Shared<D> {
                 let wake = e.next_wake();
                 self.armed
                     .store(wake.unwrap_or(u64::MAX), Ordering::Release);
+                if e.wants_sync() {
+                    self.wake_sync();
+                }
                 (wake, e.clock())
             };
             match wake {
@@ -139,6 +205,7 @@ impl<D: Emulated> Shared<D> {
         if let Some(t) = self.clock_thread.get() {
             t.unpark();
         }
+        self.wake_sync();
     }
 }
 
@@ -159,6 +226,8 @@ pub struct ServerConfig {
     pub threads: usize,
     /// Stop cleanly on SIGINT and SIGTERM.
     pub signals: bool,
+    /// The memory budget and the timeouts.
+    pub resources: Resources,
 }
 
 /// A server running on its own threads, for the command line and tests.
@@ -188,6 +257,63 @@ pub enum ServeError {
     /// The server thread panicked.
     #[error("the server thread panicked")]
     Panicked,
+    /// A socket path that is taken, or both sockets at one path.
+    #[error("{flag} {path}: {why}")]
+    Socket {
+        /// The option that named it.
+        flag: &'static str,
+        /// The path.
+        path: PathBuf,
+        /// What is in the way, and what to do.
+        why: &'static str,
+    },
+}
+
+/// Makes `path` free for a socket: nothing may be there but a socket no
+/// server listens on any more (left by one that was killed), which is
+/// removed. Anything else is left alone and refused.
+fn claim_socket(flag: &'static str, path: &Path) -> Result<(), ServeError> {
+    use std::os::unix::fs::FileTypeExt;
+    let refuse = |why| ServeError::Socket {
+        flag,
+        path: path.to_path_buf(),
+        why,
+    };
+    let io = |source| ServeError::Io {
+        what: format!("{flag} {}", path.display()),
+        source,
+    };
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(io(e)),
+        Ok(m) if m.file_type().is_socket() => match std::os::unix::net::UnixStream::connect(path) {
+            Ok(_) => Err(refuse(
+                "a server is listening there already; stop it or choose another path",
+            )),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+                std::fs::remove_file(path).map_err(io)
+            }
+            Err(e) => Err(io(e)),
+        },
+        Ok(_) => Err(refuse(
+            "something other than a socket is there; refusing to replace it (remove it or choose another path)",
+        )),
+    }
+}
+
+/// Whether two socket paths name the same place (before either exists).
+fn same_place(a: &Path, b: &Path) -> bool {
+    let absolute = |p: &Path| {
+        let p = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        // The directory resolved (links, `..`) when it exists.
+        match (p.parent(), p.file_name()) {
+            (Some(dir), Some(name)) => dir
+                .canonicalize()
+                .map_or_else(|_| p.clone(), |d| d.join(name)),
+            _ => p,
+        }
+    };
+    absolute(a) == absolute(b)
 }
 
 impl<D: Emulated> Running<D> {
@@ -205,16 +331,24 @@ impl<D: Emulated> Running<D> {
             live,
             threads,
             signals,
+            resources,
         } = config;
+        let budget = usize::try_from(resources.request_memory)
+            .unwrap_or(usize::MAX)
+            .clamp(MAX_PAYLOAD as usize, Semaphore::MAX_PERMITS);
         let shared = Arc::new(Shared {
             engine: Mutex::new(engine),
             armed: AtomicU64::new(u64::MAX),
             clock_thread: OnceLock::new(),
+            sync_thread: OnceLock::new(),
             stopping: AtomicBool::new(false),
             shutdown: Notify::new(),
             export,
             limits,
             live,
+            budget: Arc::new(Semaphore::new(budget)),
+            budget_bytes: u32::try_from(budget).unwrap_or(u32::MAX),
+            resources,
         });
         let io = |what: String| move |source| ServeError::Io { what, source };
         // One thread: the thread waiting on the sockets runs the
@@ -230,10 +364,28 @@ impl<D: Emulated> Running<D> {
             .enable_all()
             .build()
             .map_err(io("starting the runtime".into()))?;
+        // Watched from before the sockets exist: a signal that comes as
+        // soon as a client can connect still stops the server cleanly.
+        let watched = signals.then(|| {
+            let _guard = runtime.enter();
+            Watched::new()
+        });
+        if let (Listen::Unix(socket), Some(control)) = (&listen, &control)
+            && same_place(socket, control)
+        {
+            return Err(ServeError::Socket {
+                flag: "--control",
+                path: control.clone(),
+                why: "the same path as --socket: give the control socket a path of its own",
+            });
+        }
+        if let Some(path) = &control {
+            claim_socket("--control", path)?;
+        }
         let (listener, listening) = runtime.block_on(bind(&listen))?;
+        let control_path = control.clone();
         let control = match control {
             Some(path) => {
-                let _ = std::fs::remove_file(&path);
                 let _guard = runtime.enter();
                 Some(
                     UnixListener::bind(&path)
@@ -251,7 +403,23 @@ impl<D: Emulated> Running<D> {
         };
         // The clock thread's handle, for wake-ups; set before any request.
         let _ = shared.clock_thread.set(clock.thread().clone());
+        let syncer = {
+            let shared = Arc::clone(&shared);
+            std::thread::Builder::new()
+                .name("spindle-sync".into())
+                .spawn(move || shared.sync_loop())
+                .map_err(io("starting the sync thread".into()))?
+        };
+        let _ = shared.sync_thread.set(syncer.thread().clone());
         let stop = Arc::new(Notify::new());
+        // The socket files this server made, removed when it stops.
+        let sockets: Vec<PathBuf> = match &listening {
+            Listen::Unix(path) => Some(path.clone()),
+            Listen::Tcp(_) => None,
+        }
+        .into_iter()
+        .chain(control_path)
+        .collect();
         let thread = {
             let (shared, stop) = (Arc::clone(&shared), Arc::clone(&stop));
             std::thread::Builder::new()
@@ -259,18 +427,21 @@ impl<D: Emulated> Running<D> {
                 .spawn(move || {
                     let result =
                         runtime.block_on(run(Arc::clone(&shared), listener, control, async move {
-                            if signals {
-                                tokio::select! {
+                            match watched {
+                                Some(watched) => tokio::select! {
                                     () = stop.notified() => {}
-                                    () = terminated() => {}
-                                }
-                            } else {
-                                stop.notified().await;
+                                    () = watched.terminated() => {}
+                                },
+                                None => stop.notified().await,
                             }
                         }));
                     shared.stop_clock();
                     let _ = clock.join();
+                    let _ = syncer.join();
                     runtime.shutdown_timeout(Duration::from_millis(100));
+                    for path in &sockets {
+                        let _ = std::fs::remove_file(path);
+                    }
                     result
                 })
                 .map_err(io("starting the server thread".into()))?
@@ -312,20 +483,33 @@ impl<D: Emulated> Running<D> {
     }
 }
 
-/// SIGINT or SIGTERM (never, if they cannot be watched).
-async fn terminated() {
-    use tokio::signal::unix::{SignalKind, signal};
-    match (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) {
-        (Ok(mut int), Ok(mut term)) => {
-            tokio::select! {
-                _ = int.recv() => {}
-                _ = term.recv() => {}
-            }
+/// SIGINT and SIGTERM, watched (or not, if they cannot be).
+struct Watched(Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>);
+
+impl Watched {
+    /// Watches from now on (in a runtime's context).
+    fn new() -> Self {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) {
+            (Ok(int), Ok(term)) => Watched(Some((int, term))),
+            _ => Watched(None),
         }
-        _ => std::future::pending().await,
+    }
+
+    /// SIGINT or SIGTERM (never, if they cannot be watched).
+    async fn terminated(self) {
+        match self.0 {
+            Some((mut int, mut term)) => {
+                tokio::select! {
+                    _ = int.recv() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            None => std::future::pending().await,
+        }
     }
 }
 
@@ -347,7 +531,7 @@ async fn bind(listen: &Listen) -> Result<(Listener, Listen), ServeError> {
             Ok((Listener::Tcp(l), Listen::Tcp(local)))
         }
         Listen::Unix(path) => {
-            let _ = std::fs::remove_file(path);
+            claim_socket("--socket", path)?;
             let l = UnixListener::bind(path).map_err(io)?;
             Ok((Listener::Unix(l), listen.clone()))
         }
@@ -375,7 +559,7 @@ async fn run<D: Emulated>(
                 Ok(conn) => spawn_connection(conn, Arc::clone(&shared)),
                 Err(e) => {
                     // Out of descriptors, most likely: let some close.
-                    eprintln!("spindle serve: accept: {e}");
+                    say!("spindle serve: accept: {e}");
                     tokio::time::sleep(Duration::from_millis(50)).await;
                 }
             },
@@ -416,7 +600,7 @@ fn spawn_connection<D: Emulated>(conn: Conn, shared: Arc<Shared<D>>) {
                     e.kind(),
                     std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset
                 ) => {}
-            Err(e) => eprintln!("spindle serve: connection closed: {e}"),
+            Err(e) => say!("spindle serve: connection closed: {e}"),
             Ok(()) => {}
         }
     });
@@ -430,7 +614,7 @@ async fn tick<D: Emulated>(shared: Arc<Shared<D>>) {
         interval.tick().await;
         let report = shared.with_engine(|e| e.stats_mut().tick(Instant::now()));
         if let (true, Some(r)) = (shared.live, report) {
-            eprintln!(
+            say!(
                 "{:>6.0} s  {:>8.0} IOPS  latency mean {:>8.3} ms p99 {:>8.3} ms  depth {:>6.1}  late p99 {:>6.3} ms{}",
                 r.at_s + r.seconds,
                 r.iops,

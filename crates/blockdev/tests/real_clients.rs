@@ -10,6 +10,8 @@ mod common;
 
 use std::path::Path;
 use std::process::{Command, Output};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use blockdev::Layout;
@@ -216,4 +218,82 @@ fn fio_verify_on_a_mirror_through_failure_resync_and_restart() {
     assert_eq!(control(&socket, "state"), "ok disk0=failed disk1=online");
     verify("after a restart");
     server.stop().unwrap();
+}
+
+/// fio's `randwrite` over a 1 MB region (each block overwritten four
+/// times a run, up to 8 writes in flight) with `verify=crc32c` checking
+/// every 32 writes as it goes (`verify_backlog`) and all at the end, while
+/// one disk of the mirror fails, is replaced and rebuilt, then the other:
+/// no verify error.
+#[test]
+fn fio_verifies_overlapping_writes_while_each_disk_is_rebuilt() {
+    if !has_fio_nbd() {
+        return;
+    }
+    let (_dir, socket) = socket_dir();
+    let mut spec = presets::hp97560();
+    spec.geometry.cylinders = 12;
+    let mut o = options(spec, 8 << 20, &socket);
+    o.layout = Layout::Mirror {
+        policy: "dmq".parse().unwrap(),
+        disks: 2,
+    };
+    o.time_scale = 20.0;
+    o.resync = ResyncRate {
+        blocks_per_s: 2e5,
+        chunk_blocks: 128,
+    };
+    let server = blockdev::start(&o).unwrap();
+    // fio runs again and again until both rebuilds are over, each run
+    // writing and verifying on its own: however fast or slow the machine,
+    // the failures and rebuilds fall under its writes.
+    let rebuilt = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (socket, rebuilt) = (socket.clone(), Arc::clone(&rebuilt));
+        std::thread::spawn(move || {
+            let mut runs = 0;
+            while runs < 2 || !rebuilt.load(Ordering::Acquire) {
+                let out = fio(
+                    &socket,
+                    &[
+                        "--rw=randwrite",
+                        "--bs=4k",
+                        "--size=1M",
+                        "--io_size=4M",
+                        "--iodepth=8",
+                        "--verify_backlog=32",
+                        "--do_verify=1",
+                        &format!("--randseed={}", 11 + runs),
+                    ],
+                )
+                .output()
+                .unwrap();
+                assert!(
+                    out.status.success(),
+                    "fio run {runs}: {}\n{}",
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                runs += 1;
+            }
+            runs
+        })
+    };
+    let online = "ok disk0=online disk1=online";
+    for disk in [1, 0] {
+        std::thread::sleep(Duration::from_millis(200));
+        assert_eq!(control(&socket, &format!("fail {disk}")), "ok");
+        std::thread::sleep(Duration::from_millis(200));
+        assert_eq!(control(&socket, &format!("replace {disk}")), "ok");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while control(&socket, "state") != online {
+            assert!(Instant::now() < deadline, "the resync never ended");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    rebuilt.store(true, Ordering::Release);
+    let runs = writer.join().unwrap();
+    println!("{runs} fio runs of 1024 overlapping 4 KB writes, verified");
+    let summary = server.stop().unwrap();
+    assert_eq!(summary.total.errors, 0);
 }

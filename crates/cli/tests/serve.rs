@@ -95,6 +95,16 @@ fn a_server_stopped_from_its_control_socket_writes_its_statistics() {
     };
     let o = ctl(&["state"]);
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "ok disk0=online");
+    // A factor that would overflow the model's clock, a negative one.
+    for factor in ["1e15", "-5", "NaN"] {
+        let o = ctl(&["slow", "0", factor, "1"]);
+        assert!(!o.status.success());
+        assert!(
+            stderr(&o).contains("FACTOR: expected a number from 1 to 10000"),
+            "{factor}: {}",
+            stderr(&o)
+        );
+    }
     let o = ctl(&["fail", "7"]);
     assert!(!o.status.success());
     assert!(
@@ -110,4 +120,84 @@ fn a_server_stopped_from_its_control_socket_writes_its_statistics() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
     assert!(json["total"]["completions"].is_u64());
+}
+
+#[test]
+fn server_options_out_of_their_range_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("s.sock");
+    let socket = socket.to_str().unwrap();
+    for (flag, value, says) in [
+        ("--resync-mb-s", "1e-300", "must be in 0.01 ..= 100000"),
+        ("--resync-mb-s", "-1", "must be in 0.01 ..= 100000"),
+        ("--time-scale", "-1", "must be in 0.001 ..= 1000000"),
+        ("--request-memory", "1K", "must be in 32M ..= 1T"),
+        ("--request-memory", "2T", "must be in 32M ..= 1T"),
+        ("--handshake-timeout-s", "0", "must be in 0.1 ..= 3600"),
+        ("--idle-timeout-s", "NaN", "must be in 1 ..= 604800"),
+        ("--idle-timeout-s", "inf", "must be in 1 ..= 604800"),
+    ] {
+        let o = spindle(&["serve", "--socket", socket, flag, value]);
+        assert_eq!(o.status.code(), Some(2), "{flag} {value}");
+        let e = stderr(&o);
+        assert!(e.contains(flag) && e.contains(says), "{flag} {value}: {e}");
+    }
+}
+
+#[test]
+fn the_socket_paths_replace_nothing_and_differ() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("s.sock");
+    let s = socket.to_str().unwrap();
+    let o = spindle(&["serve", "--socket", s, "--control", s]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("the same path as --socket"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::write(&socket, "precious").unwrap();
+    let o = spindle(&["serve", "--socket", s]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(
+        e.contains("--socket") && e.contains("refusing to replace it"),
+        "{e}"
+    );
+    assert_eq!(std::fs::read_to_string(&socket).unwrap(), "precious");
+}
+
+#[test]
+fn a_fault_schedule_is_checked_against_the_server_before_it_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("s.sock");
+    for (entry, says) in [
+        (
+            "kind = \"fail-disk\"\ndisk = 99\n",
+            "faults.toml:4: fault 0 (fail-disk): `disk`: 99, but the server has 1 disk(s), numbered from 0",
+        ),
+        (
+            "kind = \"slow\"\ndisk = 0\nfactor = 1e15\nfor_ms = 1\n",
+            "faults.toml: fault 0 (slow): `factor`: expected a factor from 1 to 10000",
+        ),
+        (
+            "kind = \"slow\"\ndisk = 0\nfactor = 2\nfor_ms = 1e300\n",
+            "faults.toml: fault 0 (slow): `for_ms`: expected a duration, ms, from 0 to 1e12",
+        ),
+    ] {
+        let faults = dir.path().join("faults.toml");
+        std::fs::write(&faults, format!("[[fault]]\nat_ms = 5\n{entry}")).unwrap();
+        let o = spindle(&[
+            "serve",
+            "--faults",
+            faults.to_str().unwrap(),
+            "--socket",
+            socket.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(1));
+        let e = stderr(&o);
+        assert!(e.contains(says), "{e}");
+        assert!(!e.contains("FailDisk"), "no Rust Debug text: {e}");
+        assert!(!socket.exists());
+    }
 }

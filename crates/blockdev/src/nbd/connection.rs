@@ -8,13 +8,16 @@
 //! completes later reach the task through a channel. A request the protocol
 //! refuses is answered here, its payload skipped; a malformed header, which
 //! leaves the stream out of step, closes the connection; so does a client
-//! that goes away, whose requests in flight finish in the engine unheard.
+//! that goes away, whose requests still queued are cancelled (one in
+//! service finishes in the engine unheard). The memory budget and the
+//! timeouts are described at [`serve`].
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, mpsc};
 
 use super::handshake::{Handshake, HandshakeError, Step};
 use super::proto::{BadMagic, Command, REQUEST_LEN, check, decode_request, encode_reply};
@@ -40,9 +43,22 @@ pub enum ConnectionError {
     /// A request header without the magic.
     #[error(transparent)]
     Framing(#[from] BadMagic),
+    /// The client took longer than its timeout.
+    #[error("{0} timed out")]
+    Timeout(&'static str),
 }
 
 /// Serves one client until it leaves.
+///
+/// The request data of every connection together stays within the
+/// server's memory budget: before a request's payload is read (a write) or
+/// handed to the engine (a read, whose reply it will fill), the connection
+/// takes that many bytes of the budget, and gives them back once the reply
+/// is written; while the budget is spent it reads nothing more, so clients
+/// wait (back-pressure) rather than the server growing. A client that goes
+/// away has its requests still queued cancelled; one silent for the idle
+/// timeout, or that does not finish its handshake within the handshake
+/// timeout, or that reads no reply for the idle timeout, is disconnected.
 ///
 /// # Errors
 /// [`ConnectionError`]: a socket error or a protocol violation (after which
@@ -53,18 +69,57 @@ where
     D: Emulated,
 {
     let mut rbuf = BytesMut::with_capacity(4096);
-    if !handshake(&mut stream, &mut rbuf, &shared).await? {
-        return Ok(());
+    let timeouts = shared.resources;
+    match tokio::time::timeout(
+        timeouts.handshake_timeout,
+        handshake(&mut stream, &mut rbuf, &shared),
+    )
+    .await
+    {
+        Ok(Ok(true)) => {}
+        Ok(Ok(false)) => return Ok(()),
+        Ok(Err(e)) => return Err(e),
+        Err(_) => return Err(ConnectionError::Timeout("the handshake")),
     }
+    let (tx, rx) = mpsc::unbounded_channel::<Reply>();
+    let result = transmission(&mut stream, rbuf, &shared, &tx, rx).await;
+    // Whatever it still has queued, nobody will read.
+    shared.with_engine(|e| e.cancel_for(&tx));
+    result
+}
+
+/// The transmission phase (see [`serve`]).
+async fn transmission<S, D>(
+    stream: &mut S,
+    mut rbuf: BytesMut,
+    shared: &Arc<Shared<D>>,
+    tx: &mpsc::UnboundedSender<Reply>,
+    mut rx: mpsc::UnboundedReceiver<Reply>,
+) -> Result<(), ConnectionError>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+    D: Emulated,
+{
     let limits = shared.limits;
-    let (tx, mut rx) = mpsc::unbounded_channel::<Reply>();
+    let budget = Arc::clone(&shared.budget);
+    let idle = shared.resources.idle_timeout;
     let mut wbuf: Vec<u8> = Vec::with_capacity(4096);
-    let mut in_flight = 0usize;
+    // The engine sees the connection's own numbers, unique while in flight
+    // (a client may reuse its handles): each maps to the client's handle
+    // and the budget its request holds.
+    let mut tickets: HashMap<u64, (u64, Option<OwnedSemaphorePermit>)> = HashMap::new();
+    let mut next_ticket = 0u64;
+    // Budget taken for the request at the head of the buffer.
+    let mut held: Option<OwnedSemaphorePermit> = None;
+    // Bytes of budget the head request waits for.
+    let mut wanted = 0u32;
+    // Budget given back by replies written, dropped once they are sent.
+    let mut sent: Vec<OwnedSemaphorePermit> = Vec::new();
     let mut disconnecting = false;
     // Payload bytes of a refused write still to be read and dropped.
     let mut skip = 0u64;
     loop {
-        while !disconnecting && in_flight < MAX_IN_FLIGHT {
+        while !disconnecting && tickets.len() < MAX_IN_FLIGHT && wanted == 0 {
             if skip > 0 {
                 let n = skip.min(rbuf.len() as u64);
                 rbuf.advance(n as usize);
@@ -87,6 +142,16 @@ where
                     disconnecting = true;
                 }
                 Ok(cmd) => {
+                    let cost = data_bytes(&cmd).min(shared.budget_bytes);
+                    if held.is_none() && cost > 0 {
+                        match Arc::clone(&budget).try_acquire_many_owned(cost) {
+                            Ok(permit) => held = Some(permit),
+                            Err(_) => {
+                                wanted = cost;
+                                break;
+                            }
+                        }
+                    }
                     let payload = h.payload() as usize;
                     if rbuf.len() < REQUEST_LEN + payload {
                         rbuf.reserve(REQUEST_LEN + payload - rbuf.len());
@@ -94,26 +159,32 @@ where
                     }
                     rbuf.advance(REQUEST_LEN);
                     let data = (payload > 0).then(|| rbuf.split_to(payload).freeze());
-                    in_flight += 1;
-                    shared.request(&tx, h.handle, cmd, data);
+                    let ticket = next_ticket;
+                    next_ticket += 1;
+                    tickets.insert(ticket, (h.handle, held.take()));
+                    shared.request(tx, ticket, cmd, data);
                 }
             }
         }
         while let Ok(reply) = rx.try_recv() {
-            in_flight -= 1;
-            encode(&mut wbuf, reply);
+            encode(&mut wbuf, &mut tickets, &mut sent, reply);
         }
         if !wbuf.is_empty() {
-            stream.write_all(&wbuf).await?;
+            // A client that reads no reply for the idle timeout has gone.
+            match tokio::time::timeout(idle, stream.write_all(&wbuf)).await {
+                Ok(written) => written?,
+                Err(_) => return Err(ConnectionError::Timeout("a client reading no replies")),
+            }
             wbuf.clear();
             wbuf.shrink_to(KEEP);
+            sent.clear();
             continue;
         }
-        if disconnecting && in_flight == 0 {
+        if disconnecting && tickets.is_empty() {
             stream.shutdown().await?;
             return Ok(());
         }
-        let can_read = !disconnecting && in_flight < MAX_IN_FLIGHT;
+        let can_read = !disconnecting && tickets.len() < MAX_IN_FLIGHT && wanted == 0;
         if can_read && rbuf.capacity() - rbuf.len() < REQUEST_LEN {
             if rbuf.is_empty() && rbuf.capacity() > KEEP {
                 rbuf = BytesMut::with_capacity(READ_CHUNK);
@@ -121,6 +192,7 @@ where
                 rbuf.reserve(READ_CHUNK);
             }
         }
+        let quiet = tickets.is_empty() && wanted == 0;
         tokio::select! {
             read = stream.read_buf(&mut rbuf), if can_read => {
                 if read? == 0 {
@@ -128,11 +200,27 @@ where
                     return Ok(());
                 }
             }
+            permit = Arc::clone(&budget).acquire_many_owned(wanted), if wanted > 0 => {
+                // The semaphore is never closed.
+                held = permit.ok();
+                wanted = 0;
+            }
             Some(reply) = rx.recv() => {
-                in_flight -= 1;
-                encode(&mut wbuf, reply);
+                encode(&mut wbuf, &mut tickets, &mut sent, reply);
+            }
+            () = tokio::time::sleep(idle), if quiet => {
+                return Err(ConnectionError::Timeout("an idle client"));
             }
         }
+    }
+}
+
+/// Bytes of data a request brings (a write) or will be answered with (a
+/// read).
+fn data_bytes(cmd: &Command) -> u32 {
+    match *cmd {
+        Command::Read { len, .. } | Command::Write { len, .. } => len,
+        _ => 0,
     }
 }
 
@@ -174,14 +262,25 @@ where
     }
 }
 
-fn encode(wbuf: &mut Vec<u8>, reply: Reply) {
+/// Encodes `reply` under its client's handle; its budget is given back
+/// once the bytes are sent.
+fn encode(
+    wbuf: &mut Vec<u8>,
+    tickets: &mut HashMap<u64, (u64, Option<OwnedSemaphorePermit>)>,
+    sent: &mut Vec<OwnedSemaphorePermit>,
+    reply: Reply,
+) {
+    let Some((handle, permit)) = tickets.remove(&reply.handle) else {
+        return;
+    };
+    sent.extend(permit);
     match reply.result {
         Ok(data) => {
-            encode_reply(wbuf, reply.handle, None);
+            encode_reply(wbuf, handle, None);
             if let Some(d) = data {
                 wbuf.extend_from_slice(&d);
             }
         }
-        Err(e) => encode_reply(wbuf, reply.handle, Some(e)),
+        Err(e) => encode_reply(wbuf, handle, Some(e)),
     }
 }

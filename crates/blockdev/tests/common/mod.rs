@@ -31,6 +31,7 @@ pub fn options(disk: DiskSpec, size: u64, socket: &Path) -> Options {
         live: false,
         threads: 2,
         signals: false,
+        resources: blockdev::Resources::default(),
     }
 }
 
@@ -44,6 +45,41 @@ pub fn control(socket: &Path, command: &str) -> String {
         reply.push(byte[0]);
     }
     String::from_utf8(reply).unwrap()
+}
+
+/// The model's times the server reports (`stats` on the control socket).
+#[derive(Clone, Copy, Debug)]
+pub struct ModelTimes {
+    /// Completions the device timed.
+    pub modelled: u64,
+    /// The sum of their response times in the model's time, ms.
+    pub response_ms: f64,
+    /// The sum of their service times, ms.
+    pub service_ms: f64,
+    /// Requests the server holds now.
+    pub held: u64,
+}
+
+impl ModelTimes {
+    /// The mean response time, ms, of the completions between `earlier`
+    /// and `self`.
+    pub fn mean_response_since(&self, earlier: &ModelTimes) -> f64 {
+        (self.response_ms - earlier.response_ms) / (self.modelled - earlier.modelled) as f64
+    }
+}
+
+/// What the server reports of the model's times so far.
+pub fn model_times(socket: &Path) -> ModelTimes {
+    let reply = control(socket, "stats");
+    let json: serde_json::Value = serde_json::from_str(reply.strip_prefix("ok ").unwrap()).unwrap();
+    let modelled = json["modelled"].as_u64().unwrap();
+    let mean = |field: &str| json[field].as_f64().unwrap_or(0.0);
+    ModelTimes {
+        modelled,
+        response_ms: mean("mean_model_response_ms") * modelled as f64,
+        service_ms: mean("mean_model_service_ms") * modelled as f64,
+        held: json["held"].as_u64().unwrap(),
+    }
 }
 
 /// A socket of either kind.

@@ -494,7 +494,7 @@ impl<P: ArrayPolicy, F: Places> ArrayDevice<P, F> {
                 });
             }
             self.events.schedule(
-                now + breakdown.total(),
+                now.saturating_add(breakdown.total()),
                 Internal::Done {
                     disk: s.disk,
                     number,

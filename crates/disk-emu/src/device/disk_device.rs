@@ -174,7 +174,7 @@ impl<S: Scheduler> DiskDevice<S> {
         self.in_service = Some(InService {
             req: d.request,
             start: now,
-            finish: now + breakdown.total(),
+            finish: now.saturating_add(breakdown.total()),
             breakdown,
         });
     }

@@ -193,7 +193,7 @@ impl Timing {
         finish: Nanos,
         disk: usize,
     ) -> Self {
-        let served = start + breakdown.total();
+        let served = start.saturating_add(breakdown.total());
         Timing {
             arrival,
             start,

@@ -33,7 +33,7 @@ pub use error::DiskError;
 pub use geometry::{
     DEFAULT_SECTOR_BYTES, Geometry, GeometrySpec, Location, SurfaceOrder, Zone, ZoneLayout,
 };
-pub use model::DiskModel;
+pub use model::{DiskModel, MAX_SLOWDOWN};
 pub use presets::{PRESETS, preset};
 pub use seek::{LongSeek, SeekSpec};
 pub use srt_drive::from_srt;
@@ -59,6 +59,11 @@ pub struct ServiceBreakdown {
 impl ServiceBreakdown {
     /// The whole service time.
     pub fn total(&self) -> Nanos {
-        self.seek + self.rotation + self.transfer + self.overhead
+        // Saturating: a slowed service must never wrap round to a time
+        // before its start.
+        self.seek
+            .saturating_add(self.rotation)
+            .saturating_add(self.transfer)
+            .saturating_add(self.overhead)
     }
 }

@@ -41,6 +41,11 @@ pub struct DiskModel {
     slowdown: f64,
 }
 
+/// The largest slowdown factor: a drive retrying every sector is some
+/// hundreds of times as slow; ten thousand times keeps the longest service
+/// (seconds, stretched) far inside the virtual clock's range of 584 years.
+pub const MAX_SLOWDOWN: f64 = 1e4;
+
 impl DiskModel {
     /// Checks a spec and builds the disk, arm at cylinder 0, surface 0.
     ///
@@ -199,14 +204,14 @@ impl DiskModel {
     /// pace.
     ///
     /// # Errors
-    /// [`DiskError::InvalidParameter`] for a factor that is not finite or
-    /// below 1.
+    /// [`DiskError::InvalidParameter`] for a factor that is not finite, below
+    /// 1 or above [`MAX_SLOWDOWN`].
     pub fn set_slowdown(&mut self, factor: f64) -> Result<(), DiskError> {
-        if !(factor.is_finite() && factor >= 1.0) {
+        if !(1.0..=MAX_SLOWDOWN).contains(&factor) {
             return Err(DiskError::invalid(
                 "slowdown",
                 factor,
-                "a finite factor of at least 1",
+                "a factor from 1 to 10000",
             ));
         }
         self.slowdown = factor;

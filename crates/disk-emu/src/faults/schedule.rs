@@ -130,9 +130,16 @@ struct File {
     fault: Vec<Entry>,
 }
 
-/// Milliseconds to nanoseconds, if finite and not negative.
+/// The latest time and the longest duration a schedule may name, ms:
+/// 10¹² ms (31 years), well inside the virtual clock's 584 years, so that
+/// no sum of a time and a duration can overflow it.
+const MAX_MS: f64 = 1e12;
+
+/// Milliseconds to nanoseconds, if from 0 to [`MAX_MS`].
 fn ms(x: f64) -> Option<Nanos> {
-    (x.is_finite() && x >= 0.0).then(|| (x * 1e6).round() as Nanos)
+    (0.0..=MAX_MS)
+        .contains(&x)
+        .then(|| (x * 1e6).round() as Nanos)
 }
 
 impl Schedule {
@@ -220,7 +227,7 @@ impl Schedule {
                 field,
                 expected,
             };
-            let at = ms(e.at_ms).ok_or_else(|| field("at_ms", "a time, ms, not negative"))?;
+            let at = ms(e.at_ms).ok_or_else(|| field("at_ms", "a time, ms, from 0 to 1e12"))?;
             let disk = || {
                 e.disk
                     .ok_or_else(|| field("disk", "the disk, counted from 0"))
@@ -245,12 +252,12 @@ impl Schedule {
                     disk: disk()?,
                     factor: e
                         .factor
-                        .filter(|f| f.is_finite() && *f >= 1.0)
-                        .ok_or_else(|| field("factor", "a finite factor of at least 1"))?,
+                        .filter(|f| (1.0..=crate::disk::MAX_SLOWDOWN).contains(f))
+                        .ok_or_else(|| field("factor", "a factor from 1 to 10000"))?,
                     duration: e
                         .for_ms
                         .and_then(ms)
-                        .ok_or_else(|| field("for_ms", "a duration, ms, not negative"))?,
+                        .ok_or_else(|| field("for_ms", "a duration, ms, from 0 to 1e12"))?,
                 },
                 Kind::PowerCut => Fault::PowerCut,
             };
@@ -293,7 +300,8 @@ impl Schedule {
                 at,
                 Fault::Slow {
                     disk,
-                    factor: p.slow_factor.max(1.0),
+                    // `max` first: a NaN factor becomes 1.
+                    factor: p.slow_factor.max(1.0).clamp(1.0, crate::disk::MAX_SLOWDOWN),
                     duration: p.slow_for,
                 },
             );
@@ -399,7 +407,7 @@ mod tests {
         .to_string();
         assert_eq!(
             err,
-            "<text>: fault 0 (slow): `factor`: expected a finite factor of at least 1"
+            "<text>: fault 0 (slow): `factor`: expected a factor from 1 to 10000"
         );
         let err = Schedule::parse(
             r#"{"fault": [{"at_ms": 1, "kind": "fail-disk", "disc": 0}]}"#,
