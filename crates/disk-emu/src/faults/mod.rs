@@ -12,10 +12,12 @@
 //!   rewrites them; a replacement disk has none;
 //! - a **slow disk**: every service of the disk takes `factor` times as long
 //!   for a while ([`DiskModel::set_slowdown`]);
-//! - a **power cut**: every drive's write-back cache loses the data it had
-//!   acknowledged but not yet put on the media ([`DiskModel::cut_power`]);
-//!   the lost blocks are reported so that a driver holding real bytes can
-//!   lose them too. Only the drives lose power: the host's queues and the
+//! - a **power cut**: every drive's write-back cache loses writes it had
+//!   acknowledged but not yet put on the media ([`DiskModel::cut_power`]):
+//!   all of them, or those the injector's [`CrashModel`] picks with its
+//!   seed (a subset, all but a prefix of a legal reordering, some torn at a
+//!   sector boundary); each such write is reported with its [`Fate`] so
+//!   that a driver holding real bytes can lose them too. Only the drives lose power: the host's queues and the
 //!   operation each disk is serving go on (the model does not time a
 //!   drive's restart).
 //!
@@ -27,8 +29,10 @@
 //! wrapper is transparent: it passes the [`conformance`](crate::conformance)
 //! suite like the device it wraps.
 
+mod crash;
 mod schedule;
 
+pub use crash::{CrashModel, Fate, UnknownCrashModel, fates, kept_blocks};
 pub use schedule::{RandomFaults, Schedule, ScheduleError};
 
 use std::collections::{HashMap, VecDeque};
@@ -39,6 +43,7 @@ use sched_core::{Kind, Nanos, Request, RequestId, Scheduler};
 
 use crate::device::{ArrayDevice, Device, DeviceError, DiskDevice, Outcome};
 use crate::disk::{DiskError, DiskModel, Unflushed};
+
 use crate::events::EventQueue;
 
 /// A device whose disk models a [`FaultInjector`] may change: slow them,
@@ -89,17 +94,24 @@ pub enum Fault {
         /// How long, ns.
         duration: Nanos,
     },
-    /// Every drive loses its unflushed write-back data.
+    /// Every drive loses the unflushed write-back data the injector's
+    /// crash model picks ([`FaultInjector::with_crash_model`]; all of it by
+    /// default).
     PowerCut,
+    /// A power cut under this crash model rather than the injector's.
+    Crash(CrashModel),
 }
 
-/// Blocks a power cut took from one disk.
+/// A write a power cut took from one disk, wholly or in part.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lost {
     /// The disk.
     pub disk: usize,
-    /// What its cache held unflushed.
+    /// The write its cache held unflushed.
     pub unflushed: Unflushed,
+    /// What became of it: [`Fate::Lost`] or [`Fate::Torn`] (writes the
+    /// model kept are not reported).
+    pub fate: Fate,
 }
 
 /// A scheduled fault the injector applied, and what came of it.
@@ -194,6 +206,9 @@ pub struct FaultInjector<D> {
     open: HashMap<u64, Copies>,
     outbox: VecDeque<Outcome>,
     applied: VecDeque<Applied>,
+    /// What a power cut takes, and the draws it makes.
+    crash_model: CrashModel,
+    crash_rng: crate::random::Stream,
 }
 
 impl<D: FaultTarget> FaultInjector<D> {
@@ -208,7 +223,24 @@ impl<D: FaultTarget> FaultInjector<D> {
             open: HashMap::new(),
             outbox: VecDeque::new(),
             applied: VecDeque::new(),
+            crash_model: CrashModel::LoseAll,
+            crash_rng: crate::random::Stream::numbered(0),
         }
+    }
+
+    /// The same injector with power cuts under `model`, drawn from a
+    /// stream seeded with `seed`: the same seed and the same sequence of
+    /// cuts pick the same writes.
+    #[must_use]
+    pub fn with_crash_model(mut self, model: CrashModel, seed: u64) -> Self {
+        self.crash_model = model;
+        self.crash_rng = crate::random::Stream::numbered(seed);
+        self
+    }
+
+    /// The crash model of [`Fault::PowerCut`].
+    pub fn crash_model(&self) -> CrashModel {
+        self.crash_model
     }
 
     /// The same injector with `schedule`'s faults to come.
@@ -312,19 +344,35 @@ impl<D: FaultTarget> FaultInjector<D> {
                     },
                 );
             }
-            Fault::PowerCut => {
-                let mut lost = Vec::new();
-                for disk in 0..self.inner.disks() {
-                    if let Some(unflushed) =
-                        self.inner.model_mut(disk).and_then(|m| m.cut_power(now))
-                    {
-                        lost.push(Lost { disk, unflushed });
-                    }
-                }
-                return Ok(lost);
-            }
+            Fault::PowerCut => return Ok(self.cut_power(self.crash_model, now)),
+            Fault::Crash(model) => return Ok(self.cut_power(model, now)),
         }
         Ok(Vec::new())
+    }
+
+    /// Every drive loses power at `now`; `model` picks what each loses.
+    fn cut_power(&mut self, model: CrashModel, now: Nanos) -> Vec<Lost> {
+        let mut lost = Vec::new();
+        for disk in 0..self.inner.disks() {
+            let Some(m) = self.inner.model_mut(disk) else {
+                continue;
+            };
+            let volatile = m.cut_power(now);
+            let blocks: Vec<Range<u64>> = volatile.iter().map(|u| u.blocks.clone()).collect();
+            let fate = fates(model, &blocks, &mut self.crash_rng);
+            lost.extend(
+                volatile
+                    .into_iter()
+                    .zip(fate)
+                    .filter(|(_, f)| *f != Fate::Kept)
+                    .map(|(unflushed, fate)| Lost {
+                        disk,
+                        unflushed,
+                        fate,
+                    }),
+            );
+        }
+        lost
     }
 
     /// Takes the inner device's outcomes through the media-error filter.

@@ -39,6 +39,7 @@ use crate::random::Stream;
 /// [[fault]]
 /// at_ms = 3000
 /// kind = "power-cut"
+/// model = "torn"              # optional: all, subset, prefix, torn (see CrashModel)
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Schedule {
@@ -99,6 +100,7 @@ struct Entry {
     blocks: Option<u64>,
     factor: Option<f64>,
     for_ms: Option<f64>,
+    model: Option<super::CrashModel>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize)]
@@ -252,7 +254,7 @@ impl Schedule {
                         .and_then(ms)
                         .ok_or_else(|| field("for_ms", "a duration, ms, not negative"))?,
                 },
-                Kind::PowerCut => Fault::PowerCut,
+                Kind::PowerCut => e.model.map_or(Fault::PowerCut, Fault::Crash),
             };
             schedule = schedule.at(at, fault);
         }
