@@ -8,21 +8,22 @@
 //! | `resync-rate MB_PER_S [CHUNK_KB]` | the resync speed of later replacements (default 10 MB/s in 64 KB chunks) |
 //! | `media-error DISK FIRST_BLOCK BLOCKS` | those blocks of that disk fail reads until rewritten |
 //! | `slow DISK FACTOR SECONDS` | the disk's services take FACTOR times as long for SECONDS of the disk's time |
-//! | `power-cut` | every drive loses what its write-back cache held unflushed |
+//! | `power-cut [MODEL]` | every drive loses writes its write-back cache held unflushed: all (the default, or the `--crash-model` of `spindle serve`), or as MODEL says: `all`, `subset`, `prefix`, `torn` |
 //! | `state` | each disk's state, and a rebuild's progress |
 //! | `stats` | the statistics of the whole run so far, as JSON |
 //! | `shutdown` | stop cleanly (sync, save the mirror's state) |
 //! | `help` | the commands |
 //!
 //! Replies start with `ok` or `error:`. `power-cut` answers `ok lost
-//! DISK:FIRST+BLOCKS ...` (blocks of each disk the caches lost) or `ok lost
-//! nothing`; `state` answers `ok disk0=online disk1=rebuilding:BLOCK/END`,
+//! DISK:FIRST+BLOCKS ...` (each write a cache lost, by its blocks on that
+//! disk; `DISK:FIRST+BLOCKS/KEPT` for a write torn after its first KEPT
+//! blocks) or `ok lost nothing`; `state` answers `ok disk0=online disk1=rebuilding:BLOCK/END`,
 //! END the block where the resync ends (the export's size in blocks).
 
 use std::sync::Arc;
 
 use disk_emu::ResyncRate;
-use disk_emu::faults::Fault;
+use disk_emu::faults::{Fate, Fault};
 use sched_core::array::DiskState;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixListener;
@@ -52,7 +53,7 @@ pub enum Request {
 #[error("{0} (try `help`)")]
 pub struct ControlError(String);
 
-const HELP: &str = "commands: fail DISK | replace DISK | resync-rate MB_PER_S [CHUNK_KB] | media-error DISK FIRST_BLOCK BLOCKS | slow DISK FACTOR SECONDS | power-cut | state | stats | shutdown | help";
+const HELP: &str = "commands: fail DISK | replace DISK | resync-rate MB_PER_S [CHUNK_KB] | media-error DISK FIRST_BLOCK BLOCKS | slow DISK FACTOR SECONDS | power-cut [all|subset|prefix|torn] | state | stats | shutdown | help";
 
 /// Parses one line.
 ///
@@ -137,8 +138,13 @@ pub fn parse(line: &str) -> Result<Request, ControlError> {
             })
         }
         "power-cut" => {
-            arity(0..=0)?;
-            Request::Fault(Fault::PowerCut)
+            arity(0..=1)?;
+            match args.first() {
+                None => Request::Fault(Fault::PowerCut),
+                Some(model) => Request::Fault(Fault::Crash(
+                    model.parse().map_err(|e| ControlError(format!("{e}")))?,
+                )),
+            }
         }
         "state" => Request::State,
         "stats" => Request::Stats,
@@ -152,7 +158,7 @@ pub fn parse(line: &str) -> Result<Request, ControlError> {
 pub fn execute<D: Emulated>(shared: &Shared<D>, request: &Request) -> String {
     match request {
         Request::Fault(fault) => match shared.with_engine(|e| e.inject(fault)) {
-            Ok(lost) if matches!(fault, Fault::PowerCut) => {
+            Ok(lost) if matches!(fault, Fault::PowerCut | Fault::Crash(_)) => {
                 if lost.is_empty() {
                     "ok lost nothing".into()
                 } else {
@@ -160,7 +166,11 @@ pub fn execute<D: Emulated>(shared: &Shared<D>, request: &Request) -> String {
                         .iter()
                         .map(|l| {
                             let b = &l.unflushed.blocks;
-                            format!("{}:{}+{}", l.disk, b.start, b.end - b.start)
+                            let torn = match l.fate {
+                                Fate::Torn { kept_blocks } => format!("/{kept_blocks}"),
+                                _ => String::new(),
+                            };
+                            format!("{}:{}+{}{torn}", l.disk, b.start, b.end - b.start)
                         })
                         .collect();
                     format!("ok lost {}", parts.join(" "))
@@ -270,13 +280,20 @@ mod tests {
             }))
         );
         assert_eq!(parse("power-cut"), Ok(Request::Fault(Fault::PowerCut)));
+        assert_eq!(
+            parse("power-cut torn"),
+            Ok(Request::Fault(Fault::Crash(
+                disk_emu::faults::CrashModel::Torn
+            )))
+        );
         for (line, says) in [
             ("", "empty line"),
             ("fail", "takes 1 arguments, got 0"),
             ("fail x", "DISK: `x` is not a number"),
             ("slow 0 -2 1", "FACTOR: expected a positive number"),
             ("melt 0", "unknown command `melt`"),
-            ("power-cut now", "takes 0 arguments"),
+            ("power-cut now", "crash model `now`: expected all, subset"),
+            ("power-cut all now", "takes 0 to 1 arguments"),
         ] {
             let err = parse(line).unwrap_err().to_string();
             assert!(err.contains(says), "{line:?}: {err}");

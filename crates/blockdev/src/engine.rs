@@ -16,19 +16,22 @@
 //! to rebuild it from (what is emulated is the drive's service failing,
 //! not its platters).
 //!
-//! Durability follows the model's write-back cache: `FLUSH`, and a write
-//! with `FUA`, are answered once every disk's cache has put the data on the
-//! media (the model's time) and the backing files are synced. A power cut
-//! loses exactly what the model's caches held unflushed: the engine keeps
-//! the old bytes of every write the model still holds in a cache, and puts
-//! them back.
+//! Durability follows the model's write-back cache (see
+//! `disk_emu::disk::cache`): a `FLUSH` is answered once every write the
+//! disks' caches hold is on the media (the model's time), a write with
+//! `FUA` once its own data is, and then the backing files are synced. A
+//! power cut loses what the fault injector's crash model picks among the
+//! writes the caches had acknowledged and not yet put on the media: the
+//! engine keeps the old and the new bytes of every write a cache still
+//! holds, so it can put back the durable bytes under them and lay again
+//! those the crash kept, whole or torn at a sector boundary, in the order
+//! they were written.
 
 use std::collections::{HashMap, VecDeque};
-use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use disk_emu::faults::{Applied, Fault, FaultError, FaultInjector, Lost};
+use disk_emu::faults::{Applied, Fate, Fault, FaultError, FaultInjector, Lost};
 use disk_emu::{ArrayDevice, Device, DeviceError, DiskDevice, FaultTarget, Outcome, ResyncRate};
 use sched_core::array::{Copies, DiskSet, DiskState, Location};
 use sched_core::{EnqueueError, Kind, Nanos, Request, RequestId};
@@ -36,6 +39,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use crate::backing::{Store, StoreError};
 use crate::clock::Clock;
+use crate::crash_log::LogWriter;
 use crate::io_stats::Stats;
 use crate::nbd::{Command, Errno};
 use crate::persist::{MirrorState, SavedDisk, StateFile};
@@ -146,6 +150,9 @@ pub enum EngineError {
     /// The saved mirror state does not fit this device.
     #[error(transparent)]
     State(#[from] crate::persist::StateError),
+    /// The `--record` log failed.
+    #[error(transparent)]
+    Record(#[from] crate::crash_log::LogError),
 }
 
 /// What a request in the device still has to do.
@@ -177,18 +184,33 @@ struct Waiter {
     reply: Replier,
     handle: u64,
     arrived: Instant,
+    /// What to record once it is answered.
+    record: Answered,
 }
 
-/// The old bytes under a write a drive's cache still holds.
+/// A request answered, as `--record` logs it.
+#[derive(Debug)]
+enum Answered {
+    /// A write of these bytes (zeroes if `None`).
+    Write {
+        offset: u64,
+        len: u32,
+        data: Option<Bytes>,
+        fua: bool,
+    },
+    /// A flush that arrived when this many writes had been answered.
+    Flush { covers: u64 },
+}
+
+/// A write a drive's cache still holds: the bytes it replaced and its own
+/// (zeroes if `None`).
 #[derive(Debug)]
 struct Undo {
     disk: usize,
+    id: RequestId,
     offset: u64,
     old: Vec<u8>,
-    /// The write-back holding it (by when its media write began): once
-    /// that write-back is over, a later one of the same blocks holds newer
-    /// data.
-    write_back: Nanos,
+    new: Option<Bytes>,
 }
 
 /// The real-time device (see the [module](self) documentation).
@@ -211,6 +233,8 @@ pub struct Engine<D: Emulated> {
     state_file: Option<StateFile>,
     saved: Option<MirrorState>,
     saved_at: Instant,
+    /// `--record`: every answered write and flush.
+    recorder: Option<LogWriter>,
 }
 
 /// Checks that an export of `size` bytes fits every disk of `device`;
@@ -275,9 +299,37 @@ impl<D: Emulated> Engine<D> {
             state_file,
             saved: None,
             saved_at: Instant::now(),
+            recorder: None,
         };
         engine.restore()?;
         Ok(engine)
+    }
+
+    /// Records every write and flush answered from now on in `log` (see
+    /// [`crate::crash_log`]).
+    pub fn record_to(&mut self, log: LogWriter) {
+        self.recorder = Some(log);
+    }
+
+    /// Logs `answered` if recording.
+    fn record(&mut self, answered: &Answered) {
+        let Some(log) = &mut self.recorder else {
+            return;
+        };
+        match answered {
+            Answered::Write {
+                offset,
+                len,
+                data,
+                fua,
+            } => log.write(*offset, *len, data.as_deref(), *fua),
+            Answered::Flush { covers } => log.flush(*covers),
+        }
+    }
+
+    /// Writes answered so far, as the record counts them.
+    fn answered_writes(&self) -> u64 {
+        self.recorder.as_ref().map_or(0, LogWriter::writes)
     }
 
     /// Brings back a mirror's saved state: failed disks stay failed, a
@@ -408,7 +460,14 @@ impl<D: Emulated> Engine<D> {
                 return;
             }
             Command::Flush => {
-                self.durable(reply.clone(), handle, arrived, None);
+                let covers = self.answered_writes();
+                self.durable(
+                    reply.clone(),
+                    handle,
+                    arrived,
+                    None,
+                    Answered::Flush { covers },
+                );
                 return;
             }
             Command::Disconnect => return,
@@ -526,8 +585,8 @@ impl<D: Emulated> Engine<D> {
                             .read(p.offset, &mut buf)
                             .map(|()| Some(buf))
                     }
-                    Op::Write(data) => self.store_write(p.offset, u64::from(p.len), Some(data)),
-                    Op::Zero => self.store_write(p.offset, u64::from(p.len), None),
+                    Op::Write(data) => self.store_write(id, p.offset, u64::from(p.len), Some(data)),
+                    Op::Zero => self.store_write(id, p.offset, u64::from(p.len), None),
                 };
                 match result {
                     Err(e) => {
@@ -535,11 +594,14 @@ impl<D: Emulated> Engine<D> {
                         self.answer(&p.reply, p.handle, p.arrived, Some(due), Err(Errno::Io));
                     }
                     Ok(data) if !p.fua => {
+                        if self.recorder.is_some() && !matches!(p.op, Op::Read) {
+                            self.record(&answered_write(&p));
+                        }
                         self.answer(&p.reply, p.handle, p.arrived, Some(due), Ok(data));
                     }
                     Ok(_) => {
-                        let blocks = self.blocks_of(p.offset, p.len);
-                        self.durable(p.reply, p.handle, p.arrived, Some(blocks));
+                        let record = answered_write(&p);
+                        self.durable(p.reply, p.handle, p.arrived, Some(RequestId(id)), record);
                     }
                 }
             }
@@ -570,38 +632,31 @@ impl<D: Emulated> Engine<D> {
         }
     }
 
-    fn blocks_of(&self, offset: u64, len: u32) -> Range<u64> {
-        offset / self.block_bytes..(offset + u64::from(len)).div_ceil(self.block_bytes)
-    }
-
-    /// Writes `data` (zeroes if `None`) at `offset` on every disk that has
-    /// not failed, keeping the old bytes where the disk's cache holds the
-    /// write unflushed.
+    /// Writes `data` (zeroes if `None`) of request `id` at `offset` on every
+    /// disk that has not failed, keeping the old and new bytes where the
+    /// disk's cache holds the write unflushed.
     fn store_write(
         &mut self,
+        id: u64,
         offset: u64,
         len: u64,
         data: Option<&Bytes>,
     ) -> Result<Option<Vec<u8>>, StoreError> {
         let now = self.device.now();
-        let blocks = offset / self.block_bytes..(offset + len).div_ceil(self.block_bytes);
+        let id = RequestId(id);
         for d in 0..self.stores.len() {
             if matches!(self.device.disk_state(d), Ok(DiskState::Failed) | Err(_)) {
                 continue;
             }
-            let cached = self
-                .device
-                .model(d)
-                .and_then(|m| m.unflushed(now))
-                .filter(|u| overlaps(&u.blocks, &blocks));
-            if let Some(u) = cached {
+            if self.holds(d, id, now) {
                 let mut old = vec![0u8; len as usize];
                 self.stores[d].read(offset, &mut old)?;
                 self.undo.push(Undo {
                     disk: d,
+                    id,
                     offset,
                     old,
-                    write_back: u.started,
+                    new: data.cloned(),
                 });
             }
             match data {
@@ -612,35 +667,48 @@ impl<D: Emulated> Engine<D> {
         Ok(None)
     }
 
-    /// When every write back of the disks' caches touching `blocks` (any,
-    /// if `None`) is on the media, or `None` if it is.
-    fn durable_at(&self, blocks: Option<&Range<u64>>) -> Option<Nanos> {
+    /// Whether disk `disk`'s cache holds write `id` off the media at `now`.
+    fn holds(&self, disk: usize, id: RequestId, now: Nanos) -> bool {
+        self.device
+            .model(disk)
+            .is_some_and(|m| m.unflushed(now).iter().any(|u| u.id == id))
+    }
+
+    /// When write `id` (every write, if `None`) the disks' caches hold is
+    /// on the media, or `None` if it is.
+    fn durable_at(&self, id: Option<RequestId>) -> Option<Nanos> {
         let now = self.device.now();
         (0..self.device.disks())
-            .filter_map(|d| self.device.model(d)?.unflushed(now))
-            .filter(|u| blocks.is_none_or(|b| overlaps(&u.blocks, b)))
+            .filter_map(|d| self.device.model(d))
+            .flat_map(|m| m.unflushed(now))
+            .filter(|u| id.is_none_or(|id| u.id == id))
             .map(|u| u.durable_at)
             .max()
     }
 
-    /// Replies once `blocks` (everything, if `None`) is durable: on the
-    /// media of the model, and synced in the backing files.
+    /// Replies once write `id` (every write, if `None`: a flush) is
+    /// durable: on the media of the model, and synced in the backing files.
     fn durable(
         &mut self,
         reply: Replier,
         handle: u64,
         arrived: Instant,
-        blocks: Option<Range<u64>>,
+        id: Option<RequestId>,
+        record: Answered,
     ) {
-        match self.durable_at(blocks.as_ref()) {
+        match self.durable_at(id) {
             Some(at) => self.waiters.push(Waiter {
                 at,
                 reply,
                 handle,
                 arrived,
+                record,
             }),
             None => {
                 let result = self.sync().map(|()| None).map_err(|_| Errno::Io);
+                if result.is_ok() {
+                    self.record(&record);
+                }
                 self.answer(&reply, handle, arrived, None, result);
             }
         }
@@ -664,43 +732,71 @@ impl<D: Emulated> Engine<D> {
         self.waiters = waiting;
         for w in due {
             let at = self.clock.wall(w.at);
+            if result.is_ok() {
+                self.record(&w.record);
+            }
             self.answer(&w.reply, w.handle, w.arrived, Some(at), result.clone());
         }
     }
 
-    /// Drops the old bytes of writes whose caches have written them back.
+    /// Drops the bytes kept of writes whose caches have put them on the
+    /// media.
     fn prune_undo(&mut self) {
         if self.undo.is_empty() {
             return;
         }
         let now = self.device.now();
-        let bb = self.block_bytes;
-        let device = &self.device;
-        self.undo.retain(|u| {
-            let blocks = u.offset / bb..(u.offset + u.old.len() as u64).div_ceil(bb);
-            device
-                .model(u.disk)
-                .and_then(|m| m.unflushed(now))
-                .is_some_and(|f| f.started == u.write_back && overlaps(&f.blocks, &blocks))
-        });
+        let held: Vec<bool> = self
+            .undo
+            .iter()
+            .map(|u| self.holds(u.disk, u.id, now))
+            .collect();
+        let mut held = held.into_iter();
+        self.undo.retain(|_| held.next().unwrap_or(false));
     }
 
-    /// Puts back what a power cut lost; fails the flushes waiting for it.
+    /// Makes each disk's store what the power cut left: the durable bytes
+    /// under every write its cache held, then the writes the crash kept
+    /// (whole, or the sectors of a torn one that reached the media) in the
+    /// order they were written. Fails the flushes waiting for it.
     fn lose(&mut self, lost: &[Lost]) {
         let bb = self.block_bytes;
-        for l in lost {
-            let gone = l.unflushed.blocks.start * bb..l.unflushed.blocks.end * bb;
-            for u in self.undo.iter().rev().filter(|u| u.disk == l.disk) {
-                let start = u.offset.max(gone.start);
-                let end = (u.offset + u.old.len() as u64).min(gone.end);
-                if start < end {
-                    let from = (start - u.offset) as usize..(end - u.offset) as usize;
-                    if let Err(e) = self.stores[l.disk].write(start, &u.old[from]) {
-                        eprintln!("spindle serve: {e}");
-                    }
-                }
+        for disk in 0..self.stores.len() {
+            let fates: HashMap<RequestId, Fate> = lost
+                .iter()
+                .filter(|l| l.disk == disk)
+                .map(|l| (l.unflushed.id, l.fate))
+                .collect();
+            if fates.is_empty() {
+                continue;
             }
-            self.undo.retain(|u| u.disk != l.disk);
+            let (held, others): (Vec<Undo>, Vec<Undo>) = std::mem::take(&mut self.undo)
+                .into_iter()
+                .partition(|u| u.disk == disk);
+            self.undo = others;
+            let store = &mut self.stores[disk];
+            let mut result = Ok(());
+            for u in held.iter().rev() {
+                result = result.and(store.write(u.offset, &u.old));
+            }
+            for u in &held {
+                let end = u.offset + u.old.len() as u64;
+                let kept_to = match fates.get(&u.id) {
+                    None | Some(Fate::Kept) => end,
+                    Some(Fate::Lost) => continue,
+                    Some(&Fate::Torn { kept_blocks }) => {
+                        ((u.offset / bb + kept_blocks) * bb).clamp(u.offset, end)
+                    }
+                };
+                let len = (kept_to - u.offset) as usize;
+                result = result.and(match &u.new {
+                    Some(bytes) => store.write(u.offset, &bytes[..len]),
+                    None => store.zero(u.offset, len as u64),
+                });
+            }
+            if let Err(e) = result {
+                eprintln!("spindle serve: {e}");
+            }
         }
         for w in std::mem::take(&mut self.waiters) {
             self.answer(&w.reply, w.handle, w.arrived, None, Err(Errno::Io));
@@ -841,6 +937,9 @@ impl<D: Emulated> Engine<D> {
     pub fn shut_down(&mut self) -> Result<(), EngineError> {
         self.catch_up();
         self.sync()?;
+        if let Some(log) = &mut self.recorder {
+            log.finish()?;
+        }
         self.persist(true);
         if let (Some(file), Some(state)) = (&self.state_file, &self.saved) {
             file.save(&MirrorState {
@@ -852,6 +951,15 @@ impl<D: Emulated> Engine<D> {
     }
 }
 
-fn overlaps(a: &Range<u64>, b: &Range<u64>) -> bool {
-    a.start < b.end && b.start < a.end
+/// A write or write of zeroes answered, as recorded.
+fn answered_write(p: &Pending) -> Answered {
+    Answered::Write {
+        offset: p.offset,
+        len: p.len,
+        data: match &p.op {
+            Op::Write(data) => Some(data.clone()),
+            Op::Read | Op::Zero => None,
+        },
+        fua: p.fua,
+    }
 }

@@ -17,6 +17,7 @@ use crate::nbd::{Export, Limits};
 use crate::persist::StateFile;
 
 use crate::clock::Clock;
+use crate::crash_log::{CrashOptions, LogWriter};
 use crate::engine::{Emulated, Engine, EngineError};
 use crate::io_stats::Summary;
 use crate::server::{Listen, Running, ServeError, ServerConfig};
@@ -86,6 +87,8 @@ pub struct Options {
     pub threads: usize,
     /// Stop cleanly on SIGINT and SIGTERM.
     pub signals: bool,
+    /// What power cuts lose, and the `--record` log.
+    pub crash: CrashOptions,
 }
 
 /// Why a server could not start.
@@ -270,14 +273,21 @@ pub fn start_with<D: Emulated>(device: D, options: &Options) -> Result<Running<D
         },
         options.time_scale
     );
-    let injector = FaultInjector::new(device).with_schedule(options.faults.clone());
-    let engine = Engine::new(
+    let sector = device.model(0).map_or(512, DiskModel::block_bytes);
+    let injector = FaultInjector::new(device)
+        .with_schedule(options.faults.clone())
+        .with_crash_model(options.crash.model, options.crash.seed);
+    let mut engine = Engine::new(
         injector,
         stores,
         options.size,
         Clock::new(options.time_scale),
         state_file,
     )?;
+    if let Some(path) = &options.crash.record {
+        let log = LogWriter::create(path, options.size, sector).map_err(EngineError::from)?;
+        engine.record_to(log);
+    }
     let export = Export {
         name: options.disk.name.clone(),
         description,

@@ -15,6 +15,8 @@
 //! - [`server`]: the shared engine, the clock thread, the listeners.
 //! - [`control`]: the control socket's line protocol.
 //! - [`persist`]: a mirror's state across restarts.
+//! - [`crash_log`]: `--record`'s log of writes and flushes, and the crash
+//!   states built from it.
 //! - [`backing`], [`clock`], [`io_stats`].
 //!
 //! Why a crate of its own rather than a feature of disk-emu: it brings in
@@ -29,6 +31,8 @@ pub mod clock;
 #[cfg(feature = "server")]
 pub mod control;
 #[cfg(feature = "server")]
+pub mod crash_log;
+#[cfg(feature = "server")]
 pub mod engine;
 #[cfg(feature = "server")]
 pub mod io_stats;
@@ -42,6 +46,8 @@ pub mod server;
 
 #[cfg(feature = "server")]
 pub use clock::Clock;
+#[cfg(feature = "server")]
+pub use crash_log::CrashOptions;
 #[cfg(feature = "server")]
 pub use engine::{Emulated, Engine, EngineError};
 #[cfg(feature = "server")]

@@ -74,6 +74,9 @@ pub struct ServeArgs {
     /// Write every second's statistics and the totals here (JSON) on exit.
     #[cfg_attr(feature = "cli", arg(long))]
     pub stats_out: Option<PathBuf>,
+    /// Crash testing: the crash model and seed of power cuts, --record.
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub crash: crate::crash_states::CrashArgs,
 }
 
 /// Options of `spindle control`.
@@ -166,6 +169,7 @@ pub fn run(args: &ServeArgs, format: Format) -> Result<()> {
         live: !args.quiet,
         threads: args.threads,
         signals: true,
+        crash: args.crash.options(),
     };
     let server = blockdev::start(&options).context("spindle serve")?;
     eprintln!(

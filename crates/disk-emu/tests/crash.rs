@@ -80,7 +80,10 @@ fn at_queue_depth_two_a_cut_takes_the_acknowledged_write_not_the_one_in_service(
     let b = next_done(&mut dev);
     assert_eq!(b.request.id, RequestId(2));
     let held = dev.model(0).unwrap().unflushed(dev.now());
-    assert_eq!(held.iter().map(|u| u.id).collect::<Vec<_>>(), [RequestId(2)]);
+    assert_eq!(
+        held.iter().map(|u| u.id).collect::<Vec<_>>(),
+        [RequestId(2)]
+    );
 }
 
 #[test]
@@ -181,8 +184,7 @@ fn each_crash_model_takes_only_what_it_allows() {
     for model in CrashModel::ALL {
         for seed in 0..40 {
             let cut = run(model, seed, 30 + seed % 7);
-            let held: HashMap<RequestId, &Unflushed> =
-                cut.held.iter().map(|u| (u.id, u)).collect();
+            let held: HashMap<RequestId, &Unflushed> = cut.held.iter().map(|u| (u.id, u)).collect();
             let counts = seen.entry(model).or_default();
             counts[0] += cut.held.len() as u32;
             for l in &cut.lost {
@@ -214,9 +216,13 @@ fn each_crash_model_takes_only_what_it_allows() {
                             continue;
                         }
                         for e in &cut.held[..i] {
-                            let overlap = e.blocks.start < u.blocks.end
-                                && u.blocks.start < e.blocks.end;
-                            assert!(!(overlap && lost.contains(&e.id)), "{cut:?}", cut = cut.held);
+                            let overlap =
+                                e.blocks.start < u.blocks.end && u.blocks.start < e.blocks.end;
+                            assert!(
+                                !(overlap && lost.contains(&e.id)),
+                                "{cut:?}",
+                                cut = cut.held
+                            );
                         }
                     }
                 }

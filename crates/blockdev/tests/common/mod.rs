@@ -31,6 +31,7 @@ pub fn options(disk: DiskSpec, size: u64, socket: &Path) -> Options {
         live: false,
         threads: 2,
         signals: false,
+        crash: blockdev::CrashOptions::default(),
     }
 }
 

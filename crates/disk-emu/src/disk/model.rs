@@ -235,7 +235,9 @@ impl DiskModel {
     /// acknowledged later is still in service. Empty without a write-back
     /// cache or with nothing dirty.
     pub fn unflushed(&self, at: Nanos) -> Vec<Unflushed> {
-        self.cache.as_ref().map_or_else(Vec::new, |c| c.unflushed(at))
+        self.cache
+            .as_ref()
+            .map_or_else(Vec::new, |c| c.unflushed(at))
     }
 
     /// The drive loses power at `at` and comes back at once: its buffer is
@@ -243,7 +245,9 @@ impl DiskModel {
     /// put on the media (returned, in the order they were served) are lost.
     /// The arm stays where it was.
     pub fn cut_power(&mut self, at: Nanos) -> Vec<Unflushed> {
-        self.cache.as_mut().map_or_else(Vec::new, |c| c.cut_power(at))
+        self.cache
+            .as_mut()
+            .map_or_else(Vec::new, |c| c.cut_power(at))
     }
 
     /// [`DiskModel::serve`] at the mechanics' own speed.

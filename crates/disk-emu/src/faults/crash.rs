@@ -184,7 +184,8 @@ mod tests {
             assert_eq!(m.name().parse::<CrashModel>(), Ok(m));
         }
         assert!(
-            "some".parse::<CrashModel>()
+            "some"
+                .parse::<CrashModel>()
                 .unwrap_err()
                 .to_string()
                 .contains("expected all, subset, prefix or torn")
@@ -245,6 +246,9 @@ mod tests {
             kept_counts[f.iter().filter(|&&x| x == Fate::Kept).count()] += 1;
         }
         // From none to all, each about a quarter of the time.
-        assert!(kept_counts.iter().all(|&n| (60..140).contains(&n)), "{kept_counts:?}");
+        assert!(
+            kept_counts.iter().all(|&n| (60..140).contains(&n)),
+            "{kept_counts:?}"
+        );
     }
 }
