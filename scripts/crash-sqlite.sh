@@ -47,6 +47,27 @@ fi
 
 WORK=$(mktemp -d)
 SERVER=
+FUSE2FS=
+
+# fuse2fs in the foreground (in the background of this shell), so that an
+# unmount can wait for it to have written everything and let go.
+mount_ext4() {
+    fuse2fs "$1" "$2" -o fakeroot -f >/dev/null 2>&1 &
+    FUSE2FS=$!
+    for _ in $(seq 100); do
+        mountpoint -q "$2" && return 0
+        kill -0 "$FUSE2FS" 2>/dev/null || break
+        sleep 0.1
+    done
+    FUSE2FS=
+    return 1
+}
+umount_ext4() {
+    "$FUSERMOUNT" -u "$1"
+    wait "$FUSE2FS" || true
+    FUSE2FS=
+}
+
 cleanup() {
     set +e
     for m in "$WORK"/fs "$WORK"/nbd "$WORK"/check; do
@@ -61,10 +82,8 @@ mkdir -p "$WORK"/fs "$WORK"/nbd "$WORK"/check "$WORK"/states
 # A probe: can this sandbox mount a FUSE file system at all?
 truncate -s 8M "$WORK/probe.img"
 mkfs.ext4 -q -F "$WORK/probe.img"
-if ! fuse2fs "$WORK/probe.img" "$WORK/check" -o fakeroot >/dev/null 2>&1; then
-    skip "fuse2fs cannot mount here (no FUSE permission)"
-fi
-"$FUSERMOUNT" -u "$WORK/check"
+mount_ext4 "$WORK/probe.img" "$WORK/check" || skip "fuse2fs cannot mount here (no FUSE permission)"
+umount_ext4 "$WORK/check"
 
 SIZE=$((64 << 20))
 truncate -s "$SIZE" "$WORK/base.img"
@@ -75,6 +94,7 @@ mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$WORK/base.img"
 workload() {
     local sync=$1 name=$2
     cp "$WORK/base.img" "$WORK/$name.img"
+    rm -f "$WORK/nbd.sock" "$WORK/ctl.sock"
     "$SPINDLE" serve --disk cheetah9lp --time-scale 10 --size "$SIZE" \
         --file "$WORK/$name.img" --socket "$WORK/nbd.sock" \
         --control "$WORK/ctl.sock" --record "$WORK/$name.log" --quiet \
@@ -82,8 +102,9 @@ workload() {
     SERVER=$!
     for _ in $(seq 100); do [ -S "$WORK/nbd.sock" ] && break; sleep 0.1; done
     nbdfuse "$WORK/nbd/disk" --unix "$WORK/nbd.sock" &
+    local nbdfuse=$!
     for _ in $(seq 100); do [ -e "$WORK/nbd/disk" ] && break; sleep 0.1; done
-    fuse2fs "$WORK/nbd/disk" "$WORK/fs" -o fakeroot
+    mount_ext4 "$WORK/nbd/disk" "$WORK/fs"
     python3 - "$WORK/fs/db" "$WORK/$name.log" "$sync" "$TXNS" >"$WORK/$name.commits" <<'EOF'
 import os, sqlite3, sys
 db, log, sync, txns = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
@@ -99,8 +120,9 @@ for i in range(txns):
     print(i, os.stat(log).st_size, flush=True)
 c.close()
 EOF
-    "$FUSERMOUNT" -u "$WORK/fs"
+    umount_ext4 "$WORK/fs"
     "$FUSERMOUNT" -u "$WORK/nbd"
+    wait "$nbdfuse" || true
     "$SPINDLE" control "$WORK/ctl.sock" shutdown >/dev/null
     wait "$SERVER"
     SERVER=
@@ -121,17 +143,20 @@ explore() {
         # The restart: repair the file system, mount it, open the database.
         local rc=0
         e2fsck -fy "$img" >/dev/null 2>&1 || rc=$?
-        if [ "$rc" -ge 4 ] || ! fuse2fs "$img" "$WORK/check" -o fakeroot >/dev/null 2>&1; then
+        if [ "$rc" -ge 4 ] || ! mount_ext4 "$img" "$WORK/check"; then
             failed=$((failed + 1))
             echo "cycle $i ($model): file system not recoverable (e2fsck $rc)" >&2
             continue
         fi
         local result
+        echo -n "$name: cycle $i ($model, seed $((SEED + i))): cut at log byte $cut: " >&2
         result=$(python3 - "$WORK/check/db" "$WORK/$name.commits" "$cut" <<'EOF'
 import os, sqlite3, sys
 db, commits, cut = sys.argv[1], sys.argv[2], int(sys.argv[3])
 acked = [int(l.split()[0]) for l in open(commits) if int(l.split()[1]) <= cut]
+print(f"{len(acked)} commits acknowledged before the cut", end="; ", file=sys.stderr)
 if not os.path.exists(db):
+    print("no database", file=sys.stderr)
     print(len(acked), 0)
     sys.exit()
 try:
@@ -139,12 +164,15 @@ try:
     ok = c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     have = {r[0] for r in c.execute("SELECT id FROM t")} if c.execute(
         "SELECT count(*) FROM sqlite_master WHERE name='t'").fetchone()[0] else set()
-    print(len([i for i in acked if i not in have]), 0 if ok else 1)
-except sqlite3.DatabaseError:
+    lost = len([i for i in acked if i not in have])
+    print(f"{len(have)} present, {lost} lost, integrity {'ok' if ok else 'FAILED'}", file=sys.stderr)
+    print(lost, 0 if ok else 1)
+except sqlite3.DatabaseError as e:
+    print(f"database error: {e}", file=sys.stderr)
     print(len(acked), 1)
 EOF
 )
-        "$FUSERMOUNT" -u "$WORK/check"
+        umount_ext4 "$WORK/check"
         lost=$((lost + ${result% *}))
         failed=$((failed + ${result#* }))
     done

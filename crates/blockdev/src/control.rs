@@ -9,6 +9,10 @@
 //! | `media-error DISK FIRST_BLOCK BLOCKS` | those blocks of that disk fail reads until rewritten |
 //! | `slow DISK FACTOR SECONDS` | the disk's services take FACTOR times as long for SECONDS of the disk's time |
 //! | `power-cut [MODEL]` | every drive loses writes its write-back cache held unflushed: all (the default, or the `--crash-model` of `spindle serve`), or as MODEL says: `all`, `subset`, `prefix`, `torn` |
+//! | `misdirect [N]` | silently, the next N (1) writes land at another block |
+//! | `corrupt-reads [N]` | silently, the next N (1) reads return a flipped bit |
+//! | `corrupt-stored DISK BLOCK` | silently, a bit of that stored block flips |
+//! | `flush-error [N]` | the next N (1) flushes fail with `EIO` |
 //! | `state` | each disk's state, and a rebuild's progress |
 //! | `stats` | the statistics of the whole run so far, as JSON |
 //! | `shutdown` | stop cleanly (sync, save the mirror's state) |
@@ -53,7 +57,7 @@ pub enum Request {
 #[error("{0} (try `help`)")]
 pub struct ControlError(String);
 
-const HELP: &str = "commands: fail DISK | replace DISK | resync-rate MB_PER_S [CHUNK_KB] | media-error DISK FIRST_BLOCK BLOCKS | slow DISK FACTOR SECONDS | power-cut [all|subset|prefix|torn] | state | stats | shutdown | help";
+const HELP: &str = "commands: fail DISK | replace DISK | resync-rate MB_PER_S [CHUNK_KB] | media-error DISK FIRST_BLOCK BLOCKS | slow DISK FACTOR SECONDS | power-cut [all|subset|prefix|torn] | misdirect [N] | corrupt-reads [N] | corrupt-stored DISK BLOCK | flush-error [N] | state | stats | shutdown | help";
 
 /// Parses one line.
 ///
@@ -145,6 +149,25 @@ pub fn parse(line: &str) -> Result<Request, ControlError> {
                     model.parse().map_err(|e| ControlError(format!("{e}")))?,
                 )),
             }
+        }
+        "misdirect" | "corrupt-reads" | "flush-error" => {
+            arity(0..=1)?;
+            let count = match args.first() {
+                Some(n) => number("N", n)?,
+                None => 1,
+            };
+            Request::Fault(match command {
+                "misdirect" => Fault::MisdirectWrites { count },
+                "corrupt-reads" => Fault::CorruptReads { count },
+                _ => Fault::FailFlushes { count },
+            })
+        }
+        "corrupt-stored" => {
+            arity(2..=2)?;
+            Request::Fault(Fault::CorruptStored {
+                disk: number("DISK", args[0])?,
+                block: number("BLOCK", args[1])?,
+            })
         }
         "state" => Request::State,
         "stats" => Request::Stats,

@@ -72,6 +72,8 @@ pub struct CrashOptions {
     pub seed: u64,
     /// Record every answered write and flush here.
     pub record: Option<PathBuf>,
+    /// Silent faults drawn per request (`--faults random:...`).
+    pub silent: disk_emu::faults::SilentRates,
 }
 
 /// Why a log could not be written or read.

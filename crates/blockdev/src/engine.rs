@@ -31,7 +31,7 @@ use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use disk_emu::faults::{Applied, Fate, Fault, FaultError, FaultInjector, Lost};
+use disk_emu::faults::{Applied, Fate, Fault, FaultError, FaultInjector, Lost, Silent};
 use disk_emu::{ArrayDevice, Device, DeviceError, DiskDevice, FaultTarget, Outcome, ResyncRate};
 use sched_core::array::{Copies, DiskSet, DiskState, Location};
 use sched_core::{EnqueueError, Kind, Nanos, Request, RequestId};
@@ -460,6 +460,10 @@ impl<D: Emulated> Engine<D> {
                 return;
             }
             Command::Flush => {
+                if self.device.flush_fails() {
+                    self.answer(reply, handle, arrived, None, Err(Errno::Io));
+                    return;
+                }
                 let covers = self.answered_writes();
                 self.durable(
                     reply.clone(),
@@ -581,9 +585,15 @@ impl<D: Emulated> Engine<D> {
                 let result = match &p.op {
                     Op::Read => {
                         let mut buf = vec![0u8; p.len as usize];
+                        let silent = self.device.take_silent(RequestId(id));
                         self.stores[done.timing.disk]
                             .read(p.offset, &mut buf)
-                            .map(|()| Some(buf))
+                            .map(|()| {
+                                if let Some(Silent::ReadCorrupted { bit }) = silent {
+                                    flip(&mut buf, bit);
+                                }
+                                Some(buf)
+                            })
                     }
                     Op::Write(data) => self.store_write(id, p.offset, u64::from(p.len), Some(data)),
                     Op::Zero => self.store_write(id, p.offset, u64::from(p.len), None),
@@ -644,6 +654,15 @@ impl<D: Emulated> Engine<D> {
     ) -> Result<Option<Vec<u8>>, StoreError> {
         let now = self.device.now();
         let id = RequestId(id);
+        // A misdirected write lands at another block, at the same offset
+        // within it (moved back to fit the export).
+        let offset = match self.device.take_silent(id) {
+            Some(Silent::Misdirected { to }) => {
+                let bb = self.block_bytes;
+                (to.saturating_mul(bb) + offset % bb).min(self.size - len)
+            }
+            _ => offset,
+        };
         for d in 0..self.stores.len() {
             if matches!(self.device.disk_state(d), Ok(DiskState::Failed) | Err(_)) {
                 continue;
@@ -822,6 +841,9 @@ impl<D: Emulated> Engine<D> {
         self.catch_up();
         let lost = self.device.inject(fault)?;
         self.lose(&lost);
+        if let Fault::CorruptStored { disk, block } = *fault {
+            self.corrupt_stored(disk, block);
+        }
         if let Fault::ReplaceDisk { disk } = *fault {
             self.marks[disk] = 0;
         }
@@ -830,6 +852,34 @@ impl<D: Emulated> Engine<D> {
         self.advance_to(now);
         self.persist(true);
         Ok(lost)
+    }
+
+    /// Flips one bit of block `block` of disk `disk`'s store (which bit
+    /// follows from the block number), if the export holds it.
+    fn corrupt_stored(&mut self, disk: usize, block: u64) {
+        let bb = self.block_bytes;
+        let at = block.saturating_mul(bb) + block % bb;
+        let Some(store) = self.stores.get_mut(disk).filter(|_| at < self.size) else {
+            return;
+        };
+        let mut byte = [0u8];
+        let flipped = store.read(at, &mut byte).and_then(|()| {
+            flip(&mut byte, block % 8);
+            store.write(at, &byte)
+        });
+        if let Err(e) = flipped {
+            eprintln!("spindle serve: corrupt-stored: {e}");
+        }
+    }
+
+    /// The silent faults decided so far (misdirected writes, corrupt
+    /// reads, failed flushes), in order.
+    pub fn silent_log(&self) -> Vec<String> {
+        self.device
+            .silent_log()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
     }
 
     /// Sets the resync speed of later replacements.
@@ -940,6 +990,9 @@ impl<D: Emulated> Engine<D> {
         if let Some(log) = &mut self.recorder {
             log.finish()?;
         }
+        for line in self.silent_log() {
+            eprintln!("spindle serve: silent fault: {line}");
+        }
         self.persist(true);
         if let (Some(file), Some(state)) = (&self.state_file, &self.saved) {
             file.save(&MirrorState {
@@ -962,4 +1015,13 @@ fn answered_write(p: &Pending) -> Answered {
         },
         fua: p.fua,
     }
+}
+
+/// Flips bit `bit` (modulo the buffer's bits) of `buf`.
+fn flip(buf: &mut [u8], bit: u64) {
+    if buf.is_empty() {
+        return;
+    }
+    let bit = bit % (buf.len() as u64 * 8);
+    buf[(bit / 8) as usize] ^= 1 << (bit % 8);
 }

@@ -276,7 +276,8 @@ pub fn start_with<D: Emulated>(device: D, options: &Options) -> Result<Running<D
     let sector = device.model(0).map_or(512, DiskModel::block_bytes);
     let injector = FaultInjector::new(device)
         .with_schedule(options.faults.clone())
-        .with_crash_model(options.crash.model, options.crash.seed);
+        .with_crash_model(options.crash.model, options.crash.seed)
+        .with_silent_rates(options.crash.silent);
     let mut engine = Engine::new(
         injector,
         stores,

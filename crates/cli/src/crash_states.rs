@@ -38,6 +38,7 @@ impl CrashArgs {
             model: self.crash_model,
             seed: self.crash_seed,
             record: self.record.clone(),
+            silent: disk_emu::faults::SilentRates::default(),
         }
     }
 }

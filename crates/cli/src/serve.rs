@@ -55,7 +55,9 @@ pub struct ServeArgs {
     /// The emulated disks run this many times as fast as the wall clock.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, value_parser = crate::bounds::speed))]
     pub time_scale: f64,
-    /// Fault schedule (TOML or JSON: `[[fault]]` at_ms, kind, disk, ...), in the disks' time.
+    /// Fault schedule (TOML or JSON: `[[fault]]` at_ms, kind, disk, ...), in the disks' time;
+    /// or `random:seed=S,misdirect=R,corrupt-read=R,flush-error=R`: silent faults drawn per
+    /// request at those rates.
     #[cfg_attr(feature = "cli", arg(long))]
     pub faults: Option<PathBuf>,
     /// Resync speed of a replaced disk, MB/s.
@@ -139,10 +141,19 @@ pub fn run(args: &ServeArgs, format: Format) -> Result<()> {
     } else {
         resolve_disk(&args.disk)?
     };
-    let faults = match &args.faults {
-        Some(path) => Schedule::from_file(path)?,
-        None => Schedule::new(),
+    let random = args
+        .faults
+        .as_ref()
+        .and_then(|p| p.to_str())
+        .and_then(|p| p.strip_prefix("random:"));
+    let faults = match (&args.faults, random) {
+        (Some(_), Some(_)) | (None, _) => Schedule::new(),
+        (Some(path), None) => Schedule::from_file(path)?,
     };
+    let mut crash = args.crash.options();
+    if let Some(spec) = random {
+        crash.silent = disk_emu::faults::SilentRates::parse(spec)?;
+    }
     let options = Options {
         disk,
         layout: match &args.mirror {
@@ -169,7 +180,7 @@ pub fn run(args: &ServeArgs, format: Format) -> Result<()> {
         live: !args.quiet,
         threads: args.threads,
         signals: true,
-        crash: args.crash.options(),
+        crash,
     };
     let server = blockdev::start(&options).context("spindle serve")?;
     eprintln!(
@@ -182,6 +193,15 @@ pub fn run(args: &ServeArgs, format: Format) -> Result<()> {
             .unwrap_or_default()
     );
     let summary = server.wait()?;
+    eprintln!(
+        "spindle serve: seed {}, crash model {} seed {}{}",
+        options.seed,
+        options.crash.model,
+        options.crash.seed,
+        random
+            .map(|r| format!(", faults random:{r}"))
+            .unwrap_or_default()
+    );
     if let Some(path) = &args.stats_out {
         let json = serde_json::to_string_pretty(&summary)?;
         std::fs::write(path, json).with_context(|| format!("writing {}", path.display()))?;
