@@ -14,6 +14,7 @@
 //! | `corrupt-stored DISK BLOCK` | silently, a bit of that stored block flips |
 //! | `flush-error [N]` | the next N (1) flushes fail with `EIO` |
 //! | `state` | each disk's state, and a rebuild's progress |
+//! | `fault-log` | the silent faults decided so far, as a JSON array of lines |
 //! | `stats` | the statistics of the whole run so far, as JSON |
 //! | `shutdown` | stop cleanly (sync, save the mirror's state) |
 //! | `help` | the commands |
@@ -46,6 +47,8 @@ pub enum Request {
     State,
     /// The statistics.
     Stats,
+    /// The silent faults decided so far.
+    FaultLog,
     /// Stop the server.
     Shutdown,
     /// The commands.
@@ -57,7 +60,7 @@ pub enum Request {
 #[error("{0} (try `help`)")]
 pub struct ControlError(String);
 
-const HELP: &str = "commands: fail DISK | replace DISK | resync-rate MB_PER_S [CHUNK_KB] | media-error DISK FIRST_BLOCK BLOCKS | slow DISK FACTOR SECONDS | power-cut [all|subset|prefix|torn] | misdirect [N] | corrupt-reads [N] | corrupt-stored DISK BLOCK | flush-error [N] | state | stats | shutdown | help";
+const HELP: &str = "commands: fail DISK | replace DISK | resync-rate MB_PER_S [CHUNK_KB] | media-error DISK FIRST_BLOCK BLOCKS | slow DISK FACTOR SECONDS | power-cut [all|subset|prefix|torn] | misdirect [N] | corrupt-reads [N] | corrupt-stored DISK BLOCK | flush-error [N] | state | stats | fault-log | shutdown | help";
 
 /// Parses one line.
 ///
@@ -171,6 +174,7 @@ pub fn parse(line: &str) -> Result<Request, ControlError> {
         }
         "state" => Request::State,
         "stats" => Request::Stats,
+        "fault-log" => Request::FaultLog,
         "shutdown" => Request::Shutdown,
         "help" => Request::Help,
         other => return Err(ControlError(format!("unknown command `{other}`"))),
@@ -222,6 +226,13 @@ pub fn execute<D: Emulated>(shared: &Shared<D>, request: &Request) -> String {
                 .collect();
             format!("ok {}", parts.join(" "))
         }),
+        Request::FaultLog => {
+            let log = shared.with_engine(|e| e.silent_log());
+            match serde_json::to_string(&log) {
+                Ok(json) => format!("ok {json}"),
+                Err(e) => format!("error: {e}"),
+            }
+        }
         Request::Stats => {
             let total = shared.with_engine(|e| e.stats_mut().total());
             match serde_json::to_string(&total) {
@@ -309,6 +320,19 @@ mod tests {
                 disk_emu::faults::CrashModel::Torn
             )))
         );
+        assert_eq!(
+            parse("misdirect"),
+            Ok(Request::Fault(Fault::MisdirectWrites { count: 1 }))
+        );
+        assert_eq!(
+            parse("flush-error 3"),
+            Ok(Request::Fault(Fault::FailFlushes { count: 3 }))
+        );
+        assert_eq!(
+            parse("corrupt-stored 1 77"),
+            Ok(Request::Fault(Fault::CorruptStored { disk: 1, block: 77 }))
+        );
+        assert_eq!(parse("fault-log"), Ok(Request::FaultLog));
         for (line, says) in [
             ("", "empty line"),
             ("fail", "takes 1 arguments, got 0"),
@@ -317,6 +341,8 @@ mod tests {
             ("melt 0", "unknown command `melt`"),
             ("power-cut now", "crash model `now`: expected all, subset"),
             ("power-cut all now", "takes 0 to 1 arguments"),
+            ("corrupt-reads -1", "N: `-1` is not a number"),
+            ("corrupt-stored 0", "takes 2 arguments, got 1"),
         ] {
             let err = parse(line).unwrap_err().to_string();
             assert!(err.contains(says), "{line:?}: {err}");

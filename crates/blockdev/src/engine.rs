@@ -654,12 +654,13 @@ impl<D: Emulated> Engine<D> {
     ) -> Result<Option<Vec<u8>>, StoreError> {
         let now = self.device.now();
         let id = RequestId(id);
-        // A misdirected write lands at another block, at the same offset
-        // within it (moved back to fit the export).
+        // A misdirected write lands at another block (modulo the export's
+        // blocks), at the same offset within it (moved back to fit).
         let offset = match self.device.take_silent(id) {
             Some(Silent::Misdirected { to }) => {
                 let bb = self.block_bytes;
-                (to.saturating_mul(bb) + offset % bb).min(self.size - len)
+                let to = to % (self.size / bb).max(1);
+                (to * bb + offset % bb).min(self.size - len)
             }
             _ => offset,
         };

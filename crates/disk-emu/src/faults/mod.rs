@@ -487,7 +487,7 @@ impl<D: FaultTarget> FaultInjector<D> {
                     return Err(FaultError::BadRange {
                         disk,
                         first: block,
-                        end: block + 1,
+                        end: block.saturating_add(1),
                         capacity,
                     });
                 }
