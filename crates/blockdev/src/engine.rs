@@ -41,6 +41,7 @@ use crate::backing::{Store, StoreError};
 use crate::clock::Clock;
 use crate::crash_log::LogWriter;
 use crate::io_stats::Stats;
+use crate::latent::LatentFile;
 use crate::nbd::{Command, Errno};
 use crate::persist::{MirrorState, SavedDisk, StateFile};
 
@@ -150,6 +151,12 @@ pub enum EngineError {
     /// The saved mirror state does not fit this device.
     #[error(transparent)]
     State(#[from] crate::persist::StateError),
+    /// The latent errors' file failed.
+    #[error(transparent)]
+    Latent(#[from] crate::latent::LatentError),
+    /// A saved fault could not be applied.
+    #[error(transparent)]
+    Fault(#[from] FaultError),
     /// The `--record` log failed.
     #[error(transparent)]
     Record(#[from] crate::crash_log::LogError),
@@ -235,6 +242,8 @@ pub struct Engine<D: Emulated> {
     saved_at: Instant,
     /// `--record`: every answered write and flush.
     recorder: Option<LogWriter>,
+    /// Where latent sector errors outlive the server.
+    latent: Option<LatentFile>,
 }
 
 /// Checks that an export of `size` bytes fits every disk of `device`;
@@ -300,6 +309,7 @@ impl<D: Emulated> Engine<D> {
             saved: None,
             saved_at: Instant::now(),
             recorder: None,
+            latent: None,
         };
         engine.restore()?;
         Ok(engine)
@@ -309,6 +319,33 @@ impl<D: Emulated> Engine<D> {
     /// [`crate::crash_log`]).
     pub fn record_to(&mut self, log: LogWriter) {
         self.recorder = Some(log);
+    }
+
+    /// Brings back the latent sector errors `file` holds and keeps it up
+    /// to date from now on.
+    ///
+    /// # Errors
+    /// [`EngineError::Latent`] for an unreadable file;
+    /// [`EngineError::Fault`] for a range the device refuses.
+    pub fn keep_latent_errors(&mut self, mut file: LatentFile) -> Result<(), EngineError> {
+        for (disk, blocks) in file.load()? {
+            self.device.inject(&Fault::MediaError { disk, blocks })?;
+        }
+        self.latent = Some(file);
+        self.save_latent();
+        Ok(())
+    }
+
+    /// Writes the latent errors if they changed.
+    fn save_latent(&mut self) {
+        let Some(file) = &mut self.latent else {
+            return;
+        };
+        let device = &self.device;
+        let current = (0..device.disks()).map(|d| device.media_errors(d));
+        if let Err(e) = file.save_if_changed(current) {
+            eprintln!("spindle serve: {e}");
+        }
     }
 
     /// Logs `answered` if recording.
@@ -441,6 +478,7 @@ impl<D: Emulated> Engine<D> {
         }
         self.prune_undo();
         self.persist(false);
+        self.save_latent();
     }
 
     /// Takes one request of a connection.
@@ -845,6 +883,7 @@ impl<D: Emulated> Engine<D> {
         if let Fault::CorruptStored { disk, block } = *fault {
             self.corrupt_stored(disk, block);
         }
+        self.save_latent();
         if let Fault::ReplaceDisk { disk } = *fault {
             self.marks[disk] = 0;
         }

@@ -20,6 +20,7 @@ use crate::clock::Clock;
 use crate::crash_log::{CrashOptions, LogWriter};
 use crate::engine::{Emulated, Engine, EngineError};
 use crate::io_stats::Summary;
+use crate::latent::LatentFile;
 use crate::server::{Listen, Running, ServeError, ServerConfig};
 
 /// The largest read or write payload: 32 MiB, what clients expect to be
@@ -285,6 +286,11 @@ pub fn start_with<D: Emulated>(device: D, options: &Options) -> Result<Running<D
         Clock::new(options.time_scale),
         state_file,
     )?;
+    if let Some(path) = &options.file {
+        let mut latent = path.clone().into_os_string();
+        latent.push(".latent");
+        engine.keep_latent_errors(LatentFile::new(PathBuf::from(latent)))?;
+    }
     if let Some(path) = &options.crash.record {
         let log = LogWriter::create(path, options.size, sector).map_err(EngineError::from)?;
         engine.record_to(log);

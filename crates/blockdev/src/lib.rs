@@ -14,7 +14,8 @@
 //! - [`nbd`]: the NBD protocol, sans-IO, and its tokio connection.
 //! - [`server`]: the shared engine, the clock thread, the listeners.
 //! - [`control`]: the control socket's line protocol.
-//! - [`persist`]: a mirror's state across restarts.
+//! - [`persist`]: a mirror's state across restarts; [`latent`]: latent
+//!   sector errors across restarts.
 //! - [`crash_log`]: `--record`'s log of writes and flushes, and the crash
 //!   states built from it.
 //! - [`backing`], [`clock`], [`io_stats`].
@@ -36,6 +37,8 @@ pub mod crash_log;
 pub mod engine;
 #[cfg(feature = "server")]
 pub mod io_stats;
+#[cfg(feature = "server")]
+pub mod latent;
 #[cfg(feature = "server")]
 mod launch;
 pub mod nbd;

@@ -79,6 +79,7 @@ fn seeded_run(seed: u64) -> (Vec<u8>, String) {
         misdirect: 0.1,
         corrupt_read: 0.1,
         flush_error: 0.1,
+        latent: 0.05,
     };
     let server = blockdev::start(&o).unwrap();
     let mut c = Client::connect(&socket);
@@ -101,10 +102,43 @@ fn seeded_run(seed: u64) -> (Vec<u8>, String) {
 fn the_same_seed_and_requests_give_the_same_image_and_fault_log() {
     let (image, log) = seeded_run(9);
     assert!(log.matches("misdirected").count() >= 5, "{log}");
+    assert!(log.matches("latent").count() >= 2, "{log}");
     let (again, log_again) = seeded_run(9);
     assert!(image == again, "byte-identical images");
     assert_eq!(log, log_again);
     let (other, other_log) = seeded_run(10);
     assert!(other != image);
     assert_ne!(other_log, log);
+}
+
+#[test]
+fn latent_sector_errors_outlive_a_restart_until_rewritten() {
+    let (dir, socket) = socket_dir();
+    let mut o = options(zero_latency(), 4 << 20, &socket);
+    o.file = Some(dir.path().join("disk.img"));
+    let mut back = vec![0u8; KB4];
+    let server = blockdev::start(&o).unwrap();
+    assert_eq!(control(&socket, "media-error 0 16 4"), "ok");
+    let mut c = Client::connect(&socket);
+    assert_eq!(c.read(8192, &mut back), EIO);
+    c.disconnect();
+    server.stop().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("disk.img.latent")).unwrap(),
+        "0 16 20\n"
+    );
+
+    let server = blockdev::start(&o).unwrap();
+    let mut c = Client::connect(&socket);
+    assert_eq!(c.read(8192, &mut back), EIO, "still bad after the restart");
+    assert_eq!(c.write(8192, &pattern(8192, KB4, 3), 0), 0);
+    assert_eq!(c.read(8192, &mut back), 0, "rewritten");
+    c.disconnect();
+    server.stop().unwrap();
+    let server = blockdev::start(&o).unwrap();
+    let mut c = Client::connect(&socket);
+    assert_eq!(c.read(8192, &mut back), 0);
+    assert!(back == pattern(8192, KB4, 3));
+    c.disconnect();
+    server.stop().unwrap();
 }

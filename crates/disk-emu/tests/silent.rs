@@ -84,6 +84,7 @@ fn random_silent_faults_follow_the_seed() {
             misdirect: 0.1,
             corrupt_read: 0.2,
             flush_error: 0.05,
+            latent: 0.0,
         };
         let mut dev = hp().with_silent_rates(rates);
         let mut flushes_failed = 0;

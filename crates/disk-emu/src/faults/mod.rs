@@ -329,6 +329,17 @@ impl<D: FaultTarget> FaultInjector<D> {
     /// `blocks`.
     fn decide_silent(&mut self, id: u64, kind: Kind, disk: usize, blocks: Range<u64>) {
         let len = blocks.end - blocks.start;
+        let latent = self.silent_rates.latent;
+        if kind == Kind::Write && latent > 0.0 && self.silent_rng.chance(latent) {
+            add_range(&mut self.bad[disk], blocks.clone());
+            self.silent_log.push(SilentRecord {
+                at: self.inner.now(),
+                disk,
+                request: Some(id),
+                blocks: blocks.clone(),
+                what: SilentKind::Latent,
+            });
+        }
         let silent = match kind {
             Kind::Write if self.decide(MISDIRECT, self.silent_rates.misdirect) => {
                 let capacity = self.inner.model(disk).map_or(0, DiskModel::capacity_blocks);

@@ -38,6 +38,10 @@ pub struct SilentRates {
     pub corrupt_read: f64,
     /// A flush fails (`EIO`).
     pub flush_error: f64,
+    /// A write leaves its blocks with a latent error: reads of them fail
+    /// until they are written again (and, beside a file-backed export,
+    /// across restarts).
+    pub latent: f64,
 }
 
 /// Why a random specification could not be read.
@@ -51,7 +55,7 @@ pub struct RandomSpecError {
 }
 
 impl SilentRates {
-    /// Parses `seed=S,misdirect=R,corrupt-read=R,flush-error=R` (any of
+    /// Parses `seed=S,misdirect=R,corrupt-read=R,flush-error=R,latent=R` (any of
     /// the rates, each a probability per request; the seed is required).
     ///
     /// # Errors
@@ -84,9 +88,10 @@ impl SilentRates {
                 "misdirect" => rates.misdirect = rate,
                 "corrupt-read" => rates.corrupt_read = rate,
                 "flush-error" => rates.flush_error = rate,
+                "latent" => rates.latent = rate,
                 _ => {
                     return Err(err(format!(
-                        "unknown key `{key}`: expected seed, misdirect, corrupt-read or flush-error"
+                        "unknown key `{key}`: expected seed, misdirect, corrupt-read, flush-error or latent"
                     )));
                 }
             }
@@ -126,6 +131,8 @@ pub enum SilentKind {
     },
     /// A flush failed.
     FlushFailed,
+    /// A write left a latent error on its blocks.
+    Latent,
 }
 
 impl std::fmt::Display for SilentRecord {
@@ -145,6 +152,7 @@ impl std::fmt::Display for SilentRecord {
             SilentKind::Misdirected { to } => write!(f, ": write misdirected to block {to}"),
             SilentKind::ReadCorrupted { bit } => write!(f, ": read returned bit {bit} flipped"),
             SilentKind::FlushFailed => write!(f, ": flush failed"),
+            SilentKind::Latent => write!(f, ": write left a latent sector error"),
         }
     }
 }
@@ -161,7 +169,8 @@ mod tests {
                 seed: 7,
                 misdirect: 0.01,
                 corrupt_read: 0.0,
-                flush_error: 0.5
+                flush_error: 0.5,
+                latent: 0.0,
             })
         );
         for (spec, says) in [
