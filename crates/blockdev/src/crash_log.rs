@@ -74,6 +74,9 @@ pub struct CrashOptions {
     pub record: Option<PathBuf>,
     /// Silent faults drawn per request (`--faults random:...`).
     pub silent: disk_emu::faults::SilentRates,
+    /// A reproducible run: virtual time is not the wall clock's
+    /// ([`crate::Engine::run_logically`]).
+    pub reproducible: bool,
 }
 
 /// Why a log could not be written or read.

@@ -244,7 +244,16 @@ pub struct Engine<D: Emulated> {
     recorder: Option<LogWriter>,
     /// Where latent sector errors outlive the server.
     latent: Option<LatentFile>,
+    /// A reproducible run: virtual time is the device's own, moved on to
+    /// the next event whenever the clock thread looks, never by the wall
+    /// clock.
+    logical: bool,
 }
+
+/// The time scale of a reproducible run's clock: so fast that every
+/// virtual time is already past on the wall clock, so the clock thread
+/// never sleeps towards one.
+pub const LOGICAL_SCALE: f64 = 1e15;
 
 /// Checks that an export of `size` bytes fits every disk of `device`;
 /// returns the disks' block size (512 without a model).
@@ -310,6 +319,7 @@ impl<D: Emulated> Engine<D> {
             saved_at: Instant::now(),
             recorder: None,
             latent: None,
+            logical: false,
         };
         engine.restore()?;
         Ok(engine)
@@ -446,9 +456,41 @@ impl<D: Emulated> Engine<D> {
             .collect()
     }
 
-    /// Brings the device to the present, completing what is due.
+    /// Makes the run reproducible: virtual time no longer follows the wall
+    /// clock; a request arrives at the device's time, and each call of
+    /// [`Engine::catch_up`] moves on to the next event at once. The order
+    /// of completions, and every fault decision drawn from a seed, is then
+    /// a function of the seeds and of the requests in the order they
+    /// arrive (the same for a client that waits for each answer before its
+    /// next request; pipelined requests still arrive as the host's
+    /// scheduling lets them). Build the engine with a clock of
+    /// [`LOGICAL_SCALE`].
+    pub fn run_logically(&mut self) {
+        self.logical = true;
+    }
+
+    /// Virtual time now.
+    fn virtual_now(&self) -> Nanos {
+        if self.logical {
+            self.device.now()
+        } else {
+            self.clock.now()
+        }
+    }
+
+    /// When virtual time `v` is on the wall clock (none in a reproducible
+    /// run, whose virtual time is not the wall clock's).
+    fn wall_due(&self, v: Nanos) -> Option<Instant> {
+        (!self.logical).then(|| self.clock.wall(v))
+    }
+
+    /// Brings the device to the present, completing what is due (in a
+    /// reproducible run: to its next event).
     pub fn catch_up(&mut self) {
-        let now = self.clock.now();
+        let now = match self.next_wake() {
+            Some(t) if self.logical => t,
+            _ => self.virtual_now(),
+        };
         self.advance_to(now);
     }
 
@@ -484,7 +526,11 @@ impl<D: Emulated> Engine<D> {
     /// Takes one request of a connection.
     pub fn request(&mut self, reply: &Replier, handle: u64, cmd: Command, payload: Option<Bytes>) {
         let arrived = Instant::now();
-        let now = self.clock.virtual_at(arrived);
+        let now = if self.logical {
+            self.device.now()
+        } else {
+            self.clock.virtual_at(arrived)
+        };
         self.advance_to(now);
         let (op, offset, len, fua) = match cmd {
             Command::Read { offset, len } => (Op::Read, offset, len, false),
@@ -536,7 +582,7 @@ impl<D: Emulated> Engine<D> {
         // What is already due (everything, on the zero-latency disk)
         // completes now, on this thread, rather than after a wake-up of the
         // clock thread.
-        let now = self.clock.now();
+        let now = self.virtual_now();
         if self.device.next_event_time().is_some_and(|t| t <= now) {
             self.advance_to(now);
         }
@@ -616,7 +662,7 @@ impl<D: Emulated> Engine<D> {
         match o {
             Outcome::Completed(done) => {
                 let id = done.request.id.0;
-                let due = self.clock.wall(done.timing.finish);
+                let due = self.wall_due(done.timing.finish);
                 let Some(p) = self.pending.remove(&id) else {
                     return;
                 };
@@ -639,13 +685,13 @@ impl<D: Emulated> Engine<D> {
                 match result {
                     Err(e) => {
                         eprintln!("spindle serve: {e}");
-                        self.answer(&p.reply, p.handle, p.arrived, Some(due), Err(Errno::Io));
+                        self.answer(&p.reply, p.handle, p.arrived, due, Err(Errno::Io));
                     }
                     Ok(data) if !p.fua => {
                         if self.recorder.is_some() && !matches!(p.op, Op::Read) {
                             self.record(&answered_write(&p));
                         }
-                        self.answer(&p.reply, p.handle, p.arrived, Some(due), Ok(data));
+                        self.answer(&p.reply, p.handle, p.arrived, due, Ok(data));
                     }
                     Ok(_) => {
                         let record = answered_write(&p);
@@ -655,7 +701,7 @@ impl<D: Emulated> Engine<D> {
             }
             Outcome::MediaError { done, .. } => {
                 let id = done.request.id.0;
-                let due = self.clock.wall(done.timing.finish);
+                let due = self.wall_due(done.timing.finish);
                 let disks = self.device.disks();
                 let retry = self.pending.get_mut(&id).is_some_and(|p| {
                     p.avoid = p.avoid.with(done.timing.disk);
@@ -669,7 +715,7 @@ impl<D: Emulated> Engine<D> {
                         self.backlog.push_back(id);
                     }
                 } else {
-                    self.fail(id, Errno::Io, Some(due));
+                    self.fail(id, Errno::Io, due);
                 }
             }
             Outcome::Failed(r) | Outcome::Expired(r) => self.fail(r.id.0, Errno::Io, None),
@@ -789,11 +835,11 @@ impl<D: Emulated> Engine<D> {
             self.waiters.drain(..).partition(|w| w.at <= now);
         self.waiters = waiting;
         for w in due {
-            let at = self.clock.wall(w.at);
+            let at = self.wall_due(w.at);
             if result.is_ok() {
                 self.record(&w.record);
             }
-            self.answer(&w.reply, w.handle, w.arrived, Some(at), result.clone());
+            self.answer(&w.reply, w.handle, w.arrived, at, result.clone());
         }
     }
 

@@ -283,9 +283,16 @@ pub fn start_with<D: Emulated>(device: D, options: &Options) -> Result<Running<D
         injector,
         stores,
         options.size,
-        Clock::new(options.time_scale),
+        Clock::new(if options.crash.reproducible {
+            crate::engine::LOGICAL_SCALE
+        } else {
+            options.time_scale
+        }),
         state_file,
     )?;
+    if options.crash.reproducible {
+        engine.run_logically();
+    }
     if let Some(path) = &options.file {
         let mut latent = path.clone().into_os_string();
         latent.push(".latent");

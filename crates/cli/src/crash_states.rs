@@ -29,6 +29,12 @@ pub struct CrashArgs {
     /// for `spindle crash-states` (at most the data plus 24 bytes a request).
     #[cfg_attr(feature = "cli", arg(long, value_name = "LOG"))]
     pub record: Option<PathBuf>,
+    /// Reproducible run: virtual time moves on from event to event, not
+    /// with the wall clock, so completions and every seeded fault follow
+    /// the seeds and the request sequence (exactly so for a client that
+    /// waits for each answer); --time-scale is ignored.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub reproducible: bool,
 }
 
 impl CrashArgs {
@@ -39,6 +45,7 @@ impl CrashArgs {
             seed: self.crash_seed,
             record: self.record.clone(),
             silent: disk_emu::faults::SilentRates::default(),
+            reproducible: self.reproducible,
         }
     }
 }
