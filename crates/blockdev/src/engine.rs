@@ -901,6 +901,14 @@ impl<D: Emulated> Engine<D> {
             if let Err(e) = result {
                 eprintln!("spindle serve: {e}");
             }
+            // A mirror's copy still in service on this disk when the host
+            // was answered is still held: a later cut may take it.
+            let now = self.device.now();
+            let still: Vec<Undo> = held
+                .into_iter()
+                .filter(|u| self.holds(disk, u.id, now))
+                .collect();
+            self.undo.extend(still);
         }
         for w in std::mem::take(&mut self.waiters) {
             self.answer(&w.reply, w.handle, w.arrived, None, Err(Errno::Io));
