@@ -31,7 +31,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::random::Stream;
 
-/// Which volatile writes a power cut takes (see the [module](self)).
+/// Which volatile writes a power cut takes. A write is volatile from its
+/// acknowledgement until its data is on the media or a flush sent after it
+/// completes; flushed writes are never touched. What survives is applied
+/// in the order the writes were served.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CrashModel {
