@@ -56,7 +56,7 @@ pub struct ServeArgs {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, value_parser = crate::bounds::speed))]
     pub time_scale: f64,
     /// Fault schedule (TOML or JSON: `[[fault]]` at_ms, kind, disk, ...), in the disks' time;
-    /// or `random:seed=S,misdirect=R,corrupt-read=R,flush-error=R`: silent faults drawn per
+    /// or `random:seed=S,misdirect=R,corrupt-read=R,flush-error=R,latent=R`: silent faults drawn per
     /// request at those rates.
     #[cfg_attr(feature = "cli", arg(long))]
     pub faults: Option<PathBuf>,
