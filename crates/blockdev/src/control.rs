@@ -8,15 +8,21 @@
 //! | `resync-rate MB_PER_S [CHUNK_KB]` | the resync speed of later replacements (default 10 MB/s in 64 KB chunks) |
 //! | `media-error DISK FIRST_BLOCK BLOCKS` | those blocks of that disk fail reads until rewritten |
 //! | `slow DISK FACTOR SECONDS` | the disk's services take FACTOR times as long for SECONDS of the disk's time |
-//! | `power-cut` | every drive loses what its write-back cache held unflushed |
+//! | `power-cut [MODEL]` | every drive loses writes its write-back cache held unflushed: all (the default, or the `--crash-model` of `spindle serve`), or as MODEL says: `all`, `subset`, `prefix`, `torn` |
+//! | `misdirect [N]` | silently, the next N (1) writes land at another block |
+//! | `corrupt-reads [N]` | silently, the next N (1) reads return a flipped bit |
+//! | `corrupt-stored DISK BLOCK` | silently, a bit of that stored block flips |
+//! | `flush-error [N]` | the next N (1) flushes fail with `EIO` |
 //! | `state` | each disk's state, and a rebuild's progress |
+//! | `fault-log` | the silent faults decided so far, as a JSON array of lines |
 //! | `stats` | the statistics of the whole run so far, as JSON |
 //! | `shutdown` | stop cleanly (sync, save the mirror's state) |
 //! | `help` | the commands |
 //!
 //! Replies start with `ok` or `error:`. `power-cut` answers `ok lost
-//! DISK:FIRST+BLOCKS ...` (blocks of each disk the caches lost) or `ok lost
-//! nothing`; `state` answers `ok disk0=online disk1=rebuilding:BLOCK/END`,
+//! DISK:FIRST+BLOCKS ...` (each write a cache lost, by its blocks on that
+//! disk; `DISK:FIRST+BLOCKS/KEPT` for a write torn after its first KEPT
+//! blocks) or `ok lost nothing`; `state` answers `ok disk0=online disk1=rebuilding:BLOCK/END`,
 //! END the block where the resync ends (the export's size in blocks),
 //! followed by `lost=DISK:FIRST+BLOCKS,...` if a rebuild found blocks no
 //! other copy could read (they fail reads on the rebuilt disk until
@@ -25,7 +31,7 @@
 use std::sync::Arc;
 
 use disk_emu::ResyncRate;
-use disk_emu::faults::Fault;
+use disk_emu::faults::{Fate, Fault};
 use sched_core::array::DiskState;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixListener;
@@ -44,6 +50,8 @@ pub enum Request {
     State,
     /// The statistics.
     Stats,
+    /// The silent faults decided so far.
+    FaultLog,
     /// Stop the server.
     Shutdown,
     /// The commands.
@@ -81,7 +89,7 @@ fn shorten(s: &str) -> String {
     }
 }
 
-const HELP: &str = "commands: fail DISK | replace DISK | resync-rate MB_PER_S [CHUNK_KB] | media-error DISK FIRST_BLOCK BLOCKS | slow DISK FACTOR SECONDS | power-cut | state | stats | shutdown | help";
+const HELP: &str = "commands: fail DISK | replace DISK | resync-rate MB_PER_S [CHUNK_KB] | media-error DISK FIRST_BLOCK BLOCKS | slow DISK FACTOR SECONDS | power-cut [all|subset|prefix|torn] | misdirect [N] | corrupt-reads [N] | corrupt-stored DISK BLOCK | flush-error [N] | state | stats | fault-log | shutdown | help";
 
 /// Parses one line.
 ///
@@ -169,11 +177,36 @@ pub fn parse(line: &str) -> Result<Request, ControlError> {
             })
         }
         "power-cut" => {
-            arity(0..=0)?;
-            Request::Fault(Fault::PowerCut)
+            arity(0..=1)?;
+            match args.first() {
+                None => Request::Fault(Fault::PowerCut),
+                Some(model) => Request::Fault(Fault::Crash(
+                    model.parse().map_err(|e| ControlError(format!("{e}")))?,
+                )),
+            }
+        }
+        "misdirect" | "corrupt-reads" | "flush-error" => {
+            arity(0..=1)?;
+            let count = match args.first() {
+                Some(n) => number("N", n)?,
+                None => 1,
+            };
+            Request::Fault(match command {
+                "misdirect" => Fault::MisdirectWrites { count },
+                "corrupt-reads" => Fault::CorruptReads { count },
+                _ => Fault::FailFlushes { count },
+            })
+        }
+        "corrupt-stored" => {
+            arity(2..=2)?;
+            Request::Fault(Fault::CorruptStored {
+                disk: number("DISK", args[0])?,
+                block: number("BLOCK", args[1])?,
+            })
         }
         "state" => Request::State,
         "stats" => Request::Stats,
+        "fault-log" => Request::FaultLog,
         "shutdown" => Request::Shutdown,
         "help" => Request::Help,
         other => {
@@ -189,7 +222,7 @@ pub fn parse(line: &str) -> Result<Request, ControlError> {
 pub fn execute<D: Emulated>(shared: &Shared<D>, request: &Request) -> String {
     match request {
         Request::Fault(fault) => match shared.with_engine(|e| e.inject(fault)) {
-            Ok(lost) if matches!(fault, Fault::PowerCut) => {
+            Ok(lost) if matches!(fault, Fault::PowerCut | Fault::Crash(_)) => {
                 if lost.is_empty() {
                     "ok lost nothing".into()
                 } else {
@@ -197,7 +230,11 @@ pub fn execute<D: Emulated>(shared: &Shared<D>, request: &Request) -> String {
                         .iter()
                         .map(|l| {
                             let b = &l.unflushed.blocks;
-                            format!("{}:{}+{}", l.disk, b.start, b.end - b.start)
+                            let torn = match l.fate {
+                                Fate::Torn { kept_blocks } => format!("/{kept_blocks}"),
+                                _ => String::new(),
+                            };
+                            format!("{}:{}+{}{torn}", l.disk, b.start, b.end - b.start)
                         })
                         .collect();
                     format!("ok lost {}", parts.join(" "))
@@ -238,6 +275,13 @@ pub fn execute<D: Emulated>(shared: &Shared<D>, request: &Request) -> String {
                 format!("ok {} lost={}", parts.join(" "), lost.join(","))
             }
         }),
+        Request::FaultLog => {
+            let log = shared.with_engine(|e| e.silent_log());
+            match serde_json::to_string(&log) {
+                Ok(json) => format!("ok {json}"),
+                Err(e) => format!("error: {e}"),
+            }
+        }
         Request::Stats => {
             let total = shared.with_engine(|e| e.stats_mut().total());
             match serde_json::to_string(&total) {
@@ -345,6 +389,25 @@ mod tests {
             }))
         );
         assert_eq!(parse("power-cut"), Ok(Request::Fault(Fault::PowerCut)));
+        assert_eq!(
+            parse("power-cut torn"),
+            Ok(Request::Fault(Fault::Crash(
+                disk_emu::faults::CrashModel::Torn
+            )))
+        );
+        assert_eq!(
+            parse("misdirect"),
+            Ok(Request::Fault(Fault::MisdirectWrites { count: 1 }))
+        );
+        assert_eq!(
+            parse("flush-error 3"),
+            Ok(Request::Fault(Fault::FailFlushes { count: 3 }))
+        );
+        assert_eq!(
+            parse("corrupt-stored 1 77"),
+            Ok(Request::Fault(Fault::CorruptStored { disk: 1, block: 77 }))
+        );
+        assert_eq!(parse("fault-log"), Ok(Request::FaultLog));
         for (line, says) in [
             ("", "empty line"),
             ("fail", "takes 1 arguments, got 0"),
@@ -360,7 +423,10 @@ mod tests {
             ),
             ("resync-rate 10 1e9", "CHUNK_KB: expected a number from 0.5"),
             ("melt 0", "unknown command `melt`"),
-            ("power-cut now", "takes 0 arguments"),
+            ("power-cut now", "crash model `now`: expected all, subset"),
+            ("power-cut all now", "takes 0 to 1 arguments"),
+            ("corrupt-reads -1", "N: `-1` is not a number"),
+            ("corrupt-stored 0", "takes 2 arguments, got 1"),
         ] {
             let err = parse(line).unwrap_err().to_string();
             assert!(err.contains(says), "{line:?}: {err}");

@@ -16,19 +16,23 @@
 //! to rebuild it from (what is emulated is the drive's service failing,
 //! not its platters).
 //!
-//! Durability follows the model's write-back cache: `FLUSH`, and a write
-//! with `FUA`, are answered once every disk's cache has put the data on the
-//! media (the model's time) and the backing files are synced. A power cut
-//! loses exactly what the model's caches held unflushed: the engine keeps
-//! the old bytes of every write the model still holds in a cache, and puts
-//! them back.
+//! Durability follows the model's write-back cache (see
+//! `disk_emu::disk::cache`): a `FLUSH` is answered once every write the
+//! disks' caches hold is on the media (the model's time), a write with
+//! `FUA` once its own data is, and then the backing files are synced. A
+//! power cut loses what the fault injector's crash model picks among the
+//! writes the caches had acknowledged and not yet put on the media: the
+//! engine keeps the old and the new bytes of every write a cache still
+//! holds, so it can put back the durable bytes under them and lay again
+//! those the crash kept, whole or torn at a sector boundary, in the order
+//! they were written.
 
 use std::collections::{HashMap, VecDeque};
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use disk_emu::faults::{Applied, Fault, FaultError, FaultInjector, Lost};
+use disk_emu::faults::{Applied, Fate, Fault, FaultError, FaultInjector, Lost, Silent};
 use disk_emu::{ArrayDevice, Device, DeviceError, DiskDevice, FaultTarget, Outcome, ResyncRate};
 use sched_core::array::{Copies, DiskSet, DiskState, Location};
 use sched_core::{EnqueueError, Kind, Nanos, Request, RequestId};
@@ -36,7 +40,9 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use crate::backing::{Store, StoreError};
 use crate::clock::Clock;
+use crate::crash_log::LogWriter;
 use crate::io_stats::Stats;
+use crate::latent::LatentFile;
 use crate::nbd::{Command, Errno};
 use crate::persist::{MirrorState, SavedDisk, StateFile};
 
@@ -146,6 +152,15 @@ pub enum EngineError {
     /// The saved mirror state does not fit this device.
     #[error(transparent)]
     State(#[from] crate::persist::StateError),
+    /// The latent errors' file failed.
+    #[error(transparent)]
+    Latent(#[from] crate::latent::LatentError),
+    /// A saved fault could not be applied.
+    #[error(transparent)]
+    Fault(#[from] FaultError),
+    /// The `--record` log failed.
+    #[error(transparent)]
+    Record(#[from] crate::crash_log::LogError),
 }
 
 /// What a request in the device still has to do.
@@ -177,6 +192,8 @@ struct Waiter {
     reply: Replier,
     handle: u64,
     arrived: Instant,
+    /// What to record once it is answered.
+    record: Answered,
 }
 
 /// Flushes to answer once backing files are synced, and the files: synced
@@ -204,16 +221,29 @@ impl SyncBatch {
     }
 }
 
-/// The old bytes under a write a drive's cache still holds.
+/// A request answered, as `--record` logs it.
+#[derive(Debug)]
+enum Answered {
+    /// A write of these bytes (zeroes if `None`).
+    Write {
+        offset: u64,
+        len: u32,
+        data: Option<Bytes>,
+        fua: bool,
+    },
+    /// A flush that arrived when this many writes had been answered.
+    Flush { covers: u64 },
+}
+
+/// A write a drive's cache still holds: the bytes it replaced and its own
+/// (zeroes if `None`).
 #[derive(Debug)]
 struct Undo {
     disk: usize,
+    id: RequestId,
     offset: u64,
     old: Vec<u8>,
-    /// The write-back holding it (by when its media write began): once
-    /// that write-back is over, a later one of the same blocks holds newer
-    /// data.
-    write_back: Nanos,
+    new: Option<Bytes>,
 }
 
 /// The real-time device (see the [module](self) documentation).
@@ -244,7 +274,20 @@ pub struct Engine<D: Emulated> {
     /// The device refused to advance (an internal error): every request is
     /// answered with `EIO` from then on, rather than retried for ever.
     halted: bool,
+    /// `--record`: every answered write and flush.
+    recorder: Option<LogWriter>,
+    /// Where latent sector errors outlive the server.
+    latent: Option<LatentFile>,
+    /// A reproducible run: virtual time is the device's own, moved on to
+    /// the next event whenever the clock thread looks, never by the wall
+    /// clock.
+    logical: bool,
 }
+
+/// The time scale of a reproducible run's clock: so fast that every
+/// virtual time is already past on the wall clock, so the clock thread
+/// never sleeps towards one.
+pub const LOGICAL_SCALE: f64 = 1e15;
 
 /// Checks that an export of `size` bytes fits every disk of `device`;
 /// returns the disks' block size (512 without a model).
@@ -311,9 +354,66 @@ impl<D: Emulated> Engine<D> {
             saved: None,
             saved_at: Instant::now(),
             halted: false,
+            recorder: None,
+            latent: None,
+            logical: false,
         };
         engine.restore()?;
         Ok(engine)
+    }
+
+    /// Records every write and flush answered from now on in `log` (see
+    /// [`crate::crash_log`]).
+    pub fn record_to(&mut self, log: LogWriter) {
+        self.recorder = Some(log);
+    }
+
+    /// Brings back the latent sector errors `file` holds and keeps it up
+    /// to date from now on.
+    ///
+    /// # Errors
+    /// [`EngineError::Latent`] for an unreadable file;
+    /// [`EngineError::Fault`] for a range the device refuses.
+    pub fn keep_latent_errors(&mut self, mut file: LatentFile) -> Result<(), EngineError> {
+        for (disk, blocks) in file.load()? {
+            self.device.inject(&Fault::MediaError { disk, blocks })?;
+        }
+        self.latent = Some(file);
+        self.save_latent();
+        Ok(())
+    }
+
+    /// Writes the latent errors if they changed.
+    fn save_latent(&mut self) {
+        let Some(file) = &mut self.latent else {
+            return;
+        };
+        let device = &self.device;
+        let current = (0..device.disks()).map(|d| device.media_errors(d));
+        if let Err(e) = file.save_if_changed(current) {
+            eprintln!("spindle serve: {e}");
+        }
+    }
+
+    /// Logs `answered` if recording.
+    fn record(&mut self, answered: &Answered) {
+        let Some(log) = &mut self.recorder else {
+            return;
+        };
+        match answered {
+            Answered::Write {
+                offset,
+                len,
+                data,
+                fua,
+            } => log.write(*offset, *len, data.as_deref(), *fua),
+            Answered::Flush { covers } => log.flush(*covers),
+        }
+    }
+
+    /// Writes answered so far, as the record counts them.
+    fn answered_writes(&self) -> u64 {
+        self.recorder.as_ref().map_or(0, LogWriter::writes)
     }
 
     /// Brings back a mirror's saved state: failed disks stay failed, a
@@ -410,9 +510,41 @@ impl<D: Emulated> Engine<D> {
             .collect()
     }
 
-    /// Brings the device to the present, completing what is due.
+    /// Makes the run reproducible: virtual time no longer follows the wall
+    /// clock; a request arrives at the device's time, and each call of
+    /// [`Engine::catch_up`] moves on to the next event at once. The order
+    /// of completions, and every fault decision drawn from a seed, is then
+    /// a function of the seeds and of the requests in the order they
+    /// arrive (the same for a client that waits for each answer before its
+    /// next request; pipelined requests still arrive as the host's
+    /// scheduling lets them). Build the engine with a clock of
+    /// [`LOGICAL_SCALE`].
+    pub fn run_logically(&mut self) {
+        self.logical = true;
+    }
+
+    /// Virtual time now.
+    fn virtual_now(&self) -> Nanos {
+        if self.logical {
+            self.device.now()
+        } else {
+            self.clock.now()
+        }
+    }
+
+    /// When virtual time `v` is on the wall clock (none in a reproducible
+    /// run, whose virtual time is not the wall clock's).
+    fn wall_due(&self, v: Nanos) -> Option<Instant> {
+        (!self.logical).then(|| self.clock.wall(v))
+    }
+
+    /// Brings the device to the present, completing what is due (in a
+    /// reproducible run: to its next event).
     pub fn catch_up(&mut self) {
-        let now = self.clock.now();
+        let now = match self.next_wake() {
+            Some(t) if self.logical => t,
+            _ => self.virtual_now(),
+        };
         self.advance_to(now);
     }
 
@@ -446,6 +578,7 @@ impl<D: Emulated> Engine<D> {
         }
         self.prune_undo();
         self.persist(false);
+        self.save_latent();
     }
 
     /// The device cannot go on: says so once, and answers everything held
@@ -468,7 +601,11 @@ impl<D: Emulated> Engine<D> {
     /// Takes one request of a connection.
     pub fn request(&mut self, reply: &Replier, handle: u64, cmd: Command, payload: Option<Bytes>) {
         let arrived = Instant::now();
-        let now = self.clock.virtual_at(arrived);
+        let now = if self.logical {
+            self.device.now()
+        } else {
+            self.clock.virtual_at(arrived)
+        };
         self.advance_to(now);
         if self.halted {
             if !matches!(cmd, Command::Disconnect) {
@@ -493,7 +630,18 @@ impl<D: Emulated> Engine<D> {
                 return;
             }
             Command::Flush => {
-                self.durable(reply.clone(), handle, arrived, None);
+                if self.device.flush_fails() {
+                    self.answer(reply, handle, arrived, None, Err(Errno::Io));
+                    return;
+                }
+                let covers = self.answered_writes();
+                self.durable(
+                    reply.clone(),
+                    handle,
+                    arrived,
+                    None,
+                    Answered::Flush { covers },
+                );
                 return;
             }
             Command::Disconnect => return,
@@ -520,7 +668,7 @@ impl<D: Emulated> Engine<D> {
         // What is already due (everything, on the zero-latency disk)
         // completes now, on this thread, rather than after a wake-up of the
         // clock thread.
-        let now = self.clock.now();
+        let now = self.virtual_now();
         if self.device.next_event_time().is_some_and(|t| t <= now) {
             self.advance_to(now);
         }
@@ -636,7 +784,7 @@ impl<D: Emulated> Engine<D> {
         match o {
             Outcome::Completed(done) => {
                 let id = done.request.id.0;
-                let due = self.clock.wall(done.timing.finish);
+                let due = self.wall_due(done.timing.finish);
                 let Some(p) = self.pending.remove(&id) else {
                     return;
                 };
@@ -646,30 +794,39 @@ impl<D: Emulated> Engine<D> {
                 let result = match &p.op {
                     Op::Read => {
                         let mut buf = vec![0u8; p.len as usize];
+                        let silent = self.device.take_silent(RequestId(id));
                         self.stores[done.timing.disk]
                             .read(p.offset, &mut buf)
-                            .map(|()| Some(buf))
+                            .map(|()| {
+                                if let Some(Silent::ReadCorrupted { bit }) = silent {
+                                    flip(&mut buf, bit);
+                                }
+                                Some(buf)
+                            })
                     }
-                    Op::Write(data) => self.store_write(p.offset, u64::from(p.len), Some(data)),
-                    Op::Zero => self.store_write(p.offset, u64::from(p.len), None),
+                    Op::Write(data) => self.store_write(id, p.offset, u64::from(p.len), Some(data)),
+                    Op::Zero => self.store_write(id, p.offset, u64::from(p.len), None),
                 };
                 match result {
                     Err(e) => {
                         say!("spindle serve: {e}");
-                        self.answer(&p.reply, p.handle, p.arrived, Some(due), Err(Errno::Io));
+                        self.answer(&p.reply, p.handle, p.arrived, due, Err(Errno::Io));
                     }
                     Ok(data) if !p.fua => {
-                        self.answer(&p.reply, p.handle, p.arrived, Some(due), Ok(data));
+                        if self.recorder.is_some() && !matches!(p.op, Op::Read) {
+                            self.record(&answered_write(&p));
+                        }
+                        self.answer(&p.reply, p.handle, p.arrived, due, Ok(data));
                     }
                     Ok(_) => {
-                        let blocks = self.blocks_of(p.offset, p.len);
-                        self.durable(p.reply, p.handle, p.arrived, Some(blocks));
+                        let record = answered_write(&p);
+                        self.durable(p.reply, p.handle, p.arrived, Some(RequestId(id)), record);
                     }
                 }
             }
             Outcome::MediaError { done, .. } => {
                 let id = done.request.id.0;
-                let due = self.clock.wall(done.timing.finish);
+                let due = self.wall_due(done.timing.finish);
                 let disks = self.device.disks();
                 let retry = self.pending.get_mut(&id).is_some_and(|p| {
                     p.avoid = p.avoid.with(done.timing.disk);
@@ -683,7 +840,7 @@ impl<D: Emulated> Engine<D> {
                         self.backlog.push_back(id);
                     }
                 } else {
-                    self.fail(id, Errno::Io, Some(due));
+                    self.fail(id, Errno::Io, due);
                 }
             }
             Outcome::Failed(r) | Outcome::Expired(r) => self.fail(r.id.0, Errno::Io, None),
@@ -694,38 +851,41 @@ impl<D: Emulated> Engine<D> {
         }
     }
 
-    fn blocks_of(&self, offset: u64, len: u32) -> Range<u64> {
-        offset / self.block_bytes..(offset + u64::from(len)).div_ceil(self.block_bytes)
-    }
-
-    /// Writes `data` (zeroes if `None`) at `offset` on every disk that has
-    /// not failed, keeping the old bytes where the disk's cache holds the
-    /// write unflushed.
+    /// Writes `data` (zeroes if `None`) of request `id` at `offset` on every
+    /// disk that has not failed, keeping the old and new bytes where the
+    /// disk's cache holds the write unflushed.
     fn store_write(
         &mut self,
+        id: u64,
         offset: u64,
         len: u64,
         data: Option<&Bytes>,
     ) -> Result<Option<Vec<u8>>, StoreError> {
         let now = self.device.now();
-        let blocks = offset / self.block_bytes..(offset + len).div_ceil(self.block_bytes);
+        let id = RequestId(id);
+        // A misdirected write lands at another block (modulo the export's
+        // blocks), at the same offset within it (moved back to fit).
+        let offset = match self.device.take_silent(id) {
+            Some(Silent::Misdirected { to }) => {
+                let bb = self.block_bytes;
+                let to = to % (self.size / bb).max(1);
+                (to * bb + offset % bb).min(self.size - len)
+            }
+            _ => offset,
+        };
         for d in 0..self.stores.len() {
             if matches!(self.device.disk_state(d), Ok(DiskState::Failed) | Err(_)) {
                 continue;
             }
-            let cached = self
-                .device
-                .model(d)
-                .and_then(|m| m.unflushed(now))
-                .filter(|u| overlaps(&u.blocks, &blocks));
-            if let Some(u) = cached {
+            if self.holds(d, id, now) {
                 let mut old = vec![0u8; len as usize];
                 self.stores[d].read(offset, &mut old)?;
                 self.undo.push(Undo {
                     disk: d,
+                    id,
                     offset,
                     old,
-                    write_back: u.started,
+                    new: data.cloned(),
                 });
             }
             match data {
@@ -736,34 +896,42 @@ impl<D: Emulated> Engine<D> {
         Ok(None)
     }
 
-    /// When every write back of the disks' caches touching `blocks` (any,
-    /// if `None`) is on the media, or `None` if it is.
-    fn durable_at(&self, blocks: Option<&Range<u64>>) -> Option<Nanos> {
+    /// Whether disk `disk`'s cache holds write `id` off the media at `now`.
+    fn holds(&self, disk: usize, id: RequestId, now: Nanos) -> bool {
+        self.device
+            .model(disk)
+            .is_some_and(|m| m.unflushed(now).iter().any(|u| u.id == id))
+    }
+
+    /// When write `id` (every write, if `None`) the disks' caches hold is
+    /// on the media, or `None` if it is.
+    fn durable_at(&self, id: Option<RequestId>) -> Option<Nanos> {
         let now = self.device.now();
         (0..self.device.disks())
-            .filter_map(|d| self.device.model(d)?.unflushed(now))
-            .filter(|u| blocks.is_none_or(|b| overlaps(&u.blocks, b)))
+            .filter_map(|d| self.device.model(d))
+            .flat_map(|m| m.unflushed(now))
+            .filter(|u| id.is_none_or(|id| u.id == id))
             .map(|u| u.durable_at)
             .max()
     }
 
-    /// Replies once `blocks` (everything, if `None`) is durable: on the
-    /// media of the model, and synced in the backing files.
+    /// Replies once write `id` (every write, if `None`: a flush) is
+    /// durable: on the media of the model, and synced in the backing files.
     fn durable(
         &mut self,
         reply: Replier,
         handle: u64,
         arrived: Instant,
-        blocks: Option<Range<u64>>,
+        id: Option<RequestId>,
+        record: Answered,
     ) {
-        let at = self
-            .durable_at(blocks.as_ref())
-            .unwrap_or_else(|| self.device.now());
+        let at = self.durable_at(id).unwrap_or_else(|| self.device.now());
         self.waiters.push(Waiter {
             at,
             reply,
             handle,
             arrived,
+            record,
         });
         self.release_waiters();
     }
@@ -791,8 +959,9 @@ impl<D: Emulated> Engine<D> {
             return;
         }
         for w in due {
-            let at = self.clock.wall(w.at);
-            self.answer(&w.reply, w.handle, w.arrived, Some(at), Ok(None));
+            let at = self.wall_due(w.at);
+            self.record(&w.record);
+            self.answer(&w.reply, w.handle, w.arrived, at, Ok(None));
         }
     }
 
@@ -826,44 +995,80 @@ impl<D: Emulated> Engine<D> {
             }
         };
         for w in batch.waiters {
-            let at = self.clock.wall(w.at);
-            self.answer(&w.reply, w.handle, w.arrived, Some(at), result.clone());
+            let at = self.wall_due(w.at);
+            if result.is_ok() {
+                self.record(&w.record);
+            }
+            self.answer(&w.reply, w.handle, w.arrived, at, result.clone());
         }
     }
 
-    /// Drops the old bytes of writes whose caches have written them back.
+    /// Drops the bytes kept of writes whose caches have put them on the
+    /// media.
     fn prune_undo(&mut self) {
         if self.undo.is_empty() {
             return;
         }
         let now = self.device.now();
-        let bb = self.block_bytes;
-        let device = &self.device;
-        self.undo.retain(|u| {
-            let blocks = u.offset / bb..(u.offset + u.old.len() as u64).div_ceil(bb);
-            device
-                .model(u.disk)
-                .and_then(|m| m.unflushed(now))
-                .is_some_and(|f| f.started == u.write_back && overlaps(&f.blocks, &blocks))
-        });
+        let held: Vec<bool> = self
+            .undo
+            .iter()
+            .map(|u| self.holds(u.disk, u.id, now))
+            .collect();
+        let mut held = held.into_iter();
+        self.undo.retain(|_| held.next().unwrap_or(false));
     }
 
-    /// Puts back what a power cut lost; fails the flushes waiting for it.
+    /// Makes each disk's store what the power cut left: the durable bytes
+    /// under every write its cache held, then the writes the crash kept
+    /// (whole, or the sectors of a torn one that reached the media) in the
+    /// order they were written. Fails the flushes waiting for it.
     fn lose(&mut self, lost: &[Lost]) {
         let bb = self.block_bytes;
-        for l in lost {
-            let gone = l.unflushed.blocks.start * bb..l.unflushed.blocks.end * bb;
-            for u in self.undo.iter().rev().filter(|u| u.disk == l.disk) {
-                let start = u.offset.max(gone.start);
-                let end = (u.offset + u.old.len() as u64).min(gone.end);
-                if start < end {
-                    let from = (start - u.offset) as usize..(end - u.offset) as usize;
-                    if let Err(e) = self.stores[l.disk].write(start, &u.old[from]) {
-                        say!("spindle serve: {e}");
-                    }
-                }
+        for disk in 0..self.stores.len() {
+            let fates: HashMap<RequestId, Fate> = lost
+                .iter()
+                .filter(|l| l.disk == disk)
+                .map(|l| (l.unflushed.id, l.fate))
+                .collect();
+            if fates.is_empty() {
+                continue;
             }
-            self.undo.retain(|u| u.disk != l.disk);
+            let (held, others): (Vec<Undo>, Vec<Undo>) = std::mem::take(&mut self.undo)
+                .into_iter()
+                .partition(|u| u.disk == disk);
+            self.undo = others;
+            let store = &mut self.stores[disk];
+            let mut result = Ok(());
+            for u in held.iter().rev() {
+                result = result.and(store.write(u.offset, &u.old));
+            }
+            for u in &held {
+                let end = u.offset + u.old.len() as u64;
+                let kept_to = match fates.get(&u.id) {
+                    None | Some(Fate::Kept) => end,
+                    Some(Fate::Lost) => continue,
+                    Some(&Fate::Torn { kept_blocks }) => {
+                        ((u.offset / bb + kept_blocks) * bb).clamp(u.offset, end)
+                    }
+                };
+                let len = (kept_to - u.offset) as usize;
+                result = result.and(match &u.new {
+                    Some(bytes) => store.write(u.offset, &bytes[..len]),
+                    None => store.zero(u.offset, len as u64),
+                });
+            }
+            if let Err(e) = result {
+                eprintln!("spindle serve: {e}");
+            }
+            // A mirror's copy still in service on this disk when the host
+            // was answered is still held: a later cut may take it.
+            let now = self.device.now();
+            let still: Vec<Undo> = held
+                .into_iter()
+                .filter(|u| self.holds(disk, u.id, now))
+                .collect();
+            self.undo.extend(still);
         }
         for w in std::mem::take(&mut self.waiters) {
             self.answer(&w.reply, w.handle, w.arrived, None, Err(Errno::Io));
@@ -890,6 +1095,10 @@ impl<D: Emulated> Engine<D> {
         self.catch_up();
         let lost = self.device.inject(fault)?;
         self.lose(&lost);
+        if let Fault::CorruptStored { disk, block } = *fault {
+            self.corrupt_stored(disk, block);
+        }
+        self.save_latent();
         if let Fault::ReplaceDisk { disk } = *fault {
             self.marks[disk] = 0;
             self.lost[disk].clear();
@@ -899,6 +1108,34 @@ impl<D: Emulated> Engine<D> {
         self.advance_to(now);
         self.persist(true);
         Ok(lost)
+    }
+
+    /// Flips one bit of block `block` of disk `disk`'s store (which bit
+    /// follows from the block number), if the export holds it.
+    fn corrupt_stored(&mut self, disk: usize, block: u64) {
+        let bb = self.block_bytes;
+        let at = block.saturating_mul(bb) + block % bb;
+        let Some(store) = self.stores.get_mut(disk).filter(|_| at < self.size) else {
+            return;
+        };
+        let mut byte = [0u8];
+        let flipped = store.read(at, &mut byte).and_then(|()| {
+            flip(&mut byte, block % 8);
+            store.write(at, &byte)
+        });
+        if let Err(e) = flipped {
+            eprintln!("spindle serve: corrupt-stored: {e}");
+        }
+    }
+
+    /// The silent faults decided so far (misdirected writes, corrupt
+    /// reads, failed flushes), in order.
+    pub fn silent_log(&self) -> Vec<String> {
+        self.device
+            .silent_log()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
     }
 
     /// Sets the resync speed of later replacements.
@@ -1062,6 +1299,12 @@ impl<D: Emulated> Engine<D> {
         if let Some(batch) = self.take_syncs() {
             self.synced(batch, Ok(()));
         }
+        if let Some(log) = &mut self.recorder {
+            log.finish()?;
+        }
+        for line in self.silent_log() {
+            say!("spindle serve: silent fault: {line}");
+        }
         self.persist(true);
         if let (Some(file), Some(state)) = (&self.state_file, &self.saved) {
             file.save(&MirrorState {
@@ -1093,6 +1336,13 @@ fn described(fault: &Fault) -> String {
             *duration as f64 / 1e6
         ),
         Fault::PowerCut => "power-cut".to_string(),
+        Fault::Crash(model) => format!("power-cut under the {model} crash model"),
+        Fault::MisdirectWrites { count } => format!("misdirect of the next {count} write(s)"),
+        Fault::CorruptReads { count } => format!("corrupt-reads of the next {count} read(s)"),
+        Fault::CorruptStored { disk, block } => {
+            format!("corrupt-stored of block {block} of disk {disk}")
+        }
+        Fault::FailFlushes { count } => format!("flush-error of the next {count} flush(es)"),
     }
 }
 
@@ -1104,6 +1354,25 @@ fn unreadable(bad: &[Range<u64>], blocks: &Range<u64>) -> Vec<Range<u64>> {
         .collect()
 }
 
-fn overlaps(a: &Range<u64>, b: &Range<u64>) -> bool {
-    a.start < b.end && b.start < a.end
+
+/// A write or write of zeroes answered, as recorded.
+fn answered_write(p: &Pending) -> Answered {
+    Answered::Write {
+        offset: p.offset,
+        len: p.len,
+        data: match &p.op {
+            Op::Write(data) => Some(data.clone()),
+            Op::Read | Op::Zero => None,
+        },
+        fua: p.fua,
+    }
+}
+
+/// Flips bit `bit` (modulo the buffer's bits) of `buf`.
+fn flip(buf: &mut [u8], bit: u64) {
+    if buf.is_empty() {
+        return;
+    }
+    let bit = bit % (buf.len() as u64 * 8);
+    buf[(bit / 8) as usize] ^= 1 << (bit % 8);
 }

@@ -17,8 +17,10 @@ use crate::nbd::{Export, Limits};
 use crate::persist::StateFile;
 
 use crate::clock::Clock;
+use crate::crash_log::{CrashOptions, LogWriter};
 use crate::engine::{Emulated, Engine, EngineError};
 use crate::io_stats::Summary;
+use crate::latent::LatentFile;
 use crate::server::{Listen, Resources, Running, ServeError, ServerConfig};
 
 /// The largest read or write payload: 32 MiB, what clients expect to be
@@ -89,6 +91,8 @@ pub struct Options {
     pub signals: bool,
     /// The clients' memory budget and timeouts.
     pub resources: Resources,
+    /// What power cuts lose, and the `--record` log.
+    pub crash: CrashOptions,
 }
 
 /// Why a server could not start.
@@ -244,7 +248,12 @@ fn check_fault_disks(faults: &Schedule, disks: usize) -> Result<(), StartError> 
             Fault::ReplaceDisk { disk } => ("replace-disk", disk),
             Fault::MediaError { disk, .. } => ("media-error", disk),
             Fault::Slow { disk, .. } => ("slow", disk),
-            Fault::PowerCut => continue,
+            Fault::CorruptStored { disk, .. } => ("corrupt-stored", disk),
+            Fault::PowerCut
+            | Fault::Crash(_)
+            | Fault::MisdirectWrites { .. }
+            | Fault::CorruptReads { .. }
+            | Fault::FailFlushes { .. } => continue,
         };
         if disk >= disks {
             return Err(StartError::FaultDisk {
@@ -316,8 +325,6 @@ pub fn start_with<D: Emulated>(device: D, options: &Options) -> Result<Running<D
         }
     };
     let rotational = device.model(0).is_some_and(|m| m.revolution().is_some());
-    // Clients align their requests to the drive's sector.
-    let sector = device.model(0).map_or(512, |m| m.block_bytes());
     let description = format!(
         "spindle: {} {}, time scale {}",
         options.disk.name,
@@ -327,14 +334,35 @@ pub fn start_with<D: Emulated>(device: D, options: &Options) -> Result<Running<D
         },
         options.time_scale
     );
-    let injector = FaultInjector::new(device).with_schedule(options.faults.clone());
-    let engine = Engine::new(
+    // Clients align their requests to the drive's sector.
+    let sector = device.model(0).map_or(512, DiskModel::block_bytes);
+    let injector = FaultInjector::new(device)
+        .with_schedule(options.faults.clone())
+        .with_crash_model(options.crash.model, options.crash.seed)
+        .with_silent_rates(options.crash.silent);
+    let mut engine = Engine::new(
         injector,
         stores,
         options.size,
-        Clock::new(options.time_scale),
+        Clock::new(if options.crash.reproducible {
+            crate::engine::LOGICAL_SCALE
+        } else {
+            options.time_scale
+        }),
         state_file,
     )?;
+    if options.crash.reproducible {
+        engine.run_logically();
+    }
+    if let Some(path) = &options.file {
+        let mut latent = path.clone().into_os_string();
+        latent.push(".latent");
+        engine.keep_latent_errors(LatentFile::new(PathBuf::from(latent)))?;
+    }
+    if let Some(path) = &options.crash.record {
+        let log = LogWriter::create(path, options.size, sector).map_err(EngineError::from)?;
+        engine.record_to(log);
+    }
     let export = Export {
         name: options.disk.name.clone(),
         description,

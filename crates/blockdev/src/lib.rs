@@ -14,7 +14,10 @@
 //! - [`nbd`]: the NBD protocol, sans-IO, and its tokio connection.
 //! - [`server`]: the shared engine, the clock thread, the listeners.
 //! - [`control`]: the control socket's line protocol.
-//! - [`persist`]: a mirror's state across restarts.
+//! - [`persist`]: a mirror's state across restarts; [`latent`]: latent
+//!   sector errors across restarts.
+//! - [`crash_log`]: `--record`'s log of writes and flushes, and the crash
+//!   states built from it.
 //! - [`backing`], [`clock`], [`io_stats`].
 //!
 //! Why a crate of its own rather than a feature of disk-emu: it brings in
@@ -40,9 +43,13 @@ pub mod clock;
 #[cfg(feature = "server")]
 pub mod control;
 #[cfg(feature = "server")]
+pub mod crash_log;
+#[cfg(feature = "server")]
 pub mod engine;
 #[cfg(feature = "server")]
 pub mod io_stats;
+#[cfg(feature = "server")]
+pub mod latent;
 #[cfg(feature = "server")]
 mod launch;
 pub mod nbd;
@@ -53,6 +60,8 @@ pub mod server;
 
 #[cfg(feature = "server")]
 pub use clock::Clock;
+#[cfg(feature = "server")]
+pub use crash_log::CrashOptions;
 #[cfg(feature = "server")]
 pub use engine::{Emulated, Engine, EngineError};
 #[cfg(feature = "server")]

@@ -8,6 +8,7 @@ pub mod analyze;
 pub mod bench;
 pub mod bounds;
 pub mod common;
+pub mod crash_states;
 pub mod decision_cost;
 pub mod disk_array;
 pub mod grid;

@@ -12,8 +12,8 @@ use clap::{CommandFactory, Parser, Subcommand};
 use experiments::sharding::{Merged, PartContext, Runner, Shard};
 use spindle::output::{Format, discarding_results, tables_into};
 use spindle::{
-    admit, analyze, bench, common, disk_array, grid, replay, repro, run, serve, trace_info, txn,
-    validate,
+    admit, analyze, bench, common, crash_states, disk_array, grid, replay, repro, run, serve,
+    trace_info, txn, validate,
 };
 
 /// Disk I/O scheduling experiments on emulated disks.
@@ -85,6 +85,8 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Send one command to the control socket of a `spindle serve`.
     Control(serve::ControlArgs),
+    /// Build from a `spindle serve --record` log the disk images a crash could have left.
+    CrashStates(crash_states::CrashStatesArgs),
     /// Measure the emulator (emu), the transaction simulator (txn) or the schedulers' decision
     /// costs (sched).
     Bench {
@@ -128,6 +130,7 @@ impl Command {
             Command::Array(_) => "array",
             Command::Serve(_) => "serve",
             Command::Control(_) => "control",
+            Command::CrashStates(_) => "crash-states",
             Command::Bench { .. } => "bench",
             Command::Merge { .. } => "merge",
             Command::Sweep(_) => "sweep",
@@ -242,6 +245,7 @@ fn dispatch(command: Option<Command>, format: Format) -> Result<()> {
         Some(Command::Array(args)) => disk_array::run(&args, format),
         Some(Command::Serve(args)) => serve::run(&args, format),
         Some(Command::Control(args)) => serve::control(&args),
+        Some(Command::CrashStates(args)) => crash_states::run(&args),
         Some(Command::Bench { what }) => bench::run(&what, format),
         Some(Command::Merge { parts }) => merge(&parts, format),
         Some(Command::Sweep(args)) => grid::run(&args, format),

@@ -58,7 +58,9 @@ pub struct ServeArgs {
     /// The emulated disks run this many times as fast as the wall clock: 0.001 to 1000000.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, value_parser = crate::bounds::speed, allow_hyphen_values = true))]
     pub time_scale: f64,
-    /// Fault schedule (TOML or JSON: `[[fault]]` at_ms, kind, disk, ...), in the disks' time.
+    /// Fault schedule (TOML or JSON: `[[fault]]` at_ms, kind, disk, ...), in the disks' time;
+    /// or `random:seed=S,misdirect=R,corrupt-read=R,flush-error=R,latent=R`: silent faults drawn per
+    /// request at those rates.
     #[cfg_attr(feature = "cli", arg(long))]
     pub faults: Option<PathBuf>,
     /// Resync speed of a replaced disk, MB/s: 0.01 to 100000.
@@ -92,6 +94,9 @@ pub struct ServeArgs {
     /// Write every second's statistics and the totals here (JSON) on exit.
     #[cfg_attr(feature = "cli", arg(long))]
     pub stats_out: Option<PathBuf>,
+    /// Crash testing: the crash model and seed of power cuts, --record.
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub crash: crate::crash_states::CrashArgs,
 }
 
 /// Options of `spindle control`.
@@ -219,9 +224,14 @@ pub fn run(args: &ServeArgs, format: Format) -> Result<()> {
     } else {
         resolve_disk(&args.disk)?
     };
-    let faults = match &args.faults {
-        Some(path) => Schedule::from_file(path)?,
-        None => Schedule::new(),
+    let random = args
+        .faults
+        .as_ref()
+        .and_then(|p| p.to_str())
+        .and_then(|p| p.strip_prefix("random:"));
+    let faults = match (&args.faults, random) {
+        (Some(_), Some(_)) | (None, _) => Schedule::new(),
+        (Some(path), None) => Schedule::from_file(path)?,
     };
     if let Some(path) = &args.socket
         && let Some(control) = &args.control
@@ -231,6 +241,10 @@ pub fn run(args: &ServeArgs, format: Format) -> Result<()> {
             "--control {}: the same path as --socket: give the control socket a path of its own",
             control.display()
         );
+    }
+    let mut crash = args.crash.options();
+    if let Some(spec) = random {
+        crash.silent = disk_emu::faults::SilentRates::parse(spec)?;
     }
     let options = Options {
         disk,
@@ -263,6 +277,7 @@ pub fn run(args: &ServeArgs, format: Format) -> Result<()> {
             handshake_timeout: Duration::from_secs_f64(args.handshake_timeout_s),
             idle_timeout: Duration::from_secs_f64(args.idle_timeout_s),
         },
+        crash,
     };
     let server = match blockdev::start(&options) {
         Ok(server) => server,
@@ -297,6 +312,15 @@ pub fn run(args: &ServeArgs, format: Format) -> Result<()> {
             .unwrap_or_default()
     );
     let summary = server.wait()?;
+    eprintln!(
+        "spindle serve: seed {}, crash model {} seed {}{}",
+        options.seed,
+        options.crash.model,
+        options.crash.seed,
+        random
+            .map(|r| format!(", faults random:{r}"))
+            .unwrap_or_default()
+    );
     if let Some(path) = &args.stats_out {
         let json = serde_json::to_string_pretty(&summary)?;
         std::fs::write(path, json).with_context(|| format!("writing {}", path.display()))?;

@@ -5,7 +5,7 @@
 
 use disk_emu::conformance::{Options, check};
 use disk_emu::disk::{DiskModel, preset, presets};
-use disk_emu::faults::{Fault, FaultInjector, RandomFaults, Schedule};
+use disk_emu::faults::{Fate, Fault, FaultInjector, RandomFaults, Schedule};
 use disk_emu::{ArrayDevice, ArrayOptions, Device, DiskDevice, Outcome, ResyncRate, Stream};
 use sched_core::array::{Copies, DiskState, Location};
 use sched_core::{Kind, Nanos, PolicySpec, Request, RequestId};
@@ -224,21 +224,18 @@ fn a_power_cut_loses_exactly_the_unflushed_write_back() {
     let Outcome::Completed(w) = one(&mut dev, 1, Kind::Write, 100_000, 16) else {
         panic!()
     };
-    let unflushed = dev.model(0).unwrap().unflushed(dev.now()).unwrap();
-    assert_eq!(unflushed.blocks, 100_000..100_016);
-    assert!(unflushed.durable_at > w.timing.finish);
+    let unflushed = dev.model(0).unwrap().unflushed(dev.now());
+    assert_eq!(unflushed.len(), 1);
+    assert_eq!(unflushed[0].blocks, 100_000..100_016);
+    assert!(unflushed[0].durable_at > w.timing.finish);
     let lost = dev.inject(&Fault::PowerCut).unwrap();
     assert_eq!(lost.len(), 1);
-    assert_eq!(lost[0].unflushed, unflushed);
-    assert_eq!(dev.model(0).unwrap().unflushed(dev.now()), None);
+    assert_eq!(lost[0].unflushed, unflushed[0]);
+    assert_eq!(lost[0].fate, Fate::Lost);
+    assert!(dev.model(0).unwrap().unflushed(dev.now()).is_empty());
     // Once the media write is done there is nothing to lose.
     one(&mut dev, 2, Kind::Write, 200_000, 16);
-    let durable = dev
-        .model(0)
-        .unwrap()
-        .unflushed(dev.now())
-        .unwrap()
-        .durable_at;
+    let durable = dev.model(0).unwrap().unflushed(dev.now())[0].durable_at;
     dev.advance(durable).unwrap();
     assert!(dev.inject(&Fault::PowerCut).unwrap().is_empty());
     // A write-through drive never loses an acknowledged write.

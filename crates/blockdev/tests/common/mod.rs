@@ -32,6 +32,7 @@ pub fn options(disk: DiskSpec, size: u64, socket: &Path) -> Options {
         threads: 2,
         signals: false,
         resources: blockdev::Resources::default(),
+        crash: blockdev::CrashOptions::default(),
     }
 }
 

@@ -70,10 +70,30 @@
 //!   the earliest, and one bus time per block after its first available
 //!   block or its start at the earliest (exact when blocks become available
 //!   at a steady rate).
-//! - At most one write-back is outstanding: anything else waits for it, so a
-//!   drive with several write segments is treated as one with a single one.
+//! - At most one write-back is outstanding in the timing: anything else
+//!   waits for it, so a drive with several write segments is treated as one
+//!   with a single one. The data is tracked write by write all the same
+//!   (below): a write joining a write-back, or served while an earlier
+//!   one's media write goes on, never takes that one's place.
 //! - Sequential writes always combine into one segment; a read that hits
 //!   dirty data waits for the write-back like any other request.
+//!
+//! # What a power cut loses
+//!
+//! The cache remembers every write it has written back ([`Unflushed`]), by
+//! request: its blocks, when the drive reported it complete
+//! (`acknowledged`) and when the media write of its last block ends
+//! (`durable_at`); however many there are. A power cut at `t` loses exactly
+//! the writes with `acknowledged <= t < durable_at`; a write still in
+//! service at `t` is not acknowledged, so not lost (its service goes on),
+//! and a write whose media write has ended is on the media. In NBD's terms
+//! (the protocol's `NBD_CMD_FLUSH` and `NBD_CMD_FLAG_FUA`): a write the
+//! client saw completed is volatile until a `FLUSH` sent after it
+//! completes, or until its own `FUA` completes; the real-time device
+//! answers a `FLUSH` once every write held here is past `durable_at`, and a
+//! `FUA` write once its own entry is. Which of the volatile writes a cut
+//! takes (all, some, part of one) is the fault injector's crash model
+//! ([`crate::faults::CrashModel`]).
 //!
 //! The breakdown of a service: `seek`, `rotation` and `transfer` are this
 //! request's own media work that the host waited for (none for a hit or a
@@ -84,7 +104,7 @@
 
 use std::cell::Cell;
 
-use sched_core::{Kind, Nanos, Request, Travel};
+use sched_core::{Kind, Nanos, Request, RequestId, Travel};
 use serde::{Deserialize, Serialize};
 
 use super::mechanics::{Arm, Mechanics, MediaStart, WriteData};
@@ -399,16 +419,18 @@ struct Config {
     period_ps: u64,
 }
 
-/// Written-back data a drive holds in its buffer and has not yet put on the
-/// media: what a power cut loses.
+/// One write a drive holds in its buffer and has not yet put on the media
+/// (the drive reports it complete at `acknowledged`, before `durable_at`
+/// with a write-back cache): what a power cut between the two may lose.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unflushed {
-    /// The blocks.
+    /// The write.
+    pub id: RequestId,
+    /// Its blocks (clamped to the disk, as it was served).
     pub blocks: std::ops::Range<u64>,
-    /// When the media write of them began: the same for as long as later
-    /// writes join this write-back, another for the next one.
-    pub started: Nanos,
-    /// When the media write of the last of them ends.
+    /// When the drive reported it complete.
+    pub acknowledged: Nanos,
+    /// When the media write of its last block ends.
     pub durable_at: Nanos,
 }
 
@@ -467,6 +489,13 @@ struct State {
 pub(super) struct Cache {
     config: Config,
     state: State,
+    /// Every written-back write whose media write may not have ended, in
+    /// the order they were served: one entry a write, however many there
+    /// are, so that a write joining a write-back under way, or one served
+    /// while an earlier one is still in the buffer, never takes an earlier
+    /// one's place. Entries go once their media write has ended (pruned as
+    /// requests arrive; readers filter by time).
+    dirty: Vec<Unflushed>,
 }
 
 impl Cache {
@@ -584,23 +613,43 @@ impl Cache {
             after_write: false,
             last_write_end: None,
         };
-        Ok(Cache { config, state })
-    }
-
-    /// The written-back blocks not yet on the media at `at`.
-    pub(super) fn unflushed(&self, at: Nanos) -> Option<Unflushed> {
-        self.state.flush.filter(|f| f.done > at).map(|f| Unflushed {
-            blocks: f.first..f.first + f.blocks,
-            started: f.start,
-            durable_at: f.done,
+        Ok(Cache {
+            config,
+            state,
+            dirty: Vec::new(),
         })
     }
 
+    /// The written-back writes whose media write has not ended by `at`, in
+    /// the order they were served. One may be acknowledged after `at` (the
+    /// write in service).
+    pub(super) fn unflushed(&self, at: Nanos) -> Vec<Unflushed> {
+        self.dirty
+            .iter()
+            .filter(|d| d.durable_at > at)
+            .cloned()
+            .collect()
+    }
+
+    /// The drive reported write `id` complete at `at` (later than the
+    /// cache's own timing on a slowed disk).
+    pub(super) fn acknowledged(&mut self, id: RequestId, at: Nanos) {
+        if let Some(d) = self.dirty.iter_mut().rev().find(|d| d.id == id) {
+            d.acknowledged = at;
+        }
+    }
+
     /// Power lost at `at`: the buffer empties and the drive forgets its
-    /// background work; returns the written-back blocks that never reached
-    /// the media.
-    pub(super) fn cut_power(&mut self, at: Nanos) -> Option<Unflushed> {
-        let lost = self.unflushed(at);
+    /// background work; returns the writes it had acknowledged by `at` and
+    /// not yet put on the media, in the order they were served. A write
+    /// still in service (acknowledged after `at`) is not lost: the model
+    /// does not time a drive's restart, so its service goes on.
+    pub(super) fn cut_power(&mut self, at: Nanos) -> Vec<Unflushed> {
+        let (lost, kept): (Vec<Unflushed>, Vec<Unflushed>) = std::mem::take(&mut self.dirty)
+            .into_iter()
+            .filter(|d| d.durable_at > at)
+            .partition(|d| d.acknowledged <= at);
+        self.dirty = kept;
         self.state = State {
             segments: vec![Segment::default(); self.config.segments],
             prefetch: None,
@@ -630,7 +679,8 @@ impl Cache {
         start: Nanos,
         rng: &mut Stream,
     ) -> ServiceBreakdown {
-        Pass {
+        self.dirty.retain(|d| d.durable_at > start);
+        let breakdown = Pass {
             cfg: &self.config,
             st: &mut self.state,
             disk,
@@ -638,7 +688,22 @@ impl Cache {
             rng: Some(rng),
             frontier: Cell::new(None),
         }
-        .serve(req, travel, start)
+        .serve(req, travel, start);
+        // A written-back write leaves its write-back under way (a
+        // write-through one none), ending when its own last block is on the
+        // media, whether it began one or joined one.
+        if req.kind == Kind::Write
+            && let Some(f) = self.state.flush
+        {
+            let (block, end) = clamped(req, disk.capacity_blocks());
+            self.dirty.push(Unflushed {
+                id: req.id,
+                blocks: block..end,
+                acknowledged: start + breakdown.total(),
+                durable_at: f.done,
+            });
+        }
+        breakdown
     }
 
     /// What [`Cache::serve`] would give at `now` with the heads at `arm`,
@@ -661,6 +726,17 @@ impl Cache {
         }
         .serve(req, Travel::Direct, now)
     }
+}
+
+/// The blocks `req` is served at: past the end of the disk, as its last
+/// block (as the cache-free model does).
+fn clamped(req: &Request, capacity: u64) -> (u64, u64) {
+    let block = req.block.min(capacity - 1);
+    let end = req
+        .block
+        .saturating_add(u64::from(req.blocks.max(1)))
+        .clamp(block + 1, capacity);
+    (block, end)
 }
 
 /// A breakdown whose overhead is what the media parts leave of `total`.
@@ -695,14 +771,7 @@ struct Pass<'a> {
 
 impl Pass<'_> {
     fn serve(&mut self, req: &Request, travel: Travel, start: Nanos) -> ServiceBreakdown {
-        // Blocks past the end of the disk are served as its last block, as
-        // the cache-free model does.
-        let capacity = self.disk.capacity_blocks();
-        let block = req.block.min(capacity - 1);
-        let end = req
-            .block
-            .saturating_add(u64::from(req.blocks.max(1)))
-            .clamp(block + 1, capacity);
+        let (block, end) = clamped(req, self.disk.capacity_blocks());
         self.st.clock += 1;
         if self.st.flush.is_some_and(|f| f.done <= start) {
             self.st.flush = None;

@@ -187,13 +187,19 @@ impl DiskModel {
             return b;
         }
         let k = |t: Nanos| (t as f64 * self.slowdown).round() as Nanos;
-        ServiceBreakdown {
+        let slowed = ServiceBreakdown {
             seek: k(b.seek),
             rotation: k(b.rotation),
             transfer: k(b.transfer),
             overhead: k(b.overhead),
             seek_distance: b.seek_distance,
+        };
+        if req.kind == sched_core::Kind::Write
+            && let Some(cache) = self.cache.as_mut()
+        {
+            cache.acknowledged(req.id, start + slowed.total());
         }
+        slowed
     }
 
     /// Makes every later service `factor` times as long (1 restores the
@@ -228,18 +234,25 @@ impl DiskModel {
         self.slowdown
     }
 
-    /// The blocks the write-back cache has reported written but not yet put
-    /// on the media at `at`, and when they will be: what a power cut at `at`
-    /// would lose. `None` without a write-back cache or with nothing dirty.
-    pub fn unflushed(&self, at: Nanos) -> Option<Unflushed> {
-        self.cache.as_ref()?.unflushed(at)
+    /// The writes the write-back cache holds whose media write has not ended
+    /// by `at`, in the order they were served (see [`super::cache`]): those
+    /// acknowledged by `at` are what a power cut at `at` may lose; one
+    /// acknowledged later is still in service. Empty without a write-back
+    /// cache or with nothing dirty.
+    pub fn unflushed(&self, at: Nanos) -> Vec<Unflushed> {
+        self.cache
+            .as_ref()
+            .map_or_else(Vec::new, |c| c.unflushed(at))
     }
 
     /// The drive loses power at `at` and comes back at once: its buffer is
-    /// emptied, and the written-back data it had not yet put on the media
-    /// (returned) is lost. The arm stays where it was.
-    pub fn cut_power(&mut self, at: Nanos) -> Option<Unflushed> {
-        self.cache.as_mut()?.cut_power(at)
+    /// emptied, and the written-back writes it had acknowledged but not yet
+    /// put on the media (returned, in the order they were served) are lost.
+    /// The arm stays where it was.
+    pub fn cut_power(&mut self, at: Nanos) -> Vec<Unflushed> {
+        self.cache
+            .as_mut()
+            .map_or_else(Vec::new, |c| c.cut_power(at))
     }
 
     /// [`DiskModel::serve`] at the mechanics' own speed.

@@ -12,12 +12,23 @@
 //!   rewrites them; a replacement disk has none;
 //! - a **slow disk**: every service of the disk takes `factor` times as long
 //!   for a while ([`DiskModel::set_slowdown`]);
-//! - a **power cut**: every drive's write-back cache loses the data it had
-//!   acknowledged but not yet put on the media ([`DiskModel::cut_power`]);
-//!   the lost blocks are reported so that a driver holding real bytes can
-//!   lose them too. Only the drives lose power: the host's queues and the
+//! - a **power cut**: every drive's write-back cache loses writes it had
+//!   acknowledged but not yet put on the media ([`DiskModel::cut_power`]):
+//!   all of them, or those the injector's [`CrashModel`] picks with its
+//!   seed (a subset, all but a prefix of a legal reordering, some torn at a
+//!   sector boundary); each such write is reported with its [`Fate`] so
+//!   that a driver holding real bytes can lose them too. Only the drives lose power: the host's queues and the
 //!   operation each disk is serving go on (the model does not time a
 //!   drive's restart).
+//!
+//! - **silent faults**, which the device reports as successes: a write
+//!   **misdirected** to another block, a read returning a **flipped bit**,
+//!   a stored sector's bit flipping (**corrupt-stored**, for the driver
+//!   holding the bytes), a **flush failing**; armed for the next requests
+//!   by a fault, or drawn per request at [`SilentRates`] from a seed. The
+//!   driver moving real bytes takes each request's with
+//!   [`FaultInjector::take_silent`]; every one is logged
+//!   ([`FaultInjector::silent_log`]).
 //!
 //! Faults come from a [`Schedule`] — written by hand, read from a TOML or
 //! JSON file ([`Schedule::from_file`]), or drawn from a seed
@@ -27,9 +38,13 @@
 //! wrapper is transparent: it passes the [`conformance`](crate::conformance)
 //! suite like the device it wraps.
 
+mod crash;
 mod schedule;
+mod silent;
 
+pub use crash::{CrashModel, Fate, UnknownCrashModel, fates, kept_blocks};
 pub use schedule::{RandomFaults, Schedule, ScheduleError};
+pub use silent::{RandomSpecError, Silent, SilentKind, SilentRates, SilentRecord};
 
 use std::collections::{HashMap, VecDeque};
 use std::ops::Range;
@@ -39,6 +54,7 @@ use sched_core::{Kind, Nanos, Request, RequestId, Scheduler};
 
 use crate::device::{ArrayDevice, Device, DeviceError, DiskDevice, Outcome};
 use crate::disk::{DiskError, DiskModel, Unflushed};
+
 use crate::events::EventQueue;
 
 /// A device whose disk models a [`FaultInjector`] may change: slow them,
@@ -89,17 +105,47 @@ pub enum Fault {
         /// How long, ns.
         duration: Nanos,
     },
-    /// Every drive loses its unflushed write-back data.
+    /// Every drive loses the unflushed write-back data the injector's
+    /// crash model picks ([`FaultInjector::with_crash_model`]; all of it by
+    /// default).
     PowerCut,
+    /// A power cut under this crash model rather than the injector's.
+    Crash(CrashModel),
+    /// The next `count` writes completed land at another block, silently.
+    MisdirectWrites {
+        /// Writes.
+        count: u32,
+    },
+    /// The next `count` reads completed return a flipped bit, silently.
+    CorruptReads {
+        /// Reads.
+        count: u32,
+    },
+    /// A bit of a stored block flips (the driver holding the bytes flips
+    /// it; the emulator only logs it).
+    CorruptStored {
+        /// The disk.
+        disk: usize,
+        /// The block.
+        block: u64,
+    },
+    /// The next `count` flushes fail.
+    FailFlushes {
+        /// Flushes.
+        count: u32,
+    },
 }
 
-/// Blocks a power cut took from one disk.
+/// A write a power cut took from one disk, wholly or in part.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lost {
     /// The disk.
     pub disk: usize,
-    /// What its cache held unflushed.
+    /// The write its cache held unflushed.
     pub unflushed: Unflushed,
+    /// What became of it: [`Fate::Lost`] or [`Fate::Torn`] (writes the
+    /// model kept are not reported).
+    pub fate: Fate,
 }
 
 /// A scheduled fault the injector applied, and what came of it.
@@ -194,7 +240,23 @@ pub struct FaultInjector<D> {
     open: HashMap<u64, Copies>,
     outbox: VecDeque<Outcome>,
     applied: VecDeque<Applied>,
+    /// What a power cut takes, and the draws it makes.
+    crash_model: CrashModel,
+    crash_rng: crate::random::Stream,
+    /// Silent faults: chances per request and their draws, those armed
+    /// (misdirected writes, corrupt reads, failed flushes), those decided
+    /// and not yet taken, and the log of all.
+    silent_rates: SilentRates,
+    silent_rng: crate::random::Stream,
+    armed: [u32; 3],
+    silent: HashMap<u64, Silent>,
+    silent_log: Vec<SilentRecord>,
 }
+
+/// Indices into [`FaultInjector::armed`].
+const MISDIRECT: usize = 0;
+const CORRUPT_READ: usize = 1;
+const FAIL_FLUSH: usize = 2;
 
 impl<D: FaultTarget> FaultInjector<D> {
     /// Wraps `inner`, with no fault scheduled.
@@ -208,7 +270,119 @@ impl<D: FaultTarget> FaultInjector<D> {
             open: HashMap::new(),
             outbox: VecDeque::new(),
             applied: VecDeque::new(),
+            crash_model: CrashModel::LoseAll,
+            crash_rng: crate::random::Stream::numbered(0),
+            silent_rates: SilentRates::default(),
+            silent_rng: crate::random::Stream::numbered(0),
+            armed: [0; 3],
+            silent: HashMap::new(),
+            silent_log: Vec::new(),
         }
+    }
+
+    /// The same injector with silent faults drawn per request at `rates`.
+    #[must_use]
+    pub fn with_silent_rates(mut self, rates: SilentRates) -> Self {
+        self.silent_rng = crate::random::Stream::numbered(rates.seed);
+        self.silent_rates = rates;
+        self
+    }
+
+    /// The silent fault decided for request `id` when it completed, once.
+    pub fn take_silent(&mut self, id: RequestId) -> Option<Silent> {
+        self.silent.remove(&id.0)
+    }
+
+    /// Whether the flush arriving now fails (armed, or drawn); logged.
+    pub fn flush_fails(&mut self) -> bool {
+        let fails = self.decide(FAIL_FLUSH, self.silent_rates.flush_error);
+        if fails {
+            self.silent_log.push(SilentRecord {
+                at: self.inner.now(),
+                disk: 0,
+                request: None,
+                blocks: 0..0,
+                what: SilentKind::FlushFailed,
+            });
+        }
+        fails
+    }
+
+    /// Every silent fault decided so far, in order.
+    pub fn silent_log(&self) -> &[SilentRecord] {
+        &self.silent_log
+    }
+
+    /// Whether a fault of kind `which` happens now: an armed one if any,
+    /// else drawn at `rate` (no draw at rate 0, so that a run without
+    /// silent faults draws nothing).
+    fn decide(&mut self, which: usize, rate: f64) -> bool {
+        if self.armed[which] > 0 {
+            self.armed[which] -= 1;
+            true
+        } else {
+            rate > 0.0 && self.silent_rng.chance(rate)
+        }
+    }
+
+    /// Decides the silent fault of a request completed on `disk` over
+    /// `blocks`.
+    fn decide_silent(&mut self, id: u64, kind: Kind, disk: usize, blocks: Range<u64>) {
+        let len = blocks.end - blocks.start;
+        let latent = self.silent_rates.latent;
+        if kind == Kind::Write && latent > 0.0 && self.silent_rng.chance(latent) {
+            add_range(&mut self.bad[disk], blocks.clone());
+            self.silent_log.push(SilentRecord {
+                at: self.inner.now(),
+                disk,
+                request: Some(id),
+                blocks: blocks.clone(),
+                what: SilentKind::Latent,
+            });
+        }
+        let silent = match kind {
+            Kind::Write if self.decide(MISDIRECT, self.silent_rates.misdirect) => {
+                let capacity = self.inner.model(disk).map_or(0, DiskModel::capacity_blocks);
+                let mut to = self.silent_rng.below(capacity.saturating_sub(len).max(1));
+                if to == blocks.start {
+                    to = (to + len) % capacity.saturating_sub(len).max(1);
+                }
+                Silent::Misdirected { to }
+            }
+            Kind::Read if self.decide(CORRUPT_READ, self.silent_rates.corrupt_read) => {
+                let bytes = self.inner.model(disk).map_or(512, DiskModel::block_bytes);
+                Silent::ReadCorrupted {
+                    bit: self.silent_rng.below(len * u64::from(bytes) * 8),
+                }
+            }
+            _ => return,
+        };
+        self.silent_log.push(SilentRecord {
+            at: self.inner.now(),
+            disk,
+            request: Some(id),
+            blocks,
+            what: match silent {
+                Silent::Misdirected { to } => SilentKind::Misdirected { to },
+                Silent::ReadCorrupted { bit } => SilentKind::ReadCorrupted { bit },
+            },
+        });
+        self.silent.insert(id, silent);
+    }
+
+    /// The same injector with power cuts under `model`, drawn from a
+    /// stream seeded with `seed`: the same seed and the same sequence of
+    /// cuts pick the same writes.
+    #[must_use]
+    pub fn with_crash_model(mut self, model: CrashModel, seed: u64) -> Self {
+        self.crash_model = model;
+        self.crash_rng = crate::random::Stream::numbered(seed);
+        self
+    }
+
+    /// The crash model of [`Fault::PowerCut`].
+    pub fn crash_model(&self) -> CrashModel {
+        self.crash_model
     }
 
     /// The same injector with `schedule`'s faults to come.
@@ -312,19 +486,50 @@ impl<D: FaultTarget> FaultInjector<D> {
                     },
                 );
             }
-            Fault::PowerCut => {
-                let mut lost = Vec::new();
-                for disk in 0..self.inner.disks() {
-                    if let Some(unflushed) =
-                        self.inner.model_mut(disk).and_then(|m| m.cut_power(now))
-                    {
-                        lost.push(Lost { disk, unflushed });
-                    }
+            Fault::PowerCut => return Ok(self.cut_power(self.crash_model, now)),
+            Fault::Crash(model) => return Ok(self.cut_power(model, now)),
+            Fault::MisdirectWrites { count } => self.armed[MISDIRECT] += count,
+            Fault::CorruptReads { count } => self.armed[CORRUPT_READ] += count,
+            Fault::FailFlushes { count } => self.armed[FAIL_FLUSH] += count,
+            Fault::CorruptStored { disk, block } => {
+                self.check_disk(disk)?;
+                let capacity = self.inner.model(disk).map_or(0, DiskModel::capacity_blocks);
+                if block >= capacity {
+                    return Err(FaultError::BadRange {
+                        disk,
+                        first: block,
+                        end: block.saturating_add(1),
+                        capacity,
+                    });
                 }
-                return Ok(lost);
             }
         }
         Ok(Vec::new())
+    }
+
+    /// Every drive loses power at `now`; `model` picks what each loses.
+    fn cut_power(&mut self, model: CrashModel, now: Nanos) -> Vec<Lost> {
+        let mut lost = Vec::new();
+        for disk in 0..self.inner.disks() {
+            let Some(m) = self.inner.model_mut(disk) else {
+                continue;
+            };
+            let volatile = m.cut_power(now);
+            let blocks: Vec<Range<u64>> = volatile.iter().map(|u| u.blocks.clone()).collect();
+            let fate = fates(model, &blocks, &mut self.crash_rng);
+            lost.extend(
+                volatile
+                    .into_iter()
+                    .zip(fate)
+                    .filter(|(_, f)| *f != Fate::Kept)
+                    .map(|(unflushed, fate)| Lost {
+                        disk,
+                        unflushed,
+                        fate,
+                    }),
+            );
+        }
+        lost
     }
 
     /// Takes the inner device's outcomes through the media-error filter.
@@ -342,15 +547,24 @@ impl<D: FaultTarget> FaultInjector<D> {
                     return o;
                 };
                 let len = u64::from(done.request.blocks.max(1));
+                let disk = done.timing.disk;
+                let first = copies
+                    .location(disk)
+                    .map_or(done.request.block, |at| at.block);
                 match done.request.kind {
                     Kind::Read => {
-                        let disk = done.timing.disk;
-                        let unreadable = copies.location(disk).and_then(|at| {
-                            first_bad(self.media_errors(disk), at.block..at.block + len)
-                        });
+                        let unreadable = first_bad(self.media_errors(disk), first..first + len);
                         match unreadable {
                             Some(block) => Outcome::MediaError { done, block },
-                            None => o,
+                            None => {
+                                self.decide_silent(
+                                    done.request.id.0,
+                                    Kind::Read,
+                                    disk,
+                                    first..first + len,
+                                );
+                                o
+                            }
                         }
                     }
                     Kind::Write => {
@@ -364,6 +578,12 @@ impl<D: FaultTarget> FaultInjector<D> {
                                 remove_range(bad, at.block..at.block + len);
                             }
                         }
+                        self.decide_silent(
+                            done.request.id.0,
+                            Kind::Write,
+                            disk,
+                            first..first + len,
+                        );
                         o
                     }
                 }

@@ -39,6 +39,18 @@ use crate::random::Stream;
 /// [[fault]]
 /// at_ms = 3000
 /// kind = "power-cut"
+/// model = "torn"              # optional: all, subset, prefix, torn (see CrashModel)
+///
+/// [[fault]]
+/// at_ms = 3500
+/// kind = "misdirect"          # silent: the next `count` writes land elsewhere
+/// count = 1                   # also corrupt-reads (a flipped bit), flush-error
+///
+/// [[fault]]
+/// at_ms = 4000
+/// kind = "corrupt-stored"     # silent: a bit of a stored block flips
+/// disk = 0
+/// first_block = 4096
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Schedule {
@@ -99,6 +111,8 @@ struct Entry {
     blocks: Option<u64>,
     factor: Option<f64>,
     for_ms: Option<f64>,
+    model: Option<super::CrashModel>,
+    count: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize)]
@@ -109,6 +123,10 @@ enum Kind {
     MediaError,
     Slow,
     PowerCut,
+    Misdirect,
+    CorruptReads,
+    CorruptStored,
+    FlushError,
 }
 
 impl Kind {
@@ -119,6 +137,10 @@ impl Kind {
             Kind::MediaError => "media-error",
             Kind::Slow => "slow",
             Kind::PowerCut => "power-cut",
+            Kind::Misdirect => "misdirect",
+            Kind::CorruptReads => "corrupt-reads",
+            Kind::CorruptStored => "corrupt-stored",
+            Kind::FlushError => "flush-error",
         }
     }
 }
@@ -259,7 +281,22 @@ impl Schedule {
                         .and_then(ms)
                         .ok_or_else(|| field("for_ms", "a duration, ms, from 0 to 1e12"))?,
                 },
-                Kind::PowerCut => Fault::PowerCut,
+                Kind::PowerCut => e.model.map_or(Fault::PowerCut, Fault::Crash),
+                Kind::Misdirect => Fault::MisdirectWrites {
+                    count: e.count.unwrap_or(1),
+                },
+                Kind::CorruptReads => Fault::CorruptReads {
+                    count: e.count.unwrap_or(1),
+                },
+                Kind::FlushError => Fault::FailFlushes {
+                    count: e.count.unwrap_or(1),
+                },
+                Kind::CorruptStored => Fault::CorruptStored {
+                    disk: disk()?,
+                    block: e
+                        .first_block
+                        .ok_or_else(|| field("first_block", "the block whose bit flips"))?,
+                },
             };
             schedule = schedule.at(at, fault);
         }
