@@ -415,3 +415,43 @@ mod tests {
         assert!(message.len() < 200);
     }
 }
+
+/// `--read-skew`/`--write-skew`: which blocks a kind of request goes to
+/// (uniform, zipf:ALPHA, hot:FRACTION:SHARE).
+///
+/// # Errors
+/// Another form, or a parameter outside its domain.
+pub fn popularity(s: &str) -> Result<experiments::oltp::Popularity, String> {
+    s.parse()
+        .map_err(|e: experiments::oltp::PopularityError| e.to_string())
+}
+
+/// `--request-kb`: a request's size, a whole number of 4 KB blocks from 4
+/// to 1024 KB.
+///
+/// # Errors
+/// Not a multiple of 4, or outside that range.
+pub fn request_kb(s: &str) -> Result<u32, String> {
+    let kb = in_range(s, 4, 1024, "a request's size in KB", " (whole 4 KB blocks)")?;
+    if kb % 4 != 0 {
+        return Err(format!(
+            "a request's size must be whole 4 KB blocks, got {kb} KB"
+        ));
+    }
+    Ok((kb / 4) as u32)
+}
+
+/// `--burstiness`: the squared coefficient of variation of the gaps
+/// between requests, 1 (Poisson) to 100.
+///
+/// # Errors
+/// Outside that range, NaN or infinite.
+pub fn burstiness(s: &str) -> Result<f64, String> {
+    let v = finite(s)?;
+    if !(1.0..=experiments::oltp::MAX_BURSTINESS).contains(&v) {
+        return Err(format!(
+            "must be in 1 ..= 100 (1: Poisson arrivals), got {v}"
+        ));
+    }
+    Ok(v)
+}

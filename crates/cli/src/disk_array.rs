@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use disk_emu::disk::DiskModel;
-use experiments::oltp::{BASE_RATE_PER_DISK, OltpWorkload};
+use experiments::oltp::BASE_RATE_PER_DISK;
 use experiments::sustainable::{self, Criterion, CurvePoint, SearchOptions};
 use experiments::{ArrayExperiment, ArrayWorkload, Organisation, SECTORS};
 
@@ -41,9 +41,9 @@ pub struct ArrayArgs {
     /// Requests per second at speed-up 1 (default: the reproduction's rate per disk).
     #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::positive))]
     pub rate: Option<f64>,
-    /// Fraction of reads (OLTP workload).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = experiments::oltp::READ_FRACTION, value_parser = crate::bounds::fraction))]
-    pub read_fraction: f64,
+    /// The OLTP workload's shape.
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub workload: crate::oltp_args::OltpArgs,
     /// Database size in 4 KB blocks (default: one disk's capacity).
     #[cfg_attr(feature = "cli", arg(long))]
     pub database: Option<u64>,
@@ -84,13 +84,13 @@ pub fn experiment(args: &ArrayArgs) -> Result<ArrayExperiment> {
             format: args.trace_format,
             database_blocks: database,
         },
-        None => ArrayWorkload::Oltp(OltpWorkload {
-            base_rate: args
-                .rate
-                .unwrap_or(BASE_RATE_PER_DISK * f64::from(args.disks)),
-            read_fraction: args.read_fraction,
-            database_blocks: database,
-        }),
+        None => ArrayWorkload::Oltp(
+            args.workload.workload(
+                args.rate
+                    .unwrap_or(BASE_RATE_PER_DISK * f64::from(args.disks)),
+                database,
+            ),
+        ),
     };
     Ok(ArrayExperiment {
         disk,

@@ -11,6 +11,7 @@ pub mod common;
 pub mod decision_cost;
 pub mod disk_array;
 pub mod grid;
+pub mod oltp_args;
 pub mod output;
 pub mod plot;
 pub mod replay;

@@ -326,7 +326,7 @@ impl ArrayRun {
     /// behind, `written` being the copy a write just put the current
     /// version on: through the buffer in the background, or at once in the
     /// foreground when the buffer is full or the layout writes every copy
-    /// (RAID-10).
+    /// at once (`raid10:foreground`).
     fn propagate(
         &mut self,
         sim: &mut Simulation<GroupDevice, ()>,
@@ -478,10 +478,10 @@ impl ArrayRun {
         }
     }
 
-    /// Lowers or raises the degree of replication of an array that
-    /// propagates in the background (see [`crate::array_experiment`]).
+    /// Lowers or raises the degree of replication of an array that may
+    /// lower it (see [`crate::array_experiment`]).
     fn control_degree(&mut self, now: Nanos) {
-        if !self.layout.background {
+        if !self.layout.lowers_degree {
             return;
         }
         let fill = self.buffer.held() as f64 / self.buffer.capacity().max(1) as f64;

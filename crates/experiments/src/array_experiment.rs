@@ -27,9 +27,11 @@
 //!   are **propagated**: buffered (each disk's propagations are sent two at
 //!   a time to its delayed-write queue, served when the disk has no
 //!   foreground work) or, when the buffer is full, written at once as
-//!   foreground writes. RAID-10 writes its second copy at once in the
-//!   foreground, always: it updates both copies in place and never lowers
-//!   its degree.
+//!   foreground writes. RAID-10 updates both copies in place and
+//!   propagates its second copy the same way, through the buffer (the
+//!   paper's Figure 11 runs propagate in the background), but never lowers
+//!   its degree; `raid10:foreground` writes the second copy at once in the
+//!   foreground, always.
 //! - **Degree of replication** (EW- and SR-Arrays). Under *sustained
 //!   overload* — the buffer at least 90 % full for 1 s of virtual time
 //!   without a break — the array lowers its degree by one: writes from then
