@@ -1822,7 +1822,7 @@ fn the_newer_commands_numeric_options_are_bounded_by_name() {
         // Times: the deadline would overflow the clock in nanoseconds.
         (
             &["run", "--deadline-ms", "2e13..2e13"],
-            &["--deadline-ms", "the minimum", "1e9"],
+            &["--deadline-ms", "the minimum", "0..=1000000000"],
         ),
         (
             &["run", "--deadline-ms", "40..20"],
@@ -1830,7 +1830,7 @@ fn the_newer_commands_numeric_options_are_bounded_by_name() {
         ),
         (
             &["repro", "ivy", "--delay-s", "1e308"],
-            &["--delay-s", "1e7"],
+            &["--delay-s", "0..=10000000"],
         ),
         // Speed-ups, rates and requests of an array.
         (
@@ -1867,7 +1867,7 @@ fn the_newer_commands_numeric_options_are_bounded_by_name() {
         ),
         (
             &["analyze", "towsley91", "--lambda", "20", "--mu", "1e308"],
-            &["--mu", "1e6"],
+            &["--mu", "0.001..=1000000"],
         ),
         // A block size below a sector blames --block-size, not --fit.
         (

@@ -201,14 +201,17 @@ impl Point {
             Point::Open(load) => {
                 let rate = rate_for(load)?;
                 let label = match load {
-                    Load::Utilisation(u) => format!("load {u}"),
-                    Load::Rate(r) => format!("rate {r}/s"),
+                    Load::Utilisation(u) => format!("load {}", crate::bounds::show(u)),
+                    Load::Rate(r) => format!("rate {}/s", crate::bounds::show(r)),
                 };
                 (Arrivals::Poisson { rate }, label)
             }
             Point::Closed { clients, think_ms } => (
                 Arrivals::Closed { clients, think_ms },
-                format!("{clients} clients thinking {think_ms} ms"),
+                format!(
+                    "{clients} clients thinking {} ms",
+                    crate::bounds::show(think_ms)
+                ),
             ),
         })
     }
