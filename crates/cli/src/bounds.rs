@@ -290,6 +290,32 @@ impl Span {
     }
 }
 
+/// A number written in a form of its own (a size with a suffix, `64M`),
+/// checked by `check` and described in `--help` by `describe`
+/// (`"512..=1T bytes"`): how an option whose number is not a plain
+/// [`Whole`] or [`Real`] joins the layer.
+#[derive(Debug)]
+pub struct Checked<T> {
+    describe: &'static str,
+    check: fn(&str) -> Result<T, String>,
+}
+
+impl<T> Clone for Checked<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Checked<T> {}
+
+impl<T> Checked<T> {
+    /// `check` (its error names what is wrong and what is allowed), shown
+    /// in `--help` as `describe`.
+    pub const fn new(describe: &'static str, check: fn(&str) -> Result<T, String>) -> Self {
+        Checked { describe, check }
+    }
+}
+
 /// What the probe a bound answers is (a NUL cannot be in a command-line
 /// argument, so no user can type it).
 #[cfg(feature = "cli")]
@@ -370,9 +396,33 @@ impl clap::builder::TypedValueParser for Span {
     }
 }
 
+#[cfg(feature = "cli")]
+impl<T> clap::builder::TypedValueParser for Checked<T>
+where
+    T: Clone + Send + Sync + 'static,
+{
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<T, clap::Error> {
+        let check = self.check;
+        parse_checked(
+            || self.describe.to_string(),
+            move |s| check(s),
+            cmd,
+            arg,
+            value,
+        )
+    }
+}
+
 /// The bound of `arg` when its value parser is one of this layer's
-/// ([`Whole`], [`Real`], [`Span`]), as `--help` shows it; `None` for any
-/// other parser.
+/// ([`Whole`], [`Real`], [`Span`], [`Checked`]), as `--help` shows it;
+/// `None` for any other parser.
 #[cfg(feature = "cli")]
 pub fn bound_of(arg: &clap::Arg) -> Option<String> {
     let probe = clap::Command::new("probe").no_binary_name(true).arg(
@@ -731,6 +781,35 @@ mod tests {
             span.check("40..20")
                 .unwrap_err()
                 .contains("above the maximum")
+        );
+    }
+
+    #[cfg(feature = "cli")]
+    #[test]
+    fn the_layers_parsers_answer_the_probe_and_no_other_does() {
+        let bound = |a: clap::Arg| bound_of(&a);
+        assert_eq!(
+            bound(clap::Arg::new("r").value_parser(replications())),
+            Some("2..=10000".to_string())
+        );
+        assert_eq!(
+            bound(clap::Arg::new("p").value_parser(positive())),
+            Some("above 0, at most 1000000000000".to_string())
+        );
+        let size = Checked::new("1..=1T bytes", |s| {
+            s.parse::<u64>().map_err(|e| e.to_string())
+        });
+        assert_eq!(
+            bound(clap::Arg::new("s").value_parser(size)),
+            Some("1..=1T bytes".to_string())
+        );
+        assert_eq!(
+            bound(clap::Arg::new("u").value_parser(clap::value_parser!(u64))),
+            None
+        );
+        assert_eq!(
+            bound(clap::Arg::new("f").value_parser(|s: &str| s.parse::<f64>())),
+            None
         );
     }
 

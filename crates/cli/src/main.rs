@@ -433,8 +433,9 @@ mod tests {
     }
 
     /// Every numeric option goes through the one checking layer: a
-    /// [`spindle::bounds::Whole`], [`spindle::bounds::Real`] or
-    /// [`spindle::bounds::Span`] value parser, so that it is bounded on
+    /// [`spindle::bounds::Whole`], [`spindle::bounds::Real`],
+    /// [`spindle::bounds::Span`] or [`spindle::bounds::Checked`] value
+    /// parser, so that it is bounded on
     /// both sides, refuses NaN, ∞ and negative numbers by the flag's name
     /// and shows its range in `--help`. A new option with a plain
     /// `u64`/`f64` parser fails here.
@@ -451,7 +452,7 @@ mod tests {
             .collect();
         assert!(
             unbounded.is_empty(),
-            "numeric options outside the checking layer (give them a bounds::Whole, Real or Span value parser): {unbounded:?}"
+            "numeric options outside the checking layer (give them a bounds::Whole, Real, Span or Checked value parser): {unbounded:?}"
         );
         for (name, arg) in &found {
             let help = arg.get_help().map(ToString::to_string).unwrap_or_default();

@@ -64,8 +64,6 @@ pub struct Zone {
 pub(crate) const MAX_CYLINDERS: u32 = 1_000_000;
 /// Most recording surfaces.
 pub(crate) const MAX_SURFACES: u32 = 256;
-/// Most sectors on one track.
-pub(crate) const MAX_SECTORS_PER_TRACK: u32 = 100_000;
 /// Largest sector, bytes.
 pub(crate) const MAX_SECTOR_BYTES: u32 = 65_536;
 /// Most zones.
@@ -458,6 +456,9 @@ impl Geometry {
         let sector_bytes = nonzero(spec.sector_bytes, "geometry.sector_bytes")?;
         // Bounds well past real drives, so that what the model precomputes
         // per cylinder (its seek curve, the mean random seek) stays small.
+        // Sectors per track are not bounded: nothing is kept per sector,
+        // and the abstract disks of the analytic models are one track of
+        // 2³¹ sectors.
         let at_most = |value: u32, max: u32, field: &str, expected: &'static str| {
             if value > max {
                 Err(DiskError::invalid(field, value.to_string(), expected))
@@ -473,12 +474,6 @@ impl Geometry {
         )?;
         at_most(surfaces, MAX_SURFACES, "geometry.surfaces", "at most 256")?;
         at_most(
-            default_spt,
-            MAX_SECTORS_PER_TRACK,
-            "geometry.sectors_per_track",
-            "at most 100000",
-        )?;
-        at_most(
             sector_bytes,
             MAX_SECTOR_BYTES,
             "geometry.sector_bytes",
@@ -491,14 +486,7 @@ impl Geometry {
                 "at most 1000 zones",
             ));
         }
-        for (index, zone) in spec.zones.iter().enumerate() {
-            at_most(
-                zone.sectors_per_track,
-                MAX_SECTORS_PER_TRACK,
-                &format!("geometry.zones[{index}].sectors_per_track"),
-                "at most 100000",
-            )?;
-        }
+
         if !spec.zone_layout.is_empty() && spec.zone_layout.len() != spec.zones.len() {
             return Err(DiskError::invalid(
                 "geometry.zone_layout",
