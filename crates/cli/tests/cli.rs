@@ -1629,7 +1629,7 @@ fn the_issues_other_cases_are_refused_by_name() {
                 "0".into(),
             ],
             2,
-            &["--requests", "must be in 1..="],
+            &["--requests", "must be in 1000..="],
         ),
         (
             vec!["serve".into(), "--threads".into(), "4294967296".into()],
