@@ -409,14 +409,7 @@ where
         arg: Option<&clap::Arg>,
         value: &std::ffi::OsStr,
     ) -> Result<T, clap::Error> {
-        let check = self.check;
-        parse_checked(
-            || self.describe.to_string(),
-            move |s| check(s),
-            cmd,
-            arg,
-            value,
-        )
+        parse_checked(|| self.describe.to_string(), self.check, cmd, arg, value)
     }
 }
 
