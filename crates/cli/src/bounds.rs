@@ -8,7 +8,7 @@
 
 use std::marker::PhantomData;
 
-/// The nanoseconds the clock counts to ([`sched_core::request::Nanos`]):
+/// The nanoseconds the clock counts to ([`sched_core::Nanos`]):
 /// a time option converted to nanoseconds must stay below it.
 pub const CLOCK_MAX_NS: f64 = u64::MAX as f64;
 
@@ -297,7 +297,7 @@ impl Span {
 #[derive(Debug)]
 pub struct Checked<T> {
     describe: &'static str,
-    check: fn(&str) -> Result<T, String>,
+    checker: fn(&str) -> Result<T, String>,
 }
 
 impl<T> Clone for Checked<T> {
@@ -312,7 +312,23 @@ impl<T> Checked<T> {
     /// `check` (its error names what is wrong and what is allowed), shown
     /// in `--help` as `describe`.
     pub const fn new(describe: &'static str, check: fn(&str) -> Result<T, String>) -> Self {
-        Checked { describe, check }
+        Checked {
+            describe,
+            checker: check,
+        }
+    }
+
+    /// The range, as `--help` shows it.
+    pub fn describe(&self) -> String {
+        self.describe.to_string()
+    }
+
+    /// Parses and checks `s`.
+    ///
+    /// # Errors
+    /// What the check refuses.
+    pub fn check(&self, s: &str) -> Result<T, String> {
+        (self.checker)(s)
     }
 }
 
@@ -409,7 +425,7 @@ where
         arg: Option<&clap::Arg>,
         value: &std::ffi::OsStr,
     ) -> Result<T, clap::Error> {
-        parse_checked(|| self.describe.to_string(), self.check, cmd, arg, value)
+        parse_checked(|| self.describe(), self.checker, cmd, arg, value)
     }
 }
 
