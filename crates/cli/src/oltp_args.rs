@@ -9,7 +9,7 @@ use experiments::oltp::{OltpWorkload, Popularity, READ_FRACTION};
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct OltpArgs {
     /// Fraction of reads.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = READ_FRACTION, value_parser = crate::bounds::fraction))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = READ_FRACTION, value_parser = crate::bounds::fraction()))]
     pub read_fraction: f64,
     /// Which blocks reads go to: uniform, zipf:ALPHA (0..=4) or
     /// hot:FRACTION:SHARE (FRACTION of the blocks take SHARE of the reads).
@@ -20,11 +20,11 @@ pub struct OltpArgs {
     #[cfg_attr(feature = "cli", arg(long, default_value = "zipf:1", value_parser = crate::bounds::popularity))]
     pub write_skew: Popularity,
     /// A request's size, KB (whole 4 KB blocks, 4 to 1024).
-    #[cfg_attr(feature = "cli", arg(long = "request-kb", default_value = "4", value_parser = crate::bounds::request_kb))]
+    #[cfg_attr(feature = "cli", arg(long = "request-kb", default_value = "4", value_parser = crate::bounds::request_kb()))]
     pub request_blocks: u32,
     /// Squared coefficient of variation of the gaps between requests, 1
     /// (Poisson) to 100.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, value_parser = crate::bounds::burstiness))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, value_parser = crate::bounds::burstiness()))]
     pub burstiness: f64,
 }
 

@@ -31,7 +31,7 @@ pub struct ServeArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub mirror: Option<ArraySpec>,
     /// Disks of the mirror.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2, requires = "mirror", value_parser = crate::bounds::copies))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2, requires = "mirror", value_parser = crate::bounds::copies()))]
     pub copies: usize,
     /// Bytes exported: a number with an optional K, M, G or T suffix (powers of 1024).
     #[cfg_attr(feature = "cli", arg(long, default_value = "1G", value_parser = parse_size))]
@@ -53,20 +53,20 @@ pub struct ServeArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub control: Option<PathBuf>,
     /// The emulated disks run this many times as fast as the wall clock.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, value_parser = crate::bounds::speed))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, value_parser = crate::bounds::speed()))]
     pub time_scale: f64,
     /// Fault schedule (TOML or JSON: `[[fault]]` at_ms, kind, disk, ...), in the disks' time.
     #[cfg_attr(feature = "cli", arg(long))]
     pub faults: Option<PathBuf>,
     /// Resync speed of a replaced disk, MB/s.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10.0, value_parser = crate::bounds::positive))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10.0, value_parser = crate::bounds::positive()))]
     pub resync_mb_s: f64,
     /// Seed of the models' random parts and the policies' random choices.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
     /// Worker threads; with 1 (the fastest: the engine is one lock anyway)
     /// the thread that waits on the sockets serves the connections itself.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::jobs))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::jobs()))]
     pub threads: usize,
     /// No per-second statistics on stderr.
     #[cfg_attr(feature = "cli", arg(long))]

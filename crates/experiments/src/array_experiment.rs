@@ -164,6 +164,21 @@ pub enum ArrayError {
     /// The trace could not be read.
     #[error(transparent)]
     Trace(#[from] disk_emu::trace::TraceError),
+    /// The trace has no arrival times (a closed-loop validation trace).
+    #[error(
+        "{0}: the trace has no arrival times (a closed-loop validation trace, replayed by `spindle replay`); an array replays timed traces: DiskSim ASCII, MSR, SPC or SRT"
+    )]
+    Untimed(String),
+    /// A trace request larger than an array replays.
+    #[error(
+        "{file}: a request of {blocks} blocks of 4 KB; an array replays requests of at most 65536 (256 MB)"
+    )]
+    TraceRequest {
+        /// The trace.
+        file: String,
+        /// Its 4 KB blocks.
+        blocks: u64,
+    },
     /// A group's queues filled up: the load is beyond what it serves.
     #[error("overload: a stripe group held {GROUP_CAPACITY} requests at t = {at_ms:.1} ms")]
     Overflow {

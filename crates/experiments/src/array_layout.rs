@@ -165,24 +165,70 @@ impl FromStr for Organisation {
             }
             "raid10:foreground" | "raid10:fg" => Ok(Organisation::Raid10 { background: false }),
             other => {
-                if let Some(rest) = other.strip_prefix("sr:") {
+                let organisation = if let Some(rest) = other.strip_prefix("sr:") {
                     let [st, r] = &factors(rest)[..] else {
                         return Err(bad());
                     };
-                    return Ok(Organisation::SrArray {
+                    Organisation::SrArray {
                         striping: st.parse().map_err(|_| bad())?,
                         replicas: r.parse().map_err(|_| bad())?,
-                    });
-                }
-                let rest = other.strip_prefix("ew:").ok_or_else(bad)?;
-                let [m, st, d] = &factors(rest)[..] else {
-                    return Err(bad());
+                    }
+                } else {
+                    let rest = other.strip_prefix("ew:").ok_or_else(bad)?;
+                    let [m, st, d] = &factors(rest)[..] else {
+                        return Err(bad());
+                    };
+                    Organisation::EwArray {
+                        mirrors: m.parse().map_err(|_| bad())?,
+                        striping: st.parse().map_err(|_| bad())?,
+                        dilution: d.parse().map_err(|_| bad())?,
+                    }
                 };
-                Ok(Organisation::EwArray {
-                    mirrors: m.parse().map_err(|_| bad())?,
-                    striping: st.parse().map_err(|_| bad())?,
-                    dilution: d.parse().map_err(|_| bad())?,
+                organisation.check_factors()?;
+                Ok(organisation)
+            }
+        }
+    }
+}
+
+impl Organisation {
+    /// Checks the factors on their own (whatever the array): an SR-Array's
+    /// D_s of at least 1 and D_r of 1 to [`MAX_ROTATIONAL`]; an EW-Array's
+    /// D_m of 1 to [`MAX_ROTATIONAL`] (copies of a block are a mask of 8
+    /// bits) and D_s, D_d finite and at least 1.
+    ///
+    /// # Errors
+    /// [`LayoutError::Factor`] naming the factor.
+    pub fn check_factors(&self) -> Result<(), LayoutError> {
+        let whole = |parameter, value: u32, max: u32| {
+            if (1..=max).contains(&value) {
+                Ok(())
+            } else {
+                Err(LayoutError::Factor {
+                    parameter,
+                    expected: if max == MAX_ROTATIONAL {
+                        "a whole number from 1 to 8 (copies of a block are a mask of 8 bits)"
+                    } else {
+                        "a whole number of at least 1"
+                    },
+                    value: f64::from(value),
                 })
+            }
+        };
+        match *self {
+            Organisation::Stripe | Organisation::Raid10 { .. } => Ok(()),
+            Organisation::SrArray { striping, replicas } => {
+                whole("striping", striping, u32::MAX)?;
+                whole("replicas", replicas, MAX_ROTATIONAL)
+            }
+            Organisation::EwArray {
+                mirrors,
+                striping,
+                dilution,
+            } => {
+                whole("mirrors", mirrors, MAX_ROTATIONAL)?;
+                at_least_one("striping", striping)?;
+                at_least_one("dilution", dilution).map(|_| ())
             }
         }
     }
@@ -281,24 +327,13 @@ impl Layout {
                 (2, groups, database.div_ceil(u64::from(groups)))
             }
             Organisation::SrArray { striping, replicas } => {
-                if striping == 0 {
-                    return Err(LayoutError::Factor {
-                        parameter: "striping",
-                        expected: "a whole number of at least 1",
-                        value: 0.0,
-                    });
+                organisation.check_factors()?;
+                // The product in u64: two u32 factors cannot wrap it.
+                let needed = u64::from(striping) * u64::from(replicas);
+                if needed > u64::from(disks) {
+                    return Err(too_few(needed as f64));
                 }
-                if !(1..=MAX_ROTATIONAL).contains(&replicas) {
-                    return Err(LayoutError::Factor {
-                        parameter: "replicas",
-                        expected: "a whole number from 1 to 8",
-                        value: f64::from(replicas),
-                    });
-                }
-                let groups = striping * replicas;
-                if groups > disks {
-                    return Err(too_few(f64::from(groups)));
-                }
+                let groups = needed as u32;
                 rotational = replicas;
                 let per_disk = database.div_ceil(u64::from(groups));
                 (1, groups, per_disk * u64::from(replicas))
@@ -308,9 +343,7 @@ impl Layout {
                 striping,
                 dilution,
             } => {
-                at_least_one("mirrors", f64::from(mirrors))?;
-                let striping = at_least_one("striping", striping)?;
-                let dilution = at_least_one("dilution", dilution)?;
+                organisation.check_factors()?;
                 let needed = f64::from(mirrors) * striping * dilution;
                 // The paper rounds its factors (1 × 22 × 1.6 = 35.2 stands
                 // for 36 disks): a product within 2 % of the disks fits.
@@ -474,6 +507,15 @@ mod tests {
         assert!(err(sr(7, 6), 36, 100).starts_with("disks:"));
         assert!(err(sr(6, 0), 36, 100).starts_with("replicas:"));
         assert!(err(sr(0, 6), 36, 100).starts_with("striping:"));
+        // A product that wraps u32 (2³¹ × 2 = 2³²) is too many disks, not 0.
+        assert!(err(sr(1 << 31, 2), 36, 100).starts_with("disks:"));
+        assert!(err(ew(36, 1.0, 1.0), 36, 100).starts_with("mirrors:"));
+        // The factors are checked as the layout is read, whatever the array.
+        let syntax = |t: &str| t.parse::<Organisation>().unwrap_err().to_string();
+        assert!(syntax("ew:36x1x1").starts_with("mirrors:"));
+        assert!(syntax("ew:2xNaNx2").starts_with("striping:"));
+        assert!(syntax("ew:2x9xinf").starts_with("dilution:"));
+        assert!(syntax("sr:6x9").starts_with("replicas:"));
         assert_eq!("SR:6x6".parse::<Organisation>().unwrap(), sr(6, 6));
         assert!("sr:6".parse::<Organisation>().is_err());
         assert_eq!("EW:2x9x2".parse::<Organisation>().unwrap(), ew(2, 9.0, 2.0));

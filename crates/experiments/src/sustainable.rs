@@ -63,7 +63,8 @@ impl Criterion {
 pub struct SearchOptions {
     /// The criterion.
     pub criterion: Criterion,
-    /// First speed-up and the stride of the upward scan.
+    /// First speed-up and the stride of the upward scan (at least
+    /// `resolution`: a smaller one is raised to it).
     pub step: f64,
     /// Bisection stops when the bracket is this narrow.
     pub resolution: f64,
@@ -147,11 +148,14 @@ fn bracket(
 ) -> Result<f64, ArrayError> {
     let mut good = 0.0;
     let mut bad = None;
-    let mut s = options.step;
+    // A stride below the resolution is raised to it: the upward scan then
+    // runs at most max / resolution points.
+    let step = options.step.max(options.resolution);
+    let mut s = step;
     while s <= options.max + 1e-9 {
         if sustained(s)? {
             good = s;
-            s += options.step;
+            s += step;
         } else {
             bad = Some(s);
             break;

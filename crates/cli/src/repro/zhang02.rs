@@ -46,19 +46,19 @@ pub const SUB_5MS_SPEEDUP: f64 = 9.0;
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct Zhang02Options {
     /// Replications: each searches every configuration's maximum alone.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 3, value_parser = crate::bounds::runs_of_a_point))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 3, value_parser = crate::bounds::Whole::<u64>::new("replications per speed-up", 1, 1_000)))]
     pub replications: u64,
     /// Requests measured per run.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 30_000, value_parser = crate::bounds::requests))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 30_000, value_parser = crate::bounds::array_requests()))]
     pub requests: u64,
     /// Requests discarded at the start of each run.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10_000, value_parser = crate::bounds::warmup))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10_000, value_parser = crate::bounds::array_warmup()))]
     pub warmup: u64,
     /// Seed.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::seed()))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs()))]
     pub jobs: usize,
     /// The workload's shape.
     #[cfg_attr(feature = "cli", command(flatten))]
