@@ -18,18 +18,18 @@ pub enum AnalyzePaper {
     /// (stability limits; M/G/1, quasi-birth-death and fork-join models).
     Towsley91 {
         /// Figure (1–5; Figure 6 is simulation only); all five when omitted.
-        #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u8).range(1..=5)))]
+        #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::Whole::<u8>::new("the figure", 1, 5)))]
         figure: Option<u8>,
         #[cfg_attr(feature = "cli", command(flatten))]
         plot: PlotArgs,
         /// Instead of a figure, the models at one arrival rate (requests/s).
-        #[cfg_attr(feature = "cli", arg(long, conflicts_with_all = ["figure", "plot"], allow_negative_numbers = true, value_parser = crate::bounds::positive))]
+        #[cfg_attr(feature = "cli", arg(long, conflicts_with_all = ["figure", "plot"], value_parser = crate::bounds::Real::new("the arrival rate (per second)", 1e-3, 1e6)))]
         lambda: Option<f64>,
         /// With --lambda: the probability that a request reads.
-        #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.5, requires = "lambda", allow_negative_numbers = true, value_parser = crate::bounds::fraction))]
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.5, requires = "lambda", allow_negative_numbers = true, value_parser = crate::bounds::fraction()))]
         p_read: f64,
         /// With --lambda: each disk's service rate, per second (exponential).
-        #[cfg_attr(feature = "cli", arg(long, default_value_t = 45.0, requires = "lambda", allow_negative_numbers = true, value_parser = crate::bounds::positive))]
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 45.0, requires = "lambda", value_parser = crate::bounds::Real::new("the service rate (per second)", 1e-3, 1e6)))]
         mu: f64,
         /// With --lambda: the models to solve (repeat): s-pssq, c-pssq,
         /// cr-esq, cru-esq, mr-esq, dmq, cmq [default: all seven].

@@ -25,13 +25,13 @@ pub enum BenchWhat {
         #[cfg_attr(feature = "cli", arg(long = "policy", default_values = ["fcfs", "sstf", "look"]))]
         policies: Vec<PolicySpec>,
         /// Open Poisson load, as a fraction of the disk's capacity.
-        #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.8, value_parser = crate::bounds::positive))]
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.8, value_parser = crate::bounds::positive()))]
         load: f64,
         /// Simulated requests per policy.
-        #[cfg_attr(feature = "cli", arg(long, default_value_t = 2_000_000, value_parser = crate::bounds::requests))]
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 2_000_000, value_parser = crate::bounds::requests()))]
         requests: u64,
         /// Runs per policy; the median is reported.
-        #[cfg_attr(feature = "cli", arg(long, default_value_t = 3, value_parser = crate::bounds::runs))]
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 3, value_parser = crate::bounds::runs()))]
         runs: usize,
     },
     /// Transactions of Chen & Towsley's real-time system simulated per second, on one core.
@@ -40,13 +40,13 @@ pub enum BenchWhat {
         #[cfg_attr(feature = "cli", arg(long = "io", default_values = ["ssedo", "fcfs", "rt-dmq", "rt-cmq"]))]
         io: Vec<String>,
         /// Users.
-        #[cfg_attr(feature = "cli", arg(long, default_value_t = 20, value_parser = crate::bounds::population))]
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 20, value_parser = crate::bounds::population()))]
         users: u32,
         /// Transactions per run.
-        #[cfg_attr(feature = "cli", arg(long, default_value_t = 50_000, value_parser = crate::bounds::transactions))]
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 50_000, value_parser = crate::bounds::transactions()))]
         transactions: u64,
         /// Runs per subsystem; the median is reported.
-        #[cfg_attr(feature = "cli", arg(long, default_value_t = 3, value_parser = crate::bounds::runs))]
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 3, value_parser = crate::bounds::runs()))]
         runs: usize,
     },
     /// The schedulers' decision cost: time per request (one enqueue and one
@@ -60,15 +60,15 @@ pub enum BenchWhat {
         policies: Vec<AnySpec>,
         /// Requests queued at every decision (for an array policy, logical
         /// requests held by the pair).
-        #[cfg_attr(feature = "cli", arg(long, default_value_t = 4096, value_parser = crate::bounds::depth))]
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 4096, value_parser = crate::bounds::depth()))]
         depth: usize,
         /// Rounds; the medians are reported.
-        #[cfg_attr(feature = "cli", arg(long, default_value_t = 11, value_parser = crate::bounds::runs))]
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 11, value_parser = crate::bounds::runs()))]
         rounds: usize,
         /// Requests each policy (and FCFS) serves a round, at most: a slow
         /// policy serves fewer, about 20 ms' worth (at least 100; the table
         /// says how many).
-        #[cfg_attr(feature = "cli", arg(long, default_value_t = 10_000, value_parser = crate::bounds::decisions))]
+        #[cfg_attr(feature = "cli", arg(long, default_value_t = 10_000, value_parser = crate::bounds::decisions()))]
         requests: u64,
     },
 }

@@ -4,11 +4,11 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Result, anyhow, bail};
 use disk_emu::disk::DiskModel;
-use experiments::oltp::{BASE_RATE_PER_DISK, OltpWorkload};
+use experiments::oltp::BASE_RATE_PER_DISK;
 use experiments::sustainable::{self, Criterion, CurvePoint, SearchOptions};
-use experiments::{ArrayExperiment, ArrayWorkload, Organisation, SECTORS};
+use experiments::{ArrayError, ArrayExperiment, ArrayWorkload, LayoutError, Organisation, SECTORS};
 
 use crate::common::resolve_disk;
 use crate::output::{Cell, Format, Table};
@@ -21,13 +21,13 @@ pub struct ArrayArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub layout: Organisation,
     /// Disks of the array.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 36))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 36, value_parser = crate::bounds::Whole::<u32>::new("disks of the array", 1, 64)))]
     pub disks: u32,
     /// Disk model: a preset, a spec file or disksim:FILE.
     #[cfg_attr(feature = "cli", arg(long, default_value = "cheetah9lp-sync"))]
     pub disk: String,
     /// Speed-ups to run (repeat); with --search, the stride of the search.
-    #[cfg_attr(feature = "cli", arg(long = "speedup", default_values_t = [1.0], value_parser = crate::bounds::positive))]
+    #[cfg_attr(feature = "cli", arg(long = "speedup", default_values_t = [1.0], value_parser = crate::bounds::array_speedup()))]
     pub speedups: Vec<f64>,
     /// Search the maximum sustainable speed-up instead.
     #[cfg_attr(feature = "cli", arg(long))]
@@ -39,32 +39,32 @@ pub struct ArrayArgs {
     #[cfg_attr(feature = "cli", arg(long, requires = "trace"))]
     pub trace_format: Option<disk_emu::trace::TraceFormat>,
     /// Requests per second at speed-up 1 (default: the reproduction's rate per disk).
-    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::positive))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::Real::new("the rate", 1e-3, 1e7)))]
     pub rate: Option<f64>,
-    /// Fraction of reads (OLTP workload).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = experiments::oltp::READ_FRACTION, value_parser = crate::bounds::fraction))]
-    pub read_fraction: f64,
+    /// The OLTP workload's shape.
+    #[cfg_attr(feature = "cli", command(flatten))]
+    pub workload: crate::oltp_args::OltpArgs,
     /// Database size in 4 KB blocks (default: one disk's capacity).
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::Whole::<u64>::new("database blocks", 1, 1 << 40)))]
     pub database: Option<u64>,
     /// Delayed-write buffer, blocks.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = experiments::DELAYED_WRITE_BUFFER))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = experiments::DELAYED_WRITE_BUFFER, value_parser = crate::bounds::Whole::<usize>::new("the delayed-write buffer", 1, 1_000_000)))]
     pub buffer: usize,
     /// Requests measured per run.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 40_000, value_parser = crate::bounds::requests))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 40_000, value_parser = crate::bounds::array_requests()))]
     pub requests: u64,
     /// Requests discarded at the start of each run.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10_000, value_parser = crate::bounds::warmup))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10_000, value_parser = crate::bounds::array_warmup()))]
     pub warmup: u64,
     /// Replications per speed-up (one prints its figures without an
     /// interval).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::runs_of_a_point))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::runs_of_a_point()))]
     pub replications: u64,
     /// Seed.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::seed()))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs()))]
     pub jobs: usize,
 }
 
@@ -84,13 +84,13 @@ pub fn experiment(args: &ArrayArgs) -> Result<ArrayExperiment> {
             format: args.trace_format,
             database_blocks: database,
         },
-        None => ArrayWorkload::Oltp(OltpWorkload {
-            base_rate: args
-                .rate
-                .unwrap_or(BASE_RATE_PER_DISK * f64::from(args.disks)),
-            read_fraction: args.read_fraction,
-            database_blocks: database,
-        }),
+        None => ArrayWorkload::Oltp(
+            args.workload.workload(
+                args.rate
+                    .unwrap_or(BASE_RATE_PER_DISK * f64::from(args.disks)),
+                database,
+            ),
+        ),
     };
     Ok(ArrayExperiment {
         disk,
@@ -160,15 +160,36 @@ pub fn curve_table(title: String, label: &str, curve: &[CurvePoint]) -> Table {
     t
 }
 
+/// The speed-ups a search tells apart.
+const SEARCH_RESOLUTION: f64 = 0.25;
+
+/// No speed-up above this is searched.
+const SEARCH_MAX: f64 = 64.0;
+
 /// `spindle array ...`.
 pub fn run(args: &ArrayArgs, format: Format) -> Result<()> {
+    let step = args.speedups.first().copied().unwrap_or(1.0);
+    if args.search && step < SEARCH_RESOLUTION {
+        bail!(
+            "--speedup {step}: with --search it is the search's stride, at least {SEARCH_RESOLUTION} (the search's resolution; it then runs at most {} speed-ups upward)",
+            (SEARCH_MAX / SEARCH_RESOLUTION) as u32
+        );
+    }
     let experiment = experiment(args)?;
-    let layout = experiment.layout()?;
+    let layout = experiment.layout().map_err(|e| match e {
+        ArrayError::Layout(
+            e @ (LayoutError::DatabaseTooLarge { .. } | LayoutError::EmptyDatabase),
+        ) => anyhow!("--database: {e}"),
+        ArrayError::Layout(e) => {
+            anyhow!("--layout {} on --disks {}: {e}", args.layout, args.disks)
+        }
+        e => e.into(),
+    })?;
     let options = SearchOptions {
         criterion: Criterion::default(),
-        step: args.speedups.first().copied().unwrap_or(1.0),
-        resolution: 0.25,
-        max: 64.0,
+        step,
+        resolution: SEARCH_RESOLUTION,
+        max: SEARCH_MAX,
         replications: args.replications,
         jobs: args.jobs,
     };

@@ -42,10 +42,10 @@ pub struct SweepArgs {
     #[cfg_attr(feature = "cli", arg(long, default_value = "sweep-out"))]
     pub out_dir: PathBuf,
     /// Threads for each command run here; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs()))]
     pub jobs: usize,
     /// Split each grid point's command into this many shards (with --print).
-    #[cfg_attr(feature = "cli", arg(long, value_name = "COUNT"))]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "COUNT", value_parser = crate::bounds::Whole::<u32>::new("shards", 1, 100_000)))]
     pub shards: Option<u32>,
     /// Instead of running here, print one command per line: the shard
     /// commands (`shards`) or, once they have run, the merges (`merges`).
@@ -63,21 +63,57 @@ pub enum Print {
     Merges,
 }
 
-/// The grid file.
+/// The grid file as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Grid {
+struct GridFile {
     command: Vec<String>,
     #[serde(default, rename = "axis")]
-    axes: Vec<Axis>,
+    axes: Vec<AxisFile>,
 }
 
-/// One option to vary.
+/// One option to vary, as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Axis {
+struct AxisFile {
     option: String,
     values: Vec<toml::Value>,
+}
+
+/// Most commands a grid holds (its points): more is several sweeps.
+pub const MAX_POINTS: u64 = 100_000;
+
+/// Most shard commands `--print` writes (points × shards).
+pub const MAX_LINES: u64 = 10_000_000;
+
+/// The options a sweep sets itself (or that would send a point's results
+/// elsewhere than its file): neither the command nor an axis may name them.
+const SWEEP_OPTIONS: [&str; 6] = [
+    "--shard",
+    "--part",
+    "--jobs",
+    "--format",
+    "--out-dir",
+    "--html",
+];
+
+/// A checked grid: the base command and the axes, whose points are
+/// enumerated on demand ([`Grid::point`], [`Grid::points`]) rather than
+/// built in memory.
+#[derive(Clone, Debug)]
+pub struct Grid {
+    command: Vec<String>,
+    axes: Vec<Axis>,
+    points: u64,
+}
+
+/// One checked axis: its option, the name's key, its values and their
+/// file-safe forms (distinct, so that no two points share a file).
+#[derive(Clone, Debug)]
+struct Axis {
+    option: String,
+    values: Vec<String>,
+    names: Vec<String>,
 }
 
 /// One command of the grid.
@@ -89,12 +125,12 @@ pub struct GridPoint {
     pub args: Vec<String>,
 }
 
-/// Reads and checks a grid file; returns its commands in grid order.
+/// Reads and checks a grid file.
 ///
 /// # Errors
 /// When the file cannot be read or is not a valid grid (the message names
 /// the file and the field or line).
-pub fn read_grid(path: &Path) -> Result<Vec<GridPoint>> {
+pub fn read_grid(path: &Path) -> Result<Grid> {
     const MAX_BYTES: u64 = 1 << 20;
     let size = std::fs::metadata(path)
         .with_context(|| format!("{}", path.display()))?
@@ -107,80 +143,176 @@ pub fn read_grid(path: &Path) -> Result<Vec<GridPoint>> {
     }
     let text =
         disk_emu::text_input::read_text(path).with_context(|| format!("{}", path.display()))?;
-    let grid: Grid = toml::from_str(&text).with_context(|| format!("{}", path.display()))?;
-    let file = path.display();
-    match grid.command.first().map(String::as_str) {
-        Some("run" | "repro" | "txn") => {}
-        Some(other) => bail!(
-            "{file}: command: `{other}` does not run replications; a sweep runs `run`, `repro` or `txn`"
-        ),
-        None => bail!(
-            "{file}: command: empty; name the command, e.g. [\"run\", \"--disk\", \"hp97560\"]"
-        ),
-    }
-    for arg in &grid.command {
-        if ["--shard", "--part", "--jobs", "--format"]
-            .iter()
-            .any(|o| arg == o || arg.starts_with(&format!("{o}=")))
-        {
-            bail!("{file}: command: `{arg}` is set by the sweep itself; leave it out");
+    Grid::parse(&text, &path.display().to_string())
+}
+
+/// Whether `arg` is one of [`SWEEP_OPTIONS`] (alone or as `--opt=value`).
+fn sweep_option(arg: &str) -> bool {
+    let name = arg.split_once('=').map_or(arg, |(name, _)| name);
+    SWEEP_OPTIONS.contains(&name)
+}
+
+impl Grid {
+    /// Parses and checks a grid's TOML text; `file` names it in messages.
+    ///
+    /// # Errors
+    /// Not a valid grid: a command that does not run replications, an
+    /// option the sweep sets, an axis that is not a long option, repeats
+    /// another or has no values, two values with one file name, or more
+    /// than [`MAX_POINTS`] points.
+    pub fn parse(text: &str, file: &str) -> Result<Grid> {
+        let grid: GridFile = toml::from_str(text).with_context(|| file.to_string())?;
+        match grid.command.first().map(String::as_str) {
+            Some("run" | "repro" | "txn") => {}
+            Some(other) => bail!(
+                "{file}: command: `{}` does not run replications; a sweep runs `run`, `repro` or `txn`",
+                shorten(other)
+            ),
+            None => bail!(
+                "{file}: command: empty; name the command, e.g. [\"run\", \"--disk\", \"hp97560\"]"
+            ),
         }
-    }
-    let mut points = vec![GridPoint {
-        name: String::new(),
-        args: grid.command.clone(),
-    }];
-    for (k, axis) in grid.axes.iter().enumerate() {
-        if !axis.option.starts_with("--") {
+        if let Some(arg) = grid.command.iter().find(|a| sweep_option(a)) {
             bail!(
-                "{file}: axis {}: option `{}` must be a long option such as --load",
-                k + 1,
-                axis.option
+                "{file}: command: `{}` is set by the sweep itself; leave it out",
+                shorten(arg)
             );
         }
-        if axis.values.is_empty() {
-            bail!("{file}: axis {} ({}): values: empty", k + 1, axis.option);
-        }
-        let values = axis
-            .values
-            .iter()
-            .map(|v| match v {
-                toml::Value::String(s) => Ok(s.clone()),
-                toml::Value::Integer(i) => Ok(i.to_string()),
-                toml::Value::Float(x) => Ok(x.to_string()),
-                toml::Value::Boolean(b) => Ok(b.to_string()),
-                other => bail!(
-                    "{file}: axis {} ({}): value {other} is not a string, number or boolean",
-                    k + 1,
-                    axis.option
-                ),
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let key = axis.option.trim_start_matches('-');
-        points = points
-            .into_iter()
-            .flat_map(|p| {
-                values.iter().map(move |v| {
-                    let mut args = p.args.clone();
-                    args.push(axis.option.clone());
-                    args.push(v.clone());
-                    let part = format!("{key}={}", file_safe(v));
-                    let name = if p.name.is_empty() {
-                        part
-                    } else {
-                        format!("{},{part}", p.name)
-                    };
-                    GridPoint { name, args }
+        let mut axes: Vec<Axis> = Vec::with_capacity(grid.axes.len());
+        let mut points: u64 = 1;
+        for (k, axis) in grid.axes.iter().enumerate() {
+            let at = format!("{file}: axis {}", k + 1);
+            let option = &axis.option;
+            let plain = option.len() > 2
+                && option.starts_with("--")
+                && option[2..]
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-');
+            if !plain {
+                bail!(
+                    "{at}: option `{}` must be a long option such as --load",
+                    shorten(option)
+                );
+            }
+            if sweep_option(option) {
+                bail!("{at}: option `{option}` is set by the sweep itself; vary another option");
+            }
+            if axes.iter().any(|a| &a.option == option) {
+                bail!("{at}: option `{option}` is varied by an earlier axis too; give it one axis");
+            }
+            if axis.values.is_empty() {
+                bail!("{at} ({option}): values: empty");
+            }
+            let values = axis
+                .values
+                .iter()
+                .map(|v| match v {
+                    toml::Value::String(s) => Ok(s.clone()),
+                    toml::Value::Integer(i) => Ok(i.to_string()),
+                    toml::Value::Float(x) => Ok(x.to_string()),
+                    toml::Value::Boolean(b) => Ok(b.to_string()),
+                    other => bail!(
+                        "{at} ({option}): value {} is not a string, number or boolean",
+                        shorten(&other.to_string())
+                    ),
                 })
-            })
-            .collect();
+                .collect::<Result<Vec<_>>>()?;
+            let names: Vec<String> = values.iter().map(|v| file_safe(v)).collect();
+            let mut seen = std::collections::HashMap::new();
+            for (value, name) in values.iter().zip(&names) {
+                if let Some(first) = seen.insert(name.as_str(), value.as_str()) {
+                    bail!(
+                        "{at} ({option}): values `{}` and `{}` would share the file name `{}`; make them differ in letters or digits",
+                        shorten(first),
+                        shorten(value),
+                        shorten(name)
+                    );
+                }
+            }
+            points = points
+                .checked_mul(values.len() as u64)
+                .filter(|&n| n <= MAX_POINTS)
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "{at} ({option}): the grid grows past {MAX_POINTS} commands; split it into several sweeps"
+                    )
+                })?;
+            axes.push(Axis {
+                option: option.clone(),
+                values,
+                names,
+            });
+        }
+        Ok(Grid {
+            command: grid.command,
+            axes,
+            points,
+        })
     }
-    if let [only] = points.as_mut_slice()
-        && only.name.is_empty()
-    {
-        only.name = "all".to_string();
+
+    /// The number of points (commands).
+    pub fn len(&self) -> u64 {
+        self.points
     }
-    Ok(points)
+
+    /// Whether the grid has no point (never: a grid without axes is one
+    /// point).
+    pub fn is_empty(&self) -> bool {
+        self.points == 0
+    }
+
+    /// Point `index` (in grid order: every combination, the first axis
+    /// slowest), or `None` past the last.
+    pub fn point(&self, index: u64) -> Option<GridPoint> {
+        if index >= self.points {
+            return None;
+        }
+        // Mixed radix: the last axis varies fastest.
+        let mut picks = vec![0usize; self.axes.len()];
+        let mut rest = index;
+        for (pick, axis) in picks.iter_mut().zip(&self.axes).rev() {
+            let n = axis.values.len() as u64;
+            *pick = (rest % n) as usize;
+            rest /= n;
+        }
+        let mut args = self.command.clone();
+        let mut name = String::new();
+        for (axis, &pick) in self.axes.iter().zip(&picks) {
+            args.push(axis.option.clone());
+            args.push(axis.values[pick].clone());
+            if !name.is_empty() {
+                name.push(',');
+            }
+            let _ = write!(
+                name,
+                "{}={}",
+                axis.option.trim_start_matches('-'),
+                axis.names[pick]
+            );
+        }
+        if name.is_empty() {
+            name = "all".to_string();
+        }
+        Some(GridPoint { name, args })
+    }
+
+    /// Every point, in grid order, each built when it is reached.
+    pub fn points(&self) -> impl Iterator<Item = GridPoint> + '_ {
+        (0..self.points).filter_map(|i| self.point(i))
+    }
+}
+
+/// A value echoed in a message: at most 40 characters of it.
+fn shorten(s: &str) -> String {
+    if s.chars().count() <= 40 {
+        s.to_string()
+    } else {
+        format!(
+            "{}… ({} bytes)",
+            s.chars().take(40).collect::<String>(),
+            s.len()
+        )
+    }
 }
 
 /// `v` with every character a file name should not hold replaced by `_`.
@@ -231,47 +363,22 @@ fn format_name(format: Format) -> &'static str {
 /// A bad grid file, an output directory that cannot be made, or commands
 /// that failed (each named; the others still run).
 pub fn run(args: &SweepArgs, format: Format) -> Result<()> {
-    if args.shards == Some(0) {
-        bail!("--shards: at least 1");
-    }
-    let points = read_grid(&args.file)?;
+    let grid = read_grid(&args.file)?;
     let out = &args.out_dir;
     let ext = extension(format);
     if let (Some(print), Some(count)) = (args.print, args.shards) {
-        let parts = out.join("parts");
-        let mut text = String::new();
-        for p in &points {
-            let quoted: Vec<String> = p.args.iter().map(|a| shell_quote(a)).collect();
-            let part = |i: u32| parts.join(format!("{}.{i}-of-{count}.part", p.name));
-            match print {
-                Print::Shards => {
-                    for i in 0..count {
-                        let _ = writeln!(
-                            text,
-                            "spindle --shard {i}/{count} --part {} {}",
-                            shell_quote(&part(i).to_string_lossy()),
-                            quoted.join(" ")
-                        );
-                    }
-                }
-                Print::Merges => {
-                    let files: Vec<String> = (0..count)
-                        .map(|i| shell_quote(&part(i).to_string_lossy()))
-                        .collect();
-                    let _ = writeln!(
-                        text,
-                        "spindle merge --format {} {} > {}",
-                        format_name(format),
-                        files.join(" "),
-                        shell_quote(&out.join(format!("{}.{ext}", p.name)).to_string_lossy())
-                    );
-                }
-            }
+        // Merges print as many part names as shards print lines.
+        let lines = grid.len() * u64::from(count);
+        if lines > MAX_LINES {
+            bail!(
+                "--shards {count}: {} points × {count} shards is {lines} commands, more than {MAX_LINES}; use fewer shards or split the grid",
+                grid.len()
+            );
         }
+        let parts = out.join("parts");
         std::fs::create_dir_all(&parts)
             .with_context(|| format!("--out-dir: creating {}", parts.display()))?;
-        crate::output::emit(&text);
-        return Ok(());
+        return print_commands(&grid, print, count, &parts, out, format);
     }
     if args.print.is_none() && args.shards.is_some() {
         bail!("--shards: only with --print shards|merges (here, --jobs splits the work)");
@@ -280,11 +387,11 @@ pub fn run(args: &SweepArgs, format: Format) -> Result<()> {
         .with_context(|| format!("--out-dir: creating {}", out.display()))?;
     let exe = std::env::current_exe().context("finding the spindle executable")?;
     let mut table = Table::new(
-        format!("Sweep {}: {} commands", args.file.display(), points.len()),
+        format!("Sweep {}: {} commands", args.file.display(), grid.len()),
         &["point", "status", "results"],
     );
     let mut failed = Vec::new();
-    for p in &points {
+    for p in grid.points() {
         let path = out.join(format!("{}.{ext}", p.name));
         let file = std::fs::File::create(&path)
             .with_context(|| format!("--out-dir: creating {}", path.display()))?;
@@ -315,11 +422,71 @@ pub fn run(args: &SweepArgs, format: Format) -> Result<()> {
         bail!(
             "{} of {} commands failed: {}",
             failed.len(),
-            points.len(),
+            grid.len(),
             failed.join(", ")
         );
     }
     Ok(())
+}
+
+/// `--print`: one command line per shard of each point, or one merge per
+/// point, written as each is made (a reader that stops, `| head`, ends it).
+fn print_commands(
+    grid: &Grid,
+    print: Print,
+    count: u32,
+    parts: &Path,
+    out: &Path,
+    format: Format,
+) -> Result<()> {
+    use std::io::Write as _;
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut write = |line: &str| -> std::io::Result<()> {
+        stdout.write_all(line.as_bytes())?;
+        stdout.write_all(b"\n")
+    };
+    let written = grid.points().try_for_each(|p| {
+        let quoted: Vec<String> = p.args.iter().map(|a| shell_quote(a)).collect();
+        let quoted = quoted.join(" ");
+        let part = |i: u32| {
+            shell_quote(
+                &parts
+                    .join(format!("{}.{i}-of-{count}.part", p.name))
+                    .to_string_lossy(),
+            )
+        };
+        match print {
+            Print::Shards => (0..count).try_for_each(|i| {
+                write(&format!(
+                    "spindle --shard {i}/{count} --part {} {quoted}",
+                    part(i)
+                ))
+            }),
+            Print::Merges => {
+                let mut line = format!("spindle merge --format {}", format_name(format));
+                for i in 0..count {
+                    line.push(' ');
+                    line.push_str(&part(i));
+                }
+                let _ = write!(
+                    line,
+                    " > {}",
+                    shell_quote(
+                        &out.join(format!("{}.{}", p.name, extension(format)))
+                            .to_string_lossy()
+                    )
+                );
+                write(&line)
+            }
+        }
+    });
+    match written.and_then(|()| stdout.flush()) {
+        // A closed pipe (`spindle sweep ... | head`) is not an error.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("writing the commands")
+        }
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -327,10 +494,7 @@ mod tests {
     use super::*;
 
     fn grid_of(text: &str) -> Result<Vec<GridPoint>> {
-        let dir = tempfile::tempdir()?;
-        let path = dir.path().join("grid.toml");
-        std::fs::write(&path, text)?;
-        read_grid(&path)
+        Ok(Grid::parse(text, "grid.toml")?.points().collect())
     }
 
     #[test]
@@ -378,6 +542,48 @@ mod tests {
                 .contains("axis 1 (--load): values: empty")
         );
         assert!(err("command = [\"run\"]\nextra = 1").contains("unknown field `extra`"));
+        for option in ["--shard", "--out-dir", "--part", "--html"] {
+            let e = err(&format!(
+                "command = [\"run\"]\n[[axis]]\noption = \"{option}\"\nvalues = [\"1/2\"]"
+            ));
+            assert!(e.contains("set by the sweep itself"), "{e}");
+        }
+        assert!(
+            err(
+                "command = [\"run\"]\n[[axis]]\noption = \"--policy\"\nvalues = [\"a b\", \"a_b\"]"
+            )
+            .contains("would share the file name `a_b`")
+        );
+        assert!(
+            err("command = [\"run\"]\n[[axis]]\noption = \"--load\"\nvalues = [1]\n[[axis]]\noption = \"--load\"\nvalues = [2]")
+                .contains("earlier axis")
+        );
+    }
+
+    /// 30 axes of 10 values (10³⁰ points) are refused at the axis that
+    /// passes the cap, before anything is built.
+    #[test]
+    fn a_huge_grid_is_refused_not_built() {
+        let mut text = String::from("command = [\"run\"]\n");
+        for k in 0..30 {
+            let _ = write!(
+                text,
+                "[[axis]]\noption = \"--o{k}\"\nvalues = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n"
+            );
+        }
+        let e = format!("{:#}", Grid::parse(&text, "g.toml").unwrap_err());
+        assert!(e.contains("axis 6") && e.contains("100000"), "{e}");
+        // Five axes (10⁵ points) are fine, and any point is made on demand.
+        let five: String = text
+            .split("[[axis]]")
+            .take(6)
+            .collect::<Vec<_>>()
+            .join("[[axis]]");
+        let grid = Grid::parse(&five, "g.toml").unwrap();
+        assert_eq!(grid.len(), 100_000);
+        let last = grid.point(99_999).unwrap();
+        assert_eq!(last.name, "o0=9,o1=9,o2=9,o3=9,o4=9");
+        assert!(grid.point(100_000).is_none());
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod crash_states;
 pub mod decision_cost;
 pub mod disk_array;
 pub mod grid;
+pub mod oltp_args;
 pub mod output;
 pub mod plot;
 pub mod replay;

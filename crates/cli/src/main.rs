@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use experiments::sharding::{Merged, PartContext, Runner, Shard};
 use spindle::output::{Format, discarding_results, tables_into};
 use spindle::{
@@ -164,8 +164,25 @@ impl Command {
     }
 }
 
+/// The command line, every bounded option finished by the checking layer
+/// ([`spindle::bounds::checked`]: its range in its help, `-1` handed to
+/// its check).
+fn cli_command() -> clap::Command {
+    spindle::bounds::checked(Cli::command())
+}
+
+/// Parses `args` (the program's name first) with [`cli_command`].
+fn parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let matches = cli_command().try_get_matches_from(args)?;
+    Cli::from_arg_matches(&matches)
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::try_parse().unwrap_or_else(|e| refuse_arguments(&e));
+    let cli = parse_from(std::env::args_os()).unwrap_or_else(|e| refuse_arguments(&e));
     let html = cli.html.clone();
     let sharded = cli.shard.is_some();
     let execute = move || match (cli.shard, cli.out_dir.clone()) {
@@ -251,13 +268,13 @@ fn dispatch(command: Option<Command>, format: Format) -> Result<()> {
         Some(Command::Sweep(args)) => grid::run(&args, format),
         Some(Command::Completions { shell }) => {
             let mut script = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "spindle", &mut script);
+            clap_complete::generate(shell, &mut cli_command(), "spindle", &mut script);
             spindle::output::emit(&String::from_utf8_lossy(&script));
             Ok(())
         }
         Some(Command::Man) => {
             let mut page = Vec::new();
-            clap_mangen::Man::new(Cli::command()).render(&mut page)?;
+            clap_mangen::Man::new(cli_command()).render(&mut page)?;
             spindle::output::emit(&String::from_utf8_lossy(&page));
             Ok(())
         }
@@ -349,7 +366,7 @@ fn merge(parts: &[PathBuf], format: Format) -> Result<()> {
     let recorded = merged.context().command.clone();
     let mut argv = vec!["spindle".to_string()];
     argv.extend(recorded.iter().cloned());
-    let cli = Cli::try_parse_from(&argv).with_context(|| {
+    let cli = parse_from(&argv).with_context(|| {
         format!(
             "the parts' command `spindle {}` does not parse with this version",
             recorded.join(" ")
@@ -371,4 +388,95 @@ fn merge(parts: &[PathBuf], format: Format) -> Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::any::TypeId;
+
+    /// The subcommands whose numeric options are bounded on the server's
+    /// side of the work (issue 31), exempt from the walk until then.
+    const NOT_YET: [&str; 2] = ["serve", "control"];
+
+    /// Whether `arg`'s values are numbers (by the type they parse into).
+    fn numeric(arg: &clap::Arg) -> bool {
+        let id = arg.get_value_parser().type_id();
+        [
+            TypeId::of::<u8>(),
+            TypeId::of::<u16>(),
+            TypeId::of::<u32>(),
+            TypeId::of::<u64>(),
+            TypeId::of::<u128>(),
+            TypeId::of::<usize>(),
+            TypeId::of::<i8>(),
+            TypeId::of::<i16>(),
+            TypeId::of::<i32>(),
+            TypeId::of::<i64>(),
+            TypeId::of::<i128>(),
+            TypeId::of::<isize>(),
+            TypeId::of::<f32>(),
+            TypeId::of::<f64>(),
+            TypeId::of::<(f64, f64)>(),
+        ]
+        .iter()
+        .any(|t| id == *t)
+    }
+
+    /// Every numeric option of every subcommand, `path` the words to it.
+    fn walk(cmd: &clap::Command, path: &str, found: &mut Vec<(String, clap::Arg)>) {
+        for arg in cmd.get_arguments().filter(|a| numeric(a)) {
+            found.push((format!("{path} --{}", arg.get_id()), arg.clone()));
+        }
+        for sub in cmd.get_subcommands() {
+            if path.is_empty() && NOT_YET.contains(&sub.get_name()) {
+                continue;
+            }
+            walk(sub, &format!("{path} {}", sub.get_name()), found);
+        }
+    }
+
+    /// Every numeric option goes through the one checking layer: a
+    /// [`spindle::bounds::Whole`], [`spindle::bounds::Real`],
+    /// [`spindle::bounds::Span`] or [`spindle::bounds::Checked`] value
+    /// parser, so that it is bounded on
+    /// both sides, refuses NaN, ∞ and negative numbers by the flag's name
+    /// and shows its range in `--help`. A new option with a plain
+    /// `u64`/`f64` parser fails here.
+    #[test]
+    fn every_numeric_option_is_bounded_by_the_layer() {
+        let cmd = cli_command();
+        let mut found = Vec::new();
+        walk(&cmd, "", &mut found);
+        assert!(found.len() > 60, "only {} numeric options", found.len());
+        let unbounded: Vec<&str> = found
+            .iter()
+            .filter(|(_, arg)| spindle::bounds::bound_of(arg).is_none())
+            .map(|(name, _)| name.as_str())
+            .collect();
+        assert!(
+            unbounded.is_empty(),
+            "numeric options outside the checking layer (give them a bounds::Whole, Real, Span or Checked value parser): {unbounded:?}"
+        );
+        for (name, arg) in &found {
+            let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+            assert!(
+                help.contains("[range: "),
+                "{name}: help without its range: {help}"
+            );
+            assert!(
+                arg.is_allow_hyphen_values_set(),
+                "{name}: -1 would not reach its check"
+            );
+        }
+    }
+
+    /// The exemption list names real subcommands (so it cannot outlive them).
+    #[test]
+    fn the_exempt_subcommands_exist() {
+        let cmd = cli_command();
+        for name in NOT_YET {
+            assert!(cmd.find_subcommand(name).is_some(), "{name}");
+        }
+    }
 }

@@ -45,7 +45,7 @@ pub struct ReplayArgs {
     pub policy: AnySpec,
     /// Disks per traced device: 1 for single-disk policies, 2 (a mirrored
     /// pair) for array policies [default: what the policy needs].
-    #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u32).range(1..=2)))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::Whole::<u32>::new("disks per device", 1, 2)))]
     pub disks: Option<u32>,
     /// How a mirrored pair's second disk lays out its copies: identical,
     /// reversed, or shifted:F (by F of the capacity, F in [0, 1)) [default:
@@ -56,18 +56,18 @@ pub struct ReplayArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub trace_format: Option<TraceFormat>,
     /// Replay only these devices (repeat).
-    #[cfg_attr(feature = "cli", arg(long = "device"))]
+    #[cfg_attr(feature = "cli", arg(long = "device", value_parser = crate::bounds::Whole::<u32>::new("the device", 0, u32::MAX as u64)))]
     pub devices: Vec<u32>,
     /// Bytes per trace block.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 512))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 512, value_parser = crate::bounds::block_size()))]
     pub block_size: u32,
     /// Divide arrival times by this factor (2 = twice as fast); open-loop
     /// traces only.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, value_parser = crate::bounds::speed))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, value_parser = crate::bounds::speed()))]
     pub speed: f64,
     /// Seed for random service components (if the disk model has any) and
     /// an array policy's random routing.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::seed()))]
     pub seed: u64,
     /// Draw the replay's sheet into FILE (.svg, .png, or .html for a page
     /// of it): each device's arm (each disk's of a mirrored pair) over its
@@ -78,7 +78,7 @@ pub struct ReplayArgs {
     pub plot: Option<PathBuf>,
     /// Requests of the trace the sheet follows: its lanes show each
     /// device's arm until they have all left.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 40, value_parser = clap::value_parser!(u64).range(1..=10_000)))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 40, value_parser = crate::bounds::Whole::<u64>::new("requests followed", 1, 10_000)))]
     pub plot_requests: u64,
     /// Requests past the end of the emulated disk (a real volume's trace
     /// on a smaller drive): refuse (stop at the first, naming it), wrap

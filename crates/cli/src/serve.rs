@@ -33,7 +33,7 @@ pub struct ServeArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub mirror: Option<ArraySpec>,
     /// Disks of the mirror.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2, requires = "mirror", value_parser = crate::bounds::copies, allow_hyphen_values = true))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2, requires = "mirror", value_parser = crate::bounds::copies(), allow_hyphen_values = true))]
     pub copies: usize,
     /// Bytes exported: a number with an optional K, M, G or T suffix (powers of 1024).
     #[cfg_attr(feature = "cli", arg(long, default_value = "1G", value_parser = parse_size, allow_hyphen_values = true))]
@@ -56,7 +56,7 @@ pub struct ServeArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub control: Option<PathBuf>,
     /// The emulated disks run this many times as fast as the wall clock: 0.001 to 1000000.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, value_parser = crate::bounds::speed, allow_hyphen_values = true))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, value_parser = crate::bounds::speed(), allow_hyphen_values = true))]
     pub time_scale: f64,
     /// Fault schedule (TOML or JSON: `[[fault]]` at_ms, kind, disk, ...), in the disks' time;
     /// or `random:seed=S,misdirect=R,corrupt-read=R,flush-error=R,latent=R`: silent faults drawn per
@@ -74,7 +74,7 @@ pub struct ServeArgs {
     pub seed: u64,
     /// Worker threads; with 1 (the fastest: the engine is one lock anyway)
     /// the thread that waits on the sockets serves the connections itself.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::jobs, allow_hyphen_values = true))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::jobs(), allow_hyphen_values = true))]
     pub threads: usize,
     /// Memory for request data (write payloads read, read replies not yet
     /// sent) of all clients together, with a K, M, G or T suffix: 32M to 1T.

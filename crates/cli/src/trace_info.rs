@@ -20,7 +20,7 @@ pub struct TraceInfoArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub trace_format: Option<TraceFormat>,
     /// Bytes per block of the block numbers and request sizes shown.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 512))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 512, value_parser = crate::bounds::block_size()))]
     pub block_size: u32,
 }
 

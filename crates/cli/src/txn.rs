@@ -22,31 +22,31 @@ pub struct TxnArgs {
     #[cfg_attr(feature = "cli", arg(long, default_value = "chen-towsley-91"))]
     pub disk: String,
     /// N_u: users.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20, value_parser = crate::bounds::population))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20, value_parser = crate::bounds::population()))]
     pub users: u32,
     /// Fewest steps per transaction.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::Whole::<u32>::new("steps per transaction", 1, 1_000)))]
     pub steps_min: u32,
     /// Most steps per transaction.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20, value_parser = crate::bounds::Whole::<u32>::new("steps per transaction", 1, 1_000)))]
     pub steps_max: u32,
     /// T_C: CPU per step, ms.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 15.0))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 15.0, value_parser = crate::bounds::millis("T_C", 0.0, 1e6)))]
     pub step_cpu_ms: f64,
     /// T_A: CPU per abort, ms.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 5.0))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 5.0, value_parser = crate::bounds::millis("T_A", 0.0, 1e6)))]
     pub abort_cpu_ms: f64,
     /// p_r: probability a step reads rather than updates.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.6))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.6, value_parser = crate::bounds::fraction()))]
     pub read_probability: f64,
     /// k in DL_LOW = max(1, k·N_u).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.25))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.25, value_parser = crate::bounds::Real::new("k", 0.0, 1e6)))]
     pub k: f64,
     /// α in DL_UP = α·DL_LOW.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 3.0))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 3.0, value_parser = crate::bounds::Real::new("α", 1.0, 1e6)))]
     pub alpha: f64,
     /// DL_LOW given directly (instead of max(1, k·N_u)).
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::Real::new("DL_LOW", 0.0, 1e6)))]
     pub dl_low: Option<f64>,
     /// No deadlines (the non-real-time setting).
     #[cfg_attr(feature = "cli", arg(long, conflicts_with_all = ["dl_low", "k", "alpha"]))]

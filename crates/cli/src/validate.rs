@@ -53,7 +53,7 @@ pub struct ValidateArgs {
     #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::output_file))]
     pub samples: Option<PathBuf>,
     /// Seed for random service components (if the model has any).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::seed()))]
     pub seed: u64,
 }
 

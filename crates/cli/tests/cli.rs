@@ -1629,7 +1629,7 @@ fn the_issues_other_cases_are_refused_by_name() {
                 "0".into(),
             ],
             2,
-            &["--requests", "must be in 1..="],
+            &["--requests", "must be in 1000..="],
         ),
         (
             vec!["serve".into(), "--threads".into(), "4294967296".into()],
@@ -1761,4 +1761,424 @@ fn a_single_figure_is_plotted_where_asked() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(plot.exists());
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+/// `spindle ARGS` (run in `dir` when given) must exit with `code` and
+/// standard error must hold each of `words`; returns standard error.
+fn refused_with(dir: Option<&std::path::Path>, args: &[&str], code: i32, words: &[&str]) -> String {
+    let out = match dir {
+        Some(dir) => support::spindle_in(dir, args),
+        None => spindle(args),
+    };
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+    assert!(err.starts_with("error:"), "{args:?}: {err}");
+    for w in words {
+        assert!(err.contains(w), "{args:?}: `{w}` not in: {err}");
+    }
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    err
+}
+
+/// Issue 31, the numeric options of the newer commands: each bounded
+/// before any work, refused by the flag's name with what is allowed
+/// (clap's refusals exit 2).
+#[test]
+fn the_newer_commands_numeric_options_are_bounded_by_name() {
+    let cases: &[(&[&str], &[&str])] = &[
+        // repro ivy / zhang02: replications, warm-up, requests, threads.
+        (
+            &["repro", "ivy", "--replications", "0"],
+            &["--replications", "1..=1000"],
+        ),
+        (
+            &["repro", "ivy", "--replications", "100001"],
+            &["--replications", "1..=1000"],
+        ),
+        (
+            &["repro", "zhang02", "--replications", "0"],
+            &["--replications", "1..=1000"],
+        ),
+        (
+            &["repro", "zhang02", "--warmup", "1000000000"],
+            &["--warmup", "0..=10000000"],
+        ),
+        (
+            &["repro", "zhang02", "--requests", "1"],
+            &["--requests", "halves"],
+        ),
+        (
+            &["repro", "zhang02", "--requests", "18446744073709551615"],
+            &["--requests", "1000..=10000000"],
+        ),
+        (
+            &["repro", "zhang02", "--jobs", "0"],
+            &["--jobs", "four per core"],
+        ),
+        (
+            &["repro", "zhang02", "--jobs", "4294967296"],
+            &["--jobs", "four per core"],
+        ),
+        // Times: the deadline would overflow the clock in nanoseconds.
+        (
+            &["run", "--deadline-ms", "2e13..2e13"],
+            &["--deadline-ms", "the minimum", "0..=1000000000"],
+        ),
+        (
+            &["run", "--deadline-ms", "40..20"],
+            &["--deadline-ms", "above the maximum"],
+        ),
+        (
+            &["repro", "ivy", "--delay-s", "1e308"],
+            &["--delay-s", "0..=10000000"],
+        ),
+        // Speed-ups, rates and requests of an array.
+        (
+            &["array", "--layout", "stripe", "--speedup", "1e308"],
+            &["--speedup", "0.01..=1000"],
+        ),
+        (
+            &["array", "--layout", "stripe", "--speedup", "1e-300"],
+            &["--speedup", "got 1e-300"],
+        ),
+        (
+            &[
+                "array",
+                "--layout",
+                "stripe",
+                "--search",
+                "--speedup",
+                "1e-9",
+            ],
+            &["--speedup"],
+        ),
+        (
+            &["array", "--layout", "stripe", "--requests", "1"],
+            &["--requests", "halves"],
+        ),
+        (
+            &["array", "--layout", "stripe", "--disks", "0"],
+            &["--disks", "1..=64"],
+        ),
+        // The analytic models' rates.
+        (
+            &["analyze", "towsley91", "--lambda", "5e-324"],
+            &["--lambda", "got 5e-324"],
+        ),
+        (
+            &["analyze", "towsley91", "--lambda", "20", "--mu", "1e308"],
+            &["--mu", "0.001..=1000000"],
+        ),
+        // A block size below a sector blames --block-size, not --fit.
+        (
+            &["replay", "x.trace", "--block-size", "1"],
+            &["--block-size", "512..="],
+        ),
+        (
+            &["trace-info", "x.trace", "--block-size", "0"],
+            &["--block-size", "512..="],
+        ),
+        // The layout's factors are checked as it is read.
+        (
+            &["array", "--layout", "ew:36x1x1"],
+            &["--layout", "mirrors", "1 to 8"],
+        ),
+        (&["array", "--layout", "sr:6x9"], &["--layout", "replicas"]),
+        // A sweep's shards.
+        (
+            &[
+                "sweep",
+                "g.toml",
+                "--shards",
+                "4294967295",
+                "--print",
+                "shards",
+            ],
+            &["--shards", "1..=100000"],
+        ),
+        (
+            &["sweep", "g.toml", "--shards", "0", "--print", "shards"],
+            &["--shards", "1..=100000"],
+        ),
+    ];
+    for (args, words) in cases {
+        refused_with(None, args, 2, words);
+    }
+}
+
+/// A negative number reaches the option's check, which names the flag:
+/// never clap's "unexpected argument '-1' found".
+#[test]
+fn negative_numbers_are_refused_by_the_flags_name() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "--jobs", "-1"], "--jobs"),
+        (&["run", "--seed", "-1"], "--seed"),
+        (&["run", "--think-ms", "-5", "--clients", "2"], "--think-ms"),
+        (
+            &["array", "--layout", "stripe", "--speedup", "-2"],
+            "--speedup",
+        ),
+        (
+            &["array", "--layout", "stripe", "--disks", "-36"],
+            "--disks",
+        ),
+        (&["repro", "ivy", "--copies", "-1"], "--copies"),
+        (
+            &["repro", "zhang02", "--replications", "-inf"],
+            "--replications",
+        ),
+        (&["txn", "--step-cpu-ms", "-1e308"], "--step-cpu-ms"),
+        (&["analyze", "towsley91", "--lambda", "-nan"], "--lambda"),
+        (
+            &["sweep", "g.toml", "--shards", "-1", "--print", "shards"],
+            "--shards",
+        ),
+        (&["bench", "sched", "--depth", "-3"], "--depth"),
+    ];
+    for (args, flag) in cases {
+        let err = refused_with(None, args, 2, &[flag]);
+        assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
+    }
+}
+
+/// Every bounded option shows its range in `--help`.
+#[test]
+fn help_shows_each_options_range() {
+    for (args, range) in [
+        (&["run", "--help"][..], "[range: 2..=10000]"),
+        (&["array", "--help"][..], "[range: 0.01..=1000]"),
+        (
+            &["repro", "zhang02", "--help"][..],
+            "[range: 1000..=10000000]",
+        ),
+        (&["sweep", "--help"][..], "[range: 1..=100000]"),
+    ] {
+        let out = spindle(args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains(range),
+            "{args:?}: {text}"
+        );
+    }
+}
+
+/// A decimal of 300 digits is shown short, not echoed whole.
+#[test]
+fn a_long_decimal_is_not_echoed_whole() {
+    let tiny = format!("0.{}1", "0".repeat(300));
+    let out = spindle(&["replay", "x.trace", "--speed", &tiny]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--speed") && err.contains("1e-301"), "{err}");
+    assert!(!err.contains(&"0".repeat(100)), "{err}");
+}
+
+/// `--layout sr:2147483648x2`: the product of the factors wrapped to 0 in
+/// u32 and divided by zero; it is too many disks, named before any run.
+#[test]
+fn an_sr_layout_whose_product_wraps_is_too_many_disks() {
+    refused_with(
+        None,
+        &["array", "--layout", "sr:2147483648x2"],
+        1,
+        &["--layout sr:2147483648x2 on --disks 36", "needs 4294967296"],
+    );
+}
+
+/// `array --search --speedup 0.1`: a stride below the search's
+/// resolution is refused (it ran 6.4·10¹⁰ simulations at 1e-9).
+#[test]
+fn an_array_search_has_a_floor_on_its_stride() {
+    refused_with(
+        None,
+        &[
+            "array",
+            "--layout",
+            "stripe",
+            "--search",
+            "--speedup",
+            "0.1",
+        ],
+        1,
+        &["--speedup 0.1", "at least 0.25"],
+    );
+}
+
+/// An untimed (validation) trace is not replayed by `array --trace` as if
+/// every request arrived at once.
+#[test]
+fn an_array_refuses_an_untimed_trace() {
+    refused_with(
+        None,
+        &[
+            "array",
+            "--layout",
+            "stripe",
+            "--disks",
+            "2",
+            "--trace",
+            &data("hp_c2247a.trace"),
+            "--requests",
+            "1000",
+            "--warmup",
+            "0",
+        ],
+        1,
+        &["hp_c2247a.trace", "no arrival times"],
+    );
+}
+
+/// Disk specs: NaN and ∞ refused by field before any default applies, and
+/// a geometry far past real drives refused before it allocates.
+#[test]
+fn disk_specs_refuse_non_finite_numbers_and_huge_geometry() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "skew.toml",
+            "preset = \"hp97560\"\n[geometry]\ntrack_skew = nan\n",
+            "`geometry.track_skew`",
+        ),
+        (
+            "rpm.toml",
+            "preset = \"hp97560\"\nrpm = inf\n",
+            "`rpm`: inf is not a finite number",
+        ),
+        (
+            "switch.toml",
+            "preset = \"hp97560\"\nhead_switch_ms = nan\n",
+            "`head_switch_ms`: NaN is not a finite number",
+        ),
+        (
+            "null.json",
+            "{\"preset\": \"hp97560\", \"rpm\": null}",
+            "`rpm`: null",
+        ),
+        (
+            "big.toml",
+            "preset = \"hp97560\"\n[geometry]\ncylinders = 400000000\n",
+            "`geometry.cylinders` = 400000000: at most 1000000",
+        ),
+    ];
+    for (name, text, words) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        refused_with(
+            None,
+            &["run", "--disk", path.to_str().unwrap(), "--requests", "100"],
+            1,
+            &[name, words],
+        );
+    }
+}
+
+/// Sweep grids: built lazily with a cap on points; axes may not name the
+/// options the sweep sets; two values with one file name are refused.
+#[test]
+fn sweep_grids_are_bounded_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut huge = String::from("command = [\"run\"]\n");
+    for k in 0..30 {
+        huge.push_str(&format!(
+            "[[axis]]\noption = \"--o{k}\"\nvalues = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n"
+        ));
+    }
+    let cases = [
+        (huge.as_str(), "grows past 100000 commands"),
+        (
+            "command = [\"run\"]\n[[axis]]\noption = \"--shard\"\nvalues = [\"0/2\"]\n",
+            "`--shard` is set by the sweep itself",
+        ),
+        (
+            "command = [\"run\"]\n[[axis]]\noption = \"--out-dir\"\nvalues = [\"x\"]\n",
+            "`--out-dir` is set by the sweep itself",
+        ),
+        (
+            "command = [\"run\"]\n[[axis]]\noption = \"--policy\"\nvalues = [\"ssedo:m=3\", \"ssedo_m=3\"]\n",
+            "would share the file name",
+        ),
+    ];
+    for (text, words) in cases {
+        std::fs::write(d.join("g.toml"), text).unwrap();
+        refused_with(Some(d), &["sweep", "g.toml"], 1, &["g.toml: ", words]);
+    }
+    // Shard commands are streamed as they are made: a reader that stops
+    // early ends the command cleanly.
+    std::fs::write(
+        d.join("g.toml"),
+        "command = [\"run\"]\n[[axis]]\noption = \"--load\"\nvalues = [0.5, 0.8]\n",
+    )
+    .unwrap();
+    let out = support::spindle_in(
+        d,
+        &["sweep", "g.toml", "--shards", "100000", "--print", "shards"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).lines().count(),
+        200_000
+    );
+}
+
+/// Parts: a header's shard is read through the shard's own check (count 0
+/// divided by zero; 5 of 2 was not named), and a part that says it
+/// stopped must hold the failure that stopped it.
+#[test]
+fn tampered_part_headers_are_refused_naming_the_part() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = support::spindle_in(
+        d,
+        &[
+            "--shard",
+            "0/1",
+            "--part",
+            "p.part",
+            "run",
+            "--requests",
+            "200",
+            "--replications",
+            "2",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let bytes = std::fs::read(d.join("p.part")).unwrap();
+    let end = bytes.iter().position(|&b| b == b'\n').unwrap();
+    let header: Value = serde_json::from_slice(&bytes[..end]).unwrap();
+    let tamper = |name: &str, edit: &dyn Fn(&mut Value)| {
+        let mut h = header.clone();
+        edit(&mut h);
+        let mut out = serde_json::to_vec(&h).unwrap();
+        out.extend_from_slice(&bytes[end..]);
+        std::fs::write(d.join(name), out).unwrap();
+    };
+    tamper("zero.part", &|h| {
+        h["shard"] = serde_json::json!({"index": 0, "count": 0})
+    });
+    tamper("five.part", &|h| {
+        h["shard"] = serde_json::json!({"index": 5, "count": 2})
+    });
+    tamper("boom.part", &|h| h["stopped"] = serde_json::json!("boom"));
+    refused_with(
+        Some(d),
+        &["merge", "zero.part"],
+        1,
+        &["zero.part: line 1", "at least 1"],
+    );
+    refused_with(
+        Some(d),
+        &["merge", "p.part", "five.part"],
+        1,
+        &[
+            "five.part: line 1",
+            "shard index 5 is not below the number of shards 2",
+        ],
+    );
+    refused_with(
+        Some(d),
+        &["merge", "boom.part"],
+        1,
+        &["boom.part: corrupt", "`boom`"],
+    );
 }

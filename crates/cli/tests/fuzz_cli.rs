@@ -1,12 +1,14 @@
-//! The command line under random input: 2,000 seeded cases, each a
+//! The command line under random input: 3,000 seeded cases, each a
 //! subcommand with small base options (so accepted runs stay short) and one
 //! to three options drawn from each option's domain and its edges (0, 1,
 //! −1, the largest integers, NaN, ±∞, empty, a 10 kB token, garbage, a
-//! missing or endless file). Every case must end within the time limit
-//! (a refused input never hangs), never panic, and either succeed or exit
-//! non-zero with a message starting `error:` (after any one-line
-//! `warning:`s) — never a crash. `serve` and
-//! `control` cases are refusals only (no server ever starts; see SHAPES).
+//! missing or endless file, tampered part files and grids). Every case
+//! must end within the time limit (a refused input never hangs), never
+//! panic, and either succeed or exit non-zero with a message starting
+//! `error:` (after any one-line `warning:`s) — never a crash. `serve` and
+//! `control` cases are refusals only (no server ever starts; see SHAPES),
+//! and so are `repro zhang02` cases (its shortest search takes seconds:
+//! its options are checked, then `--shard` is refused).
 
 mod support;
 use support::data;
@@ -19,7 +21,7 @@ use std::time::{Duration, Instant};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
 
-const CASES: usize = 2_000;
+const CASES: usize = 3_000;
 const SEED: u64 = 2026;
 /// A case still running after this long was accepted (a valid run whose
 /// length the case chose); it is stopped and checked for a panic so far.
@@ -35,6 +37,9 @@ fn values(rng: &mut Pcg64, kind: &str) -> String {
             "2",
             "3",
             "-1",
+            "-0",
+            "-99999999999999999999",
+            "1e3",
             "4294967296",
             "18446744073709551615",
             "99999999999999999999",
@@ -47,7 +52,8 @@ fn values(rng: &mut Pcg64, kind: &str) -> String {
         .map(String::from)
         .collect(),
         "real" => vec![
-            "0", "0.5", "0.9", "1", "1.5", "-0.5", "NaN", "inf", "-inf", "1e308", "1e-300", "", "x",
+            "0", "0.5", "0.9", "1", "1.5", "8", "-0.5", "-1e308", "NaN", "-nan", "inf", "-inf",
+            "+inf", "1e308", "1e400", "1e-300", "5e-324", "", "x",
         ]
         .into_iter()
         .map(String::from)
@@ -89,7 +95,16 @@ fn values(rng: &mut Pcg64, kind: &str) -> String {
             String::new(),
         ],
         "range" => vec![
-            "20..40", "50..150", "40..20", "-1..5", "NaN..1", "1", "x..y", "",
+            "20..40",
+            "50..150",
+            "40..20",
+            "-1..5",
+            "NaN..1",
+            "2e13..2e13",
+            "0..inf",
+            "1",
+            "x..y",
+            "",
         ]
         .into_iter()
         .map(String::from)
@@ -153,6 +168,34 @@ fn values(rng: &mut Pcg64, kind: &str) -> String {
             .into_iter()
             .map(String::from)
             .collect(),
+        "layout" => vec![
+            "stripe",
+            "raid10",
+            "sr:1x2",
+            "ew:2x1x1",
+            "ew:1x2x1",
+            "ew:36x1x1",
+            "sr:2147483648x2",
+            "sr:0x2",
+            "ew:1xNaNx1",
+            "ew:1x1xinf",
+            "nonsense",
+            "",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect(),
+        "list" => vec!["1", "1,2", "2,3", "0", "9", "-1", "1,,2", "4294967296", ""]
+            .into_iter()
+            .map(String::from)
+            .collect(),
+        // Written into the directory the cases run in (see GRIDS, PARTS).
+        "grid" => GRIDS.iter().map(|(name, _)| name.to_string()).collect(),
+        "part" => PARTS.iter().map(|p| p.to_string()).collect(),
+        "print" => vec!["shards", "merges", "both", ""]
+            .into_iter()
+            .map(String::from)
+            .collect(),
         other => panic!("no domain {other}"),
     };
     edges[rng.random_range(0..edges.len())].clone()
@@ -185,6 +228,9 @@ const SHAPES: &[Shape] = &[
             ("--disk", "disk"),
             ("--disks", "count"),
             ("--blocks", "count"),
+            ("--seed", "count"),
+            ("--clients", "count"),
+            ("--think-ms", "real"),
             ("--format", "format"),
         ],
     ),
@@ -242,6 +288,15 @@ const SHAPES: &[Shape] = &[
             ("--transactions", "count"),
             ("--io", "policy"),
             ("--jobs", "count"),
+            ("--steps-min", "count"),
+            ("--steps-max", "count"),
+            ("--step-cpu-ms", "real"),
+            ("--abort-cpu-ms", "real"),
+            ("--read-probability", "real"),
+            ("--k", "real"),
+            ("--alpha", "real"),
+            ("--dl-low", "real"),
+            ("--seed", "count"),
         ],
     ),
     (
@@ -288,8 +343,89 @@ const SHAPES: &[Shape] = &[
             ("--model", "policy"),
         ],
     ),
+    (
+        &["array"],
+        &[
+            "--layout",
+            "stripe",
+            "--disks",
+            "2",
+            "--requests",
+            "1000",
+            "--warmup",
+            "0",
+        ],
+        &[
+            ("--layout", "layout"),
+            ("--disks", "count"),
+            ("--speedup", "real"),
+            ("--rate", "real"),
+            ("--read-fraction", "real"),
+            ("--database", "count"),
+            ("--buffer", "count"),
+            ("--requests", "count"),
+            ("--warmup", "count"),
+            ("--replications", "count"),
+            ("--seed", "count"),
+            ("--jobs", "count"),
+            ("--trace", "file"),
+        ],
+    ),
+    (
+        // A trace of 200 requests (IVY_TRACE) on the paper's drive.
+        &["repro", "ivy", "--trace", IVY_TRACE, "--disk", "hp7937"],
+        &[
+            "--copies",
+            "1",
+            "--replications",
+            "1",
+            "--compare-discipline",
+            "none",
+        ],
+        &[
+            ("--copies", "list"),
+            ("--extent", "list"),
+            ("--delay-s", "real"),
+            ("--replications", "count"),
+            ("--seed", "count"),
+            ("--jobs", "count"),
+            ("--format", "format"),
+        ],
+    ),
+    (
+        // Refused once its options are checked (see the module's note).
+        &["repro", "zhang02", "--shard", "0/2"],
+        &[],
+        &[
+            ("--replications", "count"),
+            ("--requests", "count"),
+            ("--warmup", "count"),
+            ("--seed", "count"),
+            ("--jobs", "count"),
+            ("--plot", "plot"),
+        ],
+    ),
+    (
+        &["analyze", "towsley91"],
+        &[],
+        &[("--figure", "count"), ("--format", "format")],
+    ),
+    (
+        &["sweep"],
+        &["--out-dir", "sweep-out"],
+        &[
+            ("--shards", "count"),
+            ("--print", "print"),
+            ("--jobs", "count"),
+            ("--format", "format"),
+        ],
+    ),
     (&["trace-info"], &[], &[("--format", "format")]),
-    (&["merge"], &[], &[("--format", "format")]),
+    (
+        &["merge"],
+        &[],
+        &[("--format", "format"), ("--html", "plot")],
+    ),
     // serve listens on a socket whose directory does not exist, so every
     // case ends refused (by an option, or at the latest by the bind) and
     // none serves: what is checked is that each refusal is clean and that
@@ -322,6 +458,118 @@ const SHAPES: &[Shape] = &[
 /// release).
 const TASKS: &str = "tasks.toml";
 
+/// The first 200 requests of the bundled DiskSim ASCII trace, for
+/// `repro ivy` cases.
+const IVY_TRACE: &str = "ivy.trace";
+
+/// Sweep grids `sweep` cases read: a short one, and refusals (30 axes of
+/// 10 values, an axis naming an option the sweep sets, two values with one
+/// file name, not TOML).
+const GRIDS: [(&str, &str); 6] = [
+    (
+        "grid.toml",
+        "command = [\"run\", \"--requests\", \"200\", \"--replications\", \"2\"]\n\
+         [[axis]]\noption = \"--load\"\nvalues = [0.5, 0.8]\n",
+    ),
+    ("huge.toml", ""),
+    (
+        "shard-axis.toml",
+        "command = [\"run\"]\n[[axis]]\noption = \"--shard\"\nvalues = [\"0/2\", \"1/2\"]\n",
+    ),
+    (
+        "same-name.toml",
+        "command = [\"run\"]\n[[axis]]\noption = \"--policy\"\nvalues = [\"a b\", \"a_b\"]\n",
+    ),
+    ("garbage.toml", "command = [\"run\"\n[[axis"),
+    ("/dev/zero", ""),
+];
+
+/// Part files `merge` cases read: a real part (PARTS[0]), the same part
+/// with its header tampered, and files that are not parts.
+const PARTS: [&str; 7] = [
+    "good.part",
+    "zero-shards.part",
+    "five-of-two.part",
+    "stopped.part",
+    "huge-count.part",
+    "/dev/zero",
+    "/nonexistent.part",
+];
+
+/// Writes the files the cases read into `dir`.
+fn scratch_files(dir: &std::path::Path) {
+    std::fs::write(
+        dir.join(TASKS),
+        "[[task]]\nrate_kb_s = 80\nbuffer_kb = 160\nrelease_ms = 10\n\
+         [[task]]\nrate_kb_s = 11.2\nbuffer_kb = 56\n",
+    )
+    .unwrap();
+    let trace = std::fs::read_to_string(data("ascii.trace")).unwrap();
+    let head: Vec<&str> = trace.lines().take(200).collect();
+    std::fs::write(dir.join(IVY_TRACE), head.join("\n") + "\n").unwrap();
+    for (name, text) in GRIDS.iter().filter(|(n, _)| !n.starts_with('/')) {
+        let text = if *name == "huge.toml" {
+            let mut t = String::from("command = [\"run\"]\n");
+            for k in 0..30 {
+                t.push_str(&format!(
+                    "[[axis]]\noption = \"--o{k}\"\nvalues = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n"
+                ));
+            }
+            t
+        } else {
+            text.to_string()
+        };
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .current_dir(dir)
+        .args([
+            "--shard",
+            "0/1",
+            "--part",
+            PARTS[0],
+            "run",
+            "--requests",
+            "200",
+        ])
+        .args(["--replications", "2"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(dir.join(PARTS[0])).unwrap();
+    let end = bytes.iter().position(|&b| b == b'\n').unwrap();
+    let header: serde_json::Value = serde_json::from_slice(&bytes[..end]).unwrap();
+    let edits: [(&str, &str, serde_json::Value); 4] = [
+        (
+            PARTS[1],
+            "shard",
+            serde_json::json!({"index": 0, "count": 0}),
+        ),
+        (
+            PARTS[2],
+            "shard",
+            serde_json::json!({"index": 5, "count": 2}),
+        ),
+        (PARTS[3], "stopped", serde_json::json!("boom")),
+        (
+            PARTS[4],
+            "shard",
+            serde_json::json!({"index": 0, "count": u32::MAX}),
+        ),
+    ];
+    for (name, field, value) in edits {
+        let mut h = header.clone();
+        h[field] = value;
+        let mut tampered = serde_json::to_vec(&h).unwrap();
+        tampered.extend_from_slice(&bytes[end..]);
+        std::fs::write(dir.join(name), tampered).unwrap();
+    }
+}
+
 /// A socket no server can bind: its directory does not exist.
 const SOCKET: &str = "/nonexistent-spindle-fuzz/serve.sock";
 
@@ -333,11 +581,15 @@ fn case(rng: &mut Pcg64) -> Case {
     let (words, base, options) = SHAPES[rng.random_range(0..SHAPES.len())];
     let mut args: Vec<String> = words.iter().map(|w| w.to_string()).collect();
     // Positional file of the commands that take one.
-    if matches!(
-        words[0],
-        "replay" | "admit" | "trace-info" | "merge" | "control"
-    ) {
-        args.push(values(rng, "file"));
+    match words[0] {
+        "replay" | "admit" | "trace-info" | "control" => args.push(values(rng, "file")),
+        "merge" => {
+            for _ in 0..rng.random_range(1..=2) {
+                args.push(values(rng, "part"));
+            }
+        }
+        "sweep" => args.push(values(rng, "grid")),
+        _ => {}
     }
     if words[0] == "control" {
         args.extend(values(rng, "words").split(' ').map(String::from));
@@ -383,7 +635,8 @@ fn check(dir: &std::path::Path, case: &Case) -> Option<String> {
     if text.contains("panicked") {
         return Some(format!("panicked: {}", text.lines().next().unwrap_or("")));
     }
-    let must_refuse = matches!(case.args[0].as_str(), "serve" | "control");
+    let must_refuse = matches!(case.args[0].as_str(), "serve" | "control")
+        || case.args.get(1).is_some_and(|a| a == "zhang02");
     if must_refuse && status.is_none_or(|s| s.success()) {
         return Some("was not refused (serve must never start in this test)".to_string());
     }
@@ -411,16 +664,11 @@ fn check(dir: &std::path::Path, case: &Case) -> Option<String> {
 }
 
 #[test]
-fn two_thousand_random_command_lines_end_cleanly() {
+fn three_thousand_random_command_lines_end_cleanly() {
     let mut rng = Pcg64::seed_from_u64(SEED);
     let cases: Vec<Case> = (0..CASES).map(|_| case(&mut rng)).collect();
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join(TASKS),
-        "[[task]]\nrate_kb_s = 80\nbuffer_kb = 160\nrelease_ms = 10\n\
-         [[task]]\nrate_kb_s = 11.2\nbuffer_kb = 56\n",
-    )
-    .unwrap();
+    scratch_files(dir.path());
     let failures = Mutex::new(Vec::new());
     let next = Mutex::new(0usize);
     std::thread::scope(|scope| {

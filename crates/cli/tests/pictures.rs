@@ -654,11 +654,11 @@ fn zhang02_figure() {
         replications: 1,
         requests: 1000,
         warmup: 300,
-        seed: 1,
         jobs: 1,
+        ..zhang02::Zhang02Options::default()
     };
     let f = zhang02::figure(&options).unwrap();
-    let curves: Vec<&str> = zhang02::configurations().iter().map(|c| c.0).collect();
+    let curves: Vec<&str> = zhang02::configurations().iter().map(|c| c.label).collect();
     look(
         "zhang02 figure 11",
         &f.title,

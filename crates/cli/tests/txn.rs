@@ -27,10 +27,10 @@ fn bad_parameters_are_errors_naming_the_field() {
     fails_naming(&["txn", "--users", "0"], "users");
     fails_naming(&["txn", "--alpha", "0.5"], "alpha");
     fails_naming(&["txn", "--k", "0"], "deadline k");
-    fails_naming(&["txn", "--k=-1"], "deadline k");
+    fails_naming(&["txn", "--k=-1"], "--k");
     fails_naming(&["txn", "--steps-min", "5", "--steps-max", "2"], "steps");
-    fails_naming(&["txn", "--think-ms=-3"], "think_ms");
-    fails_naming(&["txn", "--read-probability", "1.5"], "read_probability");
+    fails_naming(&["txn", "--think-ms=-3"], "--think-ms");
+    fails_naming(&["txn", "--read-probability", "1.5"], "--read-probability");
     fails_naming(&["txn", "--io", "no-such-policy"], "--io");
     fails_naming(&["txn", "--warmup", "2000"], "transactions");
     fails_naming(&["repro", "chen-towsley91", "--figure", "14"], "--figure");

@@ -92,6 +92,13 @@ impl Stream {
         }
     }
 
+    /// A draw from any real-valued distribution of `rand_distr` (built once
+    /// for many draws), for workloads whose shape the streams above lack
+    /// (a Zipf popularity, say).
+    pub fn sample<D: Distribution<f64>>(&mut self, distribution: &D) -> f64 {
+        distribution.sample(&mut self.rng)
+    }
+
     /// Uniform duration on [lo, hi].
     pub fn uniform_between(&mut self, lo: Nanos, hi: Nanos) -> Nanos {
         if hi <= lo {

@@ -60,6 +60,10 @@ enum Flight {
 }
 
 /// Where requests come from.
+/// The most 4 KB array blocks one trace request may span (256 MB): each
+/// is queued as a request of its own.
+pub(crate) const MAX_TRACE_REQUEST_BLOCKS: u64 = 65_536;
+
 pub(crate) enum Source {
     Oltp(OltpSource),
     Trace {
@@ -223,12 +227,23 @@ impl ArrayRun {
                 let Some(record) = reader.next().transpose()? else {
                     return Ok(None);
                 };
-                let first = record.block * 512 / 4096;
-                let last = (record.block + u64::from(record.blocks) - 1) * 512 / 4096;
+                let Some(arrival) = record.arrival else {
+                    return Err(ArrayError::Untimed(reader.file().to_string()));
+                };
+                // In u128: a block near u64::MAX does not wrap.
+                let sector = |b: u64| (u128::from(b) * 512 / 4096) as u64;
+                let first = sector(record.block);
+                let last = sector(record.block.saturating_add(u64::from(record.blocks) - 1));
+                if last - first >= MAX_TRACE_REQUEST_BLOCKS {
+                    return Err(ArrayError::TraceRequest {
+                        file: reader.file().to_string(),
+                        blocks: last - first + 1,
+                    });
+                }
                 for b in first..=last {
                     pending.push_back((record.kind, b % *database));
                 }
-                let at = record.arrival.unwrap_or(now) as f64 / *speedup;
+                let at = arrival as f64 / *speedup;
                 Some((at as Nanos).max(now))
             }
         })
@@ -326,7 +341,7 @@ impl ArrayRun {
     /// behind, `written` being the copy a write just put the current
     /// version on: through the buffer in the background, or at once in the
     /// foreground when the buffer is full or the layout writes every copy
-    /// (RAID-10).
+    /// at once (`raid10:foreground`).
     fn propagate(
         &mut self,
         sim: &mut Simulation<GroupDevice, ()>,
@@ -478,10 +493,10 @@ impl ArrayRun {
         }
     }
 
-    /// Lowers or raises the degree of replication of an array that
-    /// propagates in the background (see [`crate::array_experiment`]).
+    /// Lowers or raises the degree of replication of an array that may
+    /// lower it (see [`crate::array_experiment`]).
     fn control_degree(&mut self, now: Nanos) {
-        if !self.layout.background {
+        if !self.layout.lowers_degree {
             return;
         }
         let fill = self.buffer.held() as f64 / self.buffer.capacity().max(1) as f64;

@@ -27,9 +27,11 @@
 //!   are **propagated**: buffered (each disk's propagations are sent two at
 //!   a time to its delayed-write queue, served when the disk has no
 //!   foreground work) or, when the buffer is full, written at once as
-//!   foreground writes. RAID-10 writes its second copy at once in the
-//!   foreground, always: it updates both copies in place and never lowers
-//!   its degree.
+//!   foreground writes. RAID-10 updates both copies in place and
+//!   propagates its second copy the same way, through the buffer (the
+//!   paper's Figure 11 runs propagate in the background), but never lowers
+//!   its degree; `raid10:foreground` writes the second copy at once in the
+//!   foreground, always.
 //! - **Degree of replication** (EW- and SR-Arrays). Under *sustained
 //!   overload* — the buffer at least 90 % full for 1 s of virtual time
 //!   without a break — the array lowers its degree by one: writes from then
@@ -162,6 +164,21 @@ pub enum ArrayError {
     /// The trace could not be read.
     #[error(transparent)]
     Trace(#[from] disk_emu::trace::TraceError),
+    /// The trace has no arrival times (a closed-loop validation trace).
+    #[error(
+        "{0}: the trace has no arrival times (a closed-loop validation trace, replayed by `spindle replay`); an array replays timed traces: DiskSim ASCII, MSR, SPC or SRT"
+    )]
+    Untimed(String),
+    /// A trace request larger than an array replays.
+    #[error(
+        "{file}: a request of {blocks} blocks of 4 KB; an array replays requests of at most 65536 (256 MB)"
+    )]
+    TraceRequest {
+        /// The trace.
+        file: String,
+        /// Its 4 KB blocks.
+        blocks: u64,
+    },
     /// A group's queues filled up: the load is beyond what it serves.
     #[error("overload: a stripe group held {GROUP_CAPACITY} requests at t = {at_ms:.1} ms")]
     Overflow {

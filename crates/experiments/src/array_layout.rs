@@ -52,7 +52,13 @@ pub enum Organisation {
     /// One copy of every block, striped over every disk, updated in place.
     Stripe,
     /// Two copies on a mirrored pair, striped over the pairs, updated in place.
-    Raid10,
+    Raid10 {
+        /// Whether the second copy of a write is propagated through the
+        /// delayed-write buffer in the background (the paper's Figure 11:
+        /// "we perform replica propagation in the background") rather than
+        /// written at once in the foreground.
+        background: bool,
+    },
     /// Striping with rotational replication: `striping` × `replicas`.
     SrArray {
         /// D_s: each disk uses 1/D_s of the database's size.
@@ -118,7 +124,7 @@ pub enum LayoutError {
     EmptyDatabase,
     /// A layout description that does not parse.
     #[error(
-        "layout: expected stripe, raid10, sr:DSxDR (e.g. sr:6x6) or ew:DMxDSxDD (e.g. ew:2x9x2, ew:1x22x1.6), got `{0}`"
+        "layout: expected stripe, raid10, raid10:foreground, sr:DSxDR (e.g. sr:6x6) or ew:DMxDSxDD (e.g. ew:2x9x2, ew:1x22x1.6), got `{0}`"
     )]
     Syntax(String),
 }
@@ -127,7 +133,8 @@ impl fmt::Display for Organisation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Organisation::Stripe => f.write_str("stripe"),
-            Organisation::Raid10 => f.write_str("raid10"),
+            Organisation::Raid10 { background: true } => f.write_str("raid10"),
+            Organisation::Raid10 { background: false } => f.write_str("raid10:foreground"),
             Organisation::SrArray { striping, replicas } => write!(f, "sr:{striping}x{replicas}"),
             Organisation::EwArray {
                 mirrors,
@@ -141,7 +148,8 @@ impl fmt::Display for Organisation {
 impl FromStr for Organisation {
     type Err = LayoutError;
 
-    /// `stripe`, `raid10` (or `raid-10`), `sr:DSxDR`, `ew:DMxDSxDD`.
+    /// `stripe`, `raid10` (or `raid-10`, `raid10:background`),
+    /// `raid10:foreground`, `sr:DSxDR`, `ew:DMxDSxDD`.
     fn from_str(s: &str) -> Result<Self, LayoutError> {
         let bad = || LayoutError::Syntax(s.to_string());
         let lower = s.trim().to_ascii_lowercase();
@@ -152,26 +160,75 @@ impl FromStr for Organisation {
         };
         match lower.as_str() {
             "stripe" => Ok(Organisation::Stripe),
-            "raid10" | "raid-10" => Ok(Organisation::Raid10),
+            "raid10" | "raid-10" | "raid10:background" | "raid10:bg" => {
+                Ok(Organisation::Raid10 { background: true })
+            }
+            "raid10:foreground" | "raid10:fg" => Ok(Organisation::Raid10 { background: false }),
             other => {
-                if let Some(rest) = other.strip_prefix("sr:") {
+                let organisation = if let Some(rest) = other.strip_prefix("sr:") {
                     let [st, r] = &factors(rest)[..] else {
                         return Err(bad());
                     };
-                    return Ok(Organisation::SrArray {
+                    Organisation::SrArray {
                         striping: st.parse().map_err(|_| bad())?,
                         replicas: r.parse().map_err(|_| bad())?,
-                    });
-                }
-                let rest = other.strip_prefix("ew:").ok_or_else(bad)?;
-                let [m, st, d] = &factors(rest)[..] else {
-                    return Err(bad());
+                    }
+                } else {
+                    let rest = other.strip_prefix("ew:").ok_or_else(bad)?;
+                    let [m, st, d] = &factors(rest)[..] else {
+                        return Err(bad());
+                    };
+                    Organisation::EwArray {
+                        mirrors: m.parse().map_err(|_| bad())?,
+                        striping: st.parse().map_err(|_| bad())?,
+                        dilution: d.parse().map_err(|_| bad())?,
+                    }
                 };
-                Ok(Organisation::EwArray {
-                    mirrors: m.parse().map_err(|_| bad())?,
-                    striping: st.parse().map_err(|_| bad())?,
-                    dilution: d.parse().map_err(|_| bad())?,
+                organisation.check_factors()?;
+                Ok(organisation)
+            }
+        }
+    }
+}
+
+impl Organisation {
+    /// Checks the factors on their own (whatever the array): an SR-Array's
+    /// D_s of at least 1 and D_r of 1 to [`MAX_ROTATIONAL`]; an EW-Array's
+    /// D_m of 1 to [`MAX_ROTATIONAL`] (copies of a block are a mask of 8
+    /// bits) and D_s, D_d finite and at least 1.
+    ///
+    /// # Errors
+    /// [`LayoutError::Factor`] naming the factor.
+    pub fn check_factors(&self) -> Result<(), LayoutError> {
+        let whole = |parameter, value: u32, max: u32| {
+            if (1..=max).contains(&value) {
+                Ok(())
+            } else {
+                Err(LayoutError::Factor {
+                    parameter,
+                    expected: if max == MAX_ROTATIONAL {
+                        "a whole number from 1 to 8 (copies of a block are a mask of 8 bits)"
+                    } else {
+                        "a whole number of at least 1"
+                    },
+                    value: f64::from(value),
                 })
+            }
+        };
+        match *self {
+            Organisation::Stripe | Organisation::Raid10 { .. } => Ok(()),
+            Organisation::SrArray { striping, replicas } => {
+                whole("striping", striping, u32::MAX)?;
+                whole("replicas", replicas, MAX_ROTATIONAL)
+            }
+            Organisation::EwArray {
+                mirrors,
+                striping,
+                dilution,
+            } => {
+                whole("mirrors", mirrors, MAX_ROTATIONAL)?;
+                at_least_one("striping", striping)?;
+                at_least_one("dilution", dilution).map(|_| ())
             }
         }
     }
@@ -201,10 +258,16 @@ pub struct Layout {
     /// Whether writes are placed eagerly (the region has free blocks).
     pub eager: bool,
     /// Whether copies beyond the first are propagated through the
-    /// delayed-write buffer in the background, at a degree of replication
-    /// lowered under overload (EW- and SR-Arrays), or written at once in the
-    /// foreground (RAID-10, which updates both copies in place).
+    /// delayed-write buffer in the background (EW- and SR-Arrays, RAID-10
+    /// as the paper ran it), or written at once in the foreground
+    /// (`raid10:foreground`).
     pub background: bool,
+    /// Whether the degree of replication is lowered under sustained
+    /// overload (EW- and SR-Arrays, the two the paper names for it). A
+    /// RAID-10 keeps both copies: a mirror that dropped one would no longer
+    /// be one; when its buffer is full, its propagations go to the
+    /// foreground instead.
+    pub lowers_degree: bool,
 }
 
 /// Most rotational replicas of a block: copies of one block are a mask of
@@ -256,7 +319,7 @@ impl Layout {
         let mut rotational = 1;
         let (mirrors, groups, region) = match organisation {
             Organisation::Stripe => (1, disks, database.div_ceil(u64::from(disks))),
-            Organisation::Raid10 => {
+            Organisation::Raid10 { .. } => {
                 if disks < 2 {
                     return Err(too_few(2.0));
                 }
@@ -264,24 +327,13 @@ impl Layout {
                 (2, groups, database.div_ceil(u64::from(groups)))
             }
             Organisation::SrArray { striping, replicas } => {
-                if striping == 0 {
-                    return Err(LayoutError::Factor {
-                        parameter: "striping",
-                        expected: "a whole number of at least 1",
-                        value: 0.0,
-                    });
+                organisation.check_factors()?;
+                // The product in u64: two u32 factors cannot wrap it.
+                let needed = u64::from(striping) * u64::from(replicas);
+                if needed > u64::from(disks) {
+                    return Err(too_few(needed as f64));
                 }
-                if !(1..=MAX_ROTATIONAL).contains(&replicas) {
-                    return Err(LayoutError::Factor {
-                        parameter: "replicas",
-                        expected: "a whole number from 1 to 8",
-                        value: f64::from(replicas),
-                    });
-                }
-                let groups = striping * replicas;
-                if groups > disks {
-                    return Err(too_few(f64::from(groups)));
-                }
+                let groups = needed as u32;
                 rotational = replicas;
                 let per_disk = database.div_ceil(u64::from(groups));
                 (1, groups, per_disk * u64::from(replicas))
@@ -291,9 +343,7 @@ impl Layout {
                 striping,
                 dilution,
             } => {
-                at_least_one("mirrors", f64::from(mirrors))?;
-                let striping = at_least_one("striping", striping)?;
-                let dilution = at_least_one("dilution", dilution)?;
+                organisation.check_factors()?;
                 let needed = f64::from(mirrors) * striping * dilution;
                 // The paper rounds its factors (1 × 22 × 1.6 = 35.2 stands
                 // for 36 disks): a product within 2 % of the disks fits.
@@ -330,7 +380,11 @@ impl Layout {
             region,
             per_disk,
             eager: rotational == 1 && region > per_disk,
-            background: organisation != Organisation::Raid10,
+            background: organisation != Organisation::Raid10 { background: false },
+            lowers_degree: matches!(
+                organisation,
+                Organisation::EwArray { .. } | Organisation::SrArray { .. }
+            ),
         })
     }
 
@@ -403,8 +457,11 @@ mod tests {
         let l = Layout::new(ew(1, 22.0, 1.6), 36, 1 << 30, s).unwrap();
         assert_eq!((l.groups, l.region), (36, s / 22));
         assert!((l.dilution() - 36.0 / 22.0).abs() < 1e-9);
-        let l = Layout::new(Organisation::Raid10, 36, 1 << 30, s).unwrap();
+        let l = Layout::new(Organisation::Raid10 { background: true }, 36, 1 << 30, s).unwrap();
         assert_eq!((l.groups, l.mirrors, l.eager), (18, 2, false));
+        assert!(l.background && !l.lowers_degree);
+        let l = Layout::new(Organisation::Raid10 { background: false }, 36, 1 << 30, s).unwrap();
+        assert!(!l.background && !l.lowers_degree);
         let l = Layout::new(Organisation::Stripe, 36, 1 << 30, s).unwrap();
         assert_eq!((l.groups, l.region, l.eager), (36, s / 36, false));
         // Initial places are distinct and inside the region.
@@ -445,17 +502,27 @@ mod tests {
         assert!(err(Organisation::Stripe, 0, 100).starts_with("disks:"));
         assert!(err(Organisation::Stripe, 36, 0).starts_with("database:"));
         assert!(err(ew(2, 9.0, 2.0), 36, 9001).starts_with("database:"));
-        assert!(err(Organisation::Raid10, 1, 10).starts_with("disks:"));
+        assert!(err(Organisation::Raid10 { background: true }, 1, 10).starts_with("disks:"));
         assert!("ew:2x9".parse::<Organisation>().is_err());
         assert!(err(sr(7, 6), 36, 100).starts_with("disks:"));
         assert!(err(sr(6, 0), 36, 100).starts_with("replicas:"));
         assert!(err(sr(0, 6), 36, 100).starts_with("striping:"));
+        // A product that wraps u32 (2³¹ × 2 = 2³²) is too many disks, not 0.
+        assert!(err(sr(1 << 31, 2), 36, 100).starts_with("disks:"));
+        assert!(err(ew(36, 1.0, 1.0), 36, 100).starts_with("mirrors:"));
+        // The factors are checked as the layout is read, whatever the array.
+        let syntax = |t: &str| t.parse::<Organisation>().unwrap_err().to_string();
+        assert!(syntax("ew:36x1x1").starts_with("mirrors:"));
+        assert!(syntax("ew:2xNaNx2").starts_with("striping:"));
+        assert!(syntax("ew:2x9xinf").starts_with("dilution:"));
+        assert!(syntax("sr:6x9").starts_with("replicas:"));
         assert_eq!("SR:6x6".parse::<Organisation>().unwrap(), sr(6, 6));
         assert!("sr:6".parse::<Organisation>().is_err());
         assert_eq!("EW:2x9x2".parse::<Organisation>().unwrap(), ew(2, 9.0, 2.0));
-        assert_eq!(
-            "raid10".parse::<Organisation>().unwrap(),
-            Organisation::Raid10
-        );
+        for (text, background) in [("raid10", true), ("raid10:foreground", false)] {
+            let o = text.parse::<Organisation>().unwrap();
+            assert_eq!(o, Organisation::Raid10 { background });
+            assert_eq!(o.to_string(), text);
+        }
     }
 }

@@ -65,12 +65,17 @@ use crate::parallel;
 /// fits).
 const MAX_HEADER_BYTES: u64 = 64 << 20;
 
+/// The missing shards a merge's refusal lists (it counts the rest).
+pub const MISSING_SHOWN: usize = 10;
+
 /// The format tag of a part file's header.
 pub const PART_FORMAT: &str = "spindle-part/1";
 
 /// Shard `index` of `count` (`index` counts from 0, as Slurm's array task
-/// ids do), written `index/count`.
+/// ids do), written `index/count`. A part's header is read through
+/// [`Shard::new`]'s check, as the command line is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "ShardFields")]
 pub struct Shard {
     /// Which shard, `0..count`.
     pub index: u32,
@@ -97,6 +102,22 @@ impl Shard {
     /// belongs to this shard.
     pub fn owns(self, unit: u64) -> bool {
         unit % u64::from(self.count) == u64::from(self.index)
+    }
+}
+
+/// A shard as a part's header writes it, before [`Shard::new`]'s check.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ShardFields {
+    index: u32,
+    count: u32,
+}
+
+impl TryFrom<ShardFields> for Shard {
+    type Error = ShardSpecError;
+
+    fn try_from(f: ShardFields) -> Result<Shard, ShardSpecError> {
+        Shard::new(f.index, f.count)
     }
 }
 
@@ -626,6 +647,20 @@ impl Part {
     /// # Errors
     /// A typed [`PartError`] naming the file.
     pub fn read(path: &Path) -> Result<Part, PartError> {
+        let file = std::fs::File::open(path).map_err(|e| PartError::Io {
+            file: path.to_path_buf(),
+            why: e.to_string(),
+        })?;
+        Part::from_reader(file, path)
+    }
+
+    /// Reads a part from `input`, named `path` in messages, checking its
+    /// format, length and checksum, and that a part that says it stopped
+    /// holds the failure that stopped it.
+    ///
+    /// # Errors
+    /// A typed [`PartError`] naming the file.
+    pub fn from_reader(input: impl std::io::Read, path: &Path) -> Result<Part, PartError> {
         use std::io::{BufRead, BufReader, Read};
         let file = || path.to_path_buf();
         let io = |e: std::io::Error| PartError::Io {
@@ -635,7 +670,7 @@ impl Part {
         // The header line is read with a bound, and then exactly the body it
         // announces (and one byte more, to find a longer file): naming the
         // wrong file (`/dev/zero`, a disk image) reads little.
-        let mut reader = BufReader::new(std::fs::File::open(path).map_err(io)?);
+        let mut reader = BufReader::new(input);
         let mut line = Vec::new();
         (&mut reader)
             .take(MAX_HEADER_BYTES)
@@ -685,6 +720,19 @@ impl Part {
                     "{} unit records, the header says {}",
                     records.len(),
                     header.units
+                ),
+            });
+        }
+        if let Some(stopped) = &header.stopped
+            && !records
+                .iter()
+                .any(|r| matches!(r.outcome, Outcome::Failed(_)))
+        {
+            let shown: String = stopped.chars().take(60).collect();
+            return Err(PartError::Corrupt {
+                file: file(),
+                why: format!(
+                    "the header says the shard stopped (`{shown}`) but no unit of it failed: a stopped part holds the failure that stopped it"
                 ),
             });
         }
@@ -775,10 +823,12 @@ pub enum PartError {
         shard: Shard,
     },
     /// Shards missing.
-    #[error("shard(s) {} of {count} missing (given: {given})", missing.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))]
+    #[error("shard(s) {}{} of {count} missing (given: {given})", missing.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "), if *total > missing.len() as u64 { format!(", … ({total} in all)") } else { String::new() })]
     Missing {
-        /// The missing indices.
+        /// The first missing indices (at most [`MISSING_SHOWN`]).
         missing: Vec<u32>,
+        /// How many are missing.
+        total: u64,
         /// The number of shards.
         count: u32,
         /// How many parts were given.
@@ -879,10 +929,17 @@ impl Merged {
                 });
             }
         }
-        let missing: Vec<u32> = (0..count).filter(|i| !by_shard.contains_key(i)).collect();
-        if !missing.is_empty() {
+        // by_shard holds distinct indices below count (Shard::new checked
+        // each), so as many are missing as count exceeds the parts given.
+        let total = u64::from(count) - by_shard.len() as u64;
+        if total > 0 {
+            let missing: Vec<u32> = (0..count)
+                .filter(|i| !by_shard.contains_key(i))
+                .take(MISSING_SHOWN)
+                .collect();
             return Err(PartError::Missing {
                 missing,
+                total,
                 count,
                 given: parts.len(),
             });
@@ -917,9 +974,14 @@ impl Merged {
         let points: Vec<Point> = longest[..needed].to_vec();
         let mut first_unit = Vec::with_capacity(points.len());
         let mut total = 0u64;
-        for p in &points {
+        for (k, p) in points.iter().enumerate() {
             first_unit.push(total);
-            total += p.units;
+            total = total
+                .checked_add(p.units)
+                .ok_or_else(|| PartError::Corrupt {
+                    file: longest_file.clone(),
+                    why: format!("point {k}: {} units overflow the count of units", p.units),
+                })?;
         }
         let mut outcomes = BTreeMap::new();
         for (file, part) in parts {
@@ -1135,6 +1197,70 @@ mod tests {
             result,
             Err(TestError::Sharded(ShardFailure::Diverged { index: 0, .. }))
         ));
+    }
+
+    /// The header of `part` rewritten by `edit`, with the body unchanged.
+    fn tampered(part: Part, edit: impl FnOnce(&mut serde_json::Value)) -> Vec<u8> {
+        let dir = tempfile_dir();
+        let path = dir.join("p");
+        part.write(&path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let end = bytes.iter().position(|&b| b == b'\n').unwrap();
+        let mut header: serde_json::Value = serde_json::from_slice(&bytes[..end]).unwrap();
+        edit(&mut header);
+        let mut out = serde_json::to_vec(&header).unwrap();
+        out.extend_from_slice(&bytes[end..]);
+        out
+    }
+
+    fn tempfile_dir() -> PathBuf {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "spindle-sharding-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_header_is_read_through_the_shards_check() {
+        let read = |bytes: Vec<u8>| Part::from_reader(bytes.as_slice(), Path::new("x.part"));
+        let part = || parts(2, 2, None).remove(0).1;
+        for (index, count, words) in [
+            (0, 0, "at least 1"),
+            (5, 2, "shard index 5 is not below the number of shards 2"),
+        ] {
+            let bytes = tampered(part(), |h| {
+                h["shard"] = serde_json::json!({"index": index, "count": count});
+            });
+            let e = read(bytes).unwrap_err().to_string();
+            assert!(e.starts_with("x.part: line 1") && e.contains(words), "{e}");
+        }
+        let bytes = tampered(part(), |h| h["stopped"] = serde_json::json!("boom"));
+        let e = read(bytes).unwrap_err().to_string();
+        assert!(e.contains("x.part: corrupt") && e.contains("`boom`"), "{e}");
+    }
+
+    #[test]
+    fn a_merge_of_one_part_of_many_shards_lists_few() {
+        let part = parts(1, 1, None).remove(0).1;
+        let bytes = tampered(part, |h| {
+            h["shard"] = serde_json::json!({"index": 0, "count": u32::MAX});
+        });
+        let part = Part::from_reader(bytes.as_slice(), Path::new("p")).unwrap();
+        let e = Merged::from_read(vec![(PathBuf::from("p"), part)])
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("shard(s) 1, 2, 3"), "{e}");
+        assert!(
+            e.contains("10, … (4294967294 in all) of 4294967295 missing"),
+            "{e}"
+        );
+        assert!(e.len() < 200, "{e}");
     }
 
     #[test]

@@ -63,7 +63,8 @@ impl Criterion {
 pub struct SearchOptions {
     /// The criterion.
     pub criterion: Criterion,
-    /// First speed-up and the stride of the upward scan.
+    /// First speed-up and the stride of the upward scan (at least
+    /// `resolution`: a smaller one is raised to it).
     pub step: f64,
     /// Bisection stops when the bracket is this narrow.
     pub resolution: f64,
@@ -138,22 +139,23 @@ pub fn point(
     })
 }
 
-/// Searches the maximum sustainable speed-up of `experiment`.
-///
-/// # Errors
-/// Any [`ArrayError`] but an overflow.
-pub fn search(experiment: &ArrayExperiment, options: &SearchOptions) -> Result<Search, ArrayError> {
-    let mut curve = Vec::new();
+/// The highest speed-up `sustained` accepts: `step, 2·step, …` up to the
+/// first it refuses (or `max`), then bisection down to `resolution` (see
+/// the module documentation); 0 when it refuses the first step.
+fn bracket(
+    options: &SearchOptions,
+    mut sustained: impl FnMut(f64) -> Result<bool, ArrayError>,
+) -> Result<f64, ArrayError> {
     let mut good = 0.0;
     let mut bad = None;
-    let mut s = options.step;
+    // A stride below the resolution is raised to it: the upward scan then
+    // runs at most max / resolution points.
+    let step = options.step.max(options.resolution);
+    let mut s = step;
     while s <= options.max + 1e-9 {
-        let p = point(experiment, s, options)?;
-        let ok = p.sustained;
-        curve.push(p);
-        if ok {
+        if sustained(s)? {
             good = s;
-            s += options.step;
+            s += step;
         } else {
             bad = Some(s);
             break;
@@ -166,19 +168,98 @@ pub fn search(experiment: &ArrayExperiment, options: &SearchOptions) -> Result<S
             if mid <= lo || mid >= hi {
                 break;
             }
-            let p = point(experiment, mid, options)?;
-            if p.sustained {
+            if sustained(mid)? {
                 lo = mid;
             } else {
                 hi = mid;
             }
-            curve.push(p);
         }
         good = lo;
     }
+    Ok(good)
+}
+
+/// Searches the maximum sustainable speed-up of `experiment`.
+///
+/// # Errors
+/// Any [`ArrayError`] but an overflow.
+pub fn search(experiment: &ArrayExperiment, options: &SearchOptions) -> Result<Search, ArrayError> {
+    let mut curve = Vec::new();
+    let max_sustainable = bracket(options, |s| {
+        let p = point(experiment, s, options)?;
+        let ok = p.sustained;
+        curve.push(p);
+        Ok(ok)
+    })?;
     curve.sort_by(|a, b| a.speedup.total_cmp(&b.speedup));
     Ok(Search {
-        max_sustainable: good,
+        max_sustainable,
         curve,
+    })
+}
+
+/// One run of a [`ReplicationSearch`].
+#[derive(Clone, Debug, Serialize)]
+pub struct Probe {
+    /// The speed-up.
+    pub speedup: f64,
+    /// The run's report; `None` when a group overflowed.
+    pub report: Option<ArrayReport>,
+}
+
+/// The searches of one replication under several criteria, sharing their
+/// runs: a speed-up two criteria both try runs once.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReplicationSearch {
+    /// The replication.
+    pub replication: u64,
+    /// The maximum sustainable speed-up under each criterion, in the order
+    /// given.
+    pub maxima: Vec<f64>,
+    /// Every speed-up run, in increasing order.
+    pub probes: Vec<Probe>,
+}
+
+/// Searches the maximum sustainable speed-up of replication `replication`
+/// of `experiment` alone under each of `criteria` (`options.criterion`
+/// and `options.replications` are not used), so that the maxima of several
+/// replications give an interval.
+///
+/// # Errors
+/// Any [`ArrayError`] but an overflow.
+pub fn search_replication(
+    experiment: &ArrayExperiment,
+    options: &SearchOptions,
+    replication: u64,
+    criteria: &[Criterion],
+) -> Result<ReplicationSearch, ArrayError> {
+    let mut probes: Vec<Probe> = Vec::new();
+    let mut maxima = Vec::with_capacity(criteria.len());
+    for criterion in criteria {
+        maxima.push(bracket(options, |s| {
+            let known = probes.iter().position(|p| p.speedup == s);
+            let i = match known {
+                Some(i) => i,
+                None => {
+                    let report = match experiment.run(s, replication) {
+                        Ok(r) => Some(r),
+                        Err(ArrayError::Overflow { .. }) => None,
+                        Err(e) => return Err(e),
+                    };
+                    probes.push(Probe { speedup: s, report });
+                    probes.len() - 1
+                }
+            };
+            Ok(probes[i]
+                .report
+                .as_ref()
+                .is_some_and(|r| criterion.sustained(r)))
+        })?);
+    }
+    probes.sort_by(|a, b| a.speedup.total_cmp(&b.speedup));
+    Ok(ReplicationSearch {
+        replication,
+        maxima,
+        probes,
     })
 }

@@ -22,11 +22,7 @@ fn experiment(organisation: Organisation, disks: u32) -> ArrayExperiment {
         disk: presets::cheetah9lp_sync(),
         disks,
         organisation,
-        workload: ArrayWorkload::Oltp(OltpWorkload {
-            base_rate: 100.0,
-            read_fraction: 0.65,
-            database_blocks: 200_000,
-        }),
+        workload: ArrayWorkload::Oltp(OltpWorkload::uniform(100.0, 200_000)),
         buffer: 10_000,
         warmup: 0,
         requests: 1,
@@ -64,7 +60,7 @@ fn mirrored_groups_conform_with_eager_writes_and_in_place_updates() {
             },
             4,
         ),
-        (Organisation::Raid10, 4),
+        (Organisation::Raid10 { background: true }, 4),
     ] {
         let e = experiment(organisation, disks);
         let what = format!("{organisation:?} on {disks} disks");

@@ -56,31 +56,31 @@ pub struct ReadingArgs {
     #[cfg_attr(feature = "cli", arg(long, default_value = "deadline", value_parser = ["deadline", "arrival"]))]
     pub lock_wake: String,
     /// T_D in T_min = (T_C + T_D)·N_s, ms.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 25.0))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 25.0, value_parser = crate::bounds::millis("T_D", 0.0, 1e6)))]
     pub disk_ms: f64,
     /// Mean think time, ms.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000.0))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000.0, value_parser = crate::bounds::millis("the think time", 0.0, 1e6)))]
     pub think_ms: f64,
     /// Database pages.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 6000))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 6000, value_parser = crate::bounds::Whole::<u64>::new("database pages", 1, 100_000_000)))]
     pub pages: u64,
     /// Seek a in a + b·√i ms (the `chen-towsley-91` disk: 8).
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::millis("the seek's a", 0.0, 1e4)))]
     pub seek_a_ms: Option<f64>,
     /// Seek b in a + b·√i ms (the `chen-towsley-91` disk: 0.5).
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::millis("the seek's b", 0.0, 1e4)))]
     pub seek_b_ms: Option<f64>,
     /// Latency uniform on [0, this] ms (the `chen-towsley-91` disk: 16.7).
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::millis("the latency", 0.0, 1e4)))]
     pub latency_max_ms: Option<f64>,
     /// Transfer time per page, ms (the `chen-towsley-91` disk: 0.8).
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::millis("the transfer time", 0.0, 1e4)))]
     pub transfer_ms: Option<f64>,
     /// SSEDO's window m in every SSEDO queue (the specs' own, 3, by default).
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::Whole::<usize>::new("SSEDO's window", 1, 1_000)))]
     pub ssedo_m: Option<usize>,
     /// SSEDO's β in every SSEDO queue (the specs' own, 2, by default).
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::Real::new("SSEDO's β", 0.0, 1e6)))]
     pub ssedo_beta: Option<f64>,
 }
 
@@ -240,19 +240,19 @@ impl ReadingArgs {
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct TxnReproOptions {
     /// Independent replications per point (95 % intervals across them).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20, value_parser = crate::bounds::replications))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20, value_parser = crate::bounds::replications()))]
     pub replications: u64,
     /// Transactions finished per replication, warm-up included.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1050, value_parser = crate::bounds::transactions))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1050, value_parser = crate::bounds::transactions()))]
     pub transactions: u64,
     /// Transactions discarded at the start of each replication.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 50, value_parser = crate::bounds::warmup))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 50, value_parser = crate::bounds::warmup()))]
     pub warmup: u64,
     /// Seed of the whole reproduction.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::seed()))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs()))]
     pub jobs: usize,
     /// The readings of the text.
     #[cfg_attr(feature = "cli", command(flatten))]

@@ -92,14 +92,14 @@ pub struct IvyOptions {
     /// Numbers of copies (and disks per traced disk), 1 ..= 8.
     #[cfg_attr(
         feature = "cli",
-        arg(long, value_delimiter = ',', default_value = "1,2,3,5,7")
+        arg(long, value_delimiter = ',', default_value = "1,2,3,5,7", value_parser = crate::bounds::Whole::<usize>::new("copies", 1, 8))
     )]
     pub copies: Vec<usize>,
     /// Object (extent) sizes in KB; the first is used throughout, and with
     /// several a table compares them.
     #[cfg_attr(
         feature = "cli",
-        arg(long, value_delimiter = ',', default_value = "16")
+        arg(long, value_delimiter = ',', default_value = "16", value_parser = crate::bounds::Whole::<u64>::new("the extent, KB", 1, 1 << 20))
     )]
     pub extent: Vec<u64>,
     /// Every disk's queue discipline: fcfs as in the paper, c-look as HP-UX
@@ -113,16 +113,16 @@ pub struct IvyOptions {
     pub compare_discipline: ComparedDiscipline,
     /// RNW1 family: seconds after an object's last write before its copies
     /// are made.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 60.0))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 60.0, value_parser = crate::bounds::Real::new("the delay", 0.0, 1e7).unit_ns(1e9)))]
     pub delay_s: f64,
     /// Replications per configuration (95 % intervals across them).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 5))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 5, value_parser = crate::bounds::Whole::<u64>::new("replications", 1, 1_000)))]
     pub replications: u64,
     /// Seed of the whole reproduction.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::seed()))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs()))]
     pub jobs: usize,
     /// `--plot FILE` draws read and write turnaround against copies, one
     /// line per policy (the first routing); `--log-y` as every figure.

@@ -19,19 +19,19 @@ use crate::plot::{Panel, PlotArgs, draw_panels, figure_path};
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct ReproOptions {
     /// Independent replications per point (95 % intervals across them).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10, value_parser = crate::bounds::replications))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10, value_parser = crate::bounds::replications()))]
     pub replications: u64,
     /// Requests measured per replication.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20_000, value_parser = crate::bounds::requests))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20_000, value_parser = crate::bounds::requests()))]
     pub requests: u64,
     /// Requests discarded at the start of each replication.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2_000, value_parser = crate::bounds::warmup))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2_000, value_parser = crate::bounds::warmup()))]
     pub warmup: u64,
     /// Seed of the whole reproduction.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::seed()))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs()))]
     pub jobs: usize,
 }
 
@@ -67,7 +67,7 @@ pub enum Paper {
     /// Towsley, Chen & Yu 1991: mirrored-disk policies (Figures 1–6).
     Towsley91 {
         /// Figure to reproduce (1–6); all six when omitted.
-        #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u8).range(1..=6)))]
+        #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::Whole::<u8>::new("the figure", 1, 6)))]
         figure: Option<u8>,
         #[cfg_attr(feature = "cli", command(flatten))]
         plot: PlotArgs,
@@ -83,7 +83,7 @@ pub enum Paper {
     #[cfg_attr(feature = "cli", command(name = "chen-towsley91"))]
     ChenTowsley91 {
         /// Figure to reproduce (2–13); all twelve when omitted.
-        #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u8).range(2..=13)))]
+        #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::Whole::<u8>::new("the figure", 2, 13)))]
         figure: Option<u8>,
         #[cfg_attr(feature = "cli", command(flatten))]
         plot: PlotArgs,
@@ -94,7 +94,7 @@ pub enum Paper {
         /// Replications per point of the sensitivity study.
         #[cfg_attr(
             feature = "cli",
-            arg(long, default_value_t = 4, requires = "sensitivity")
+            arg(long, default_value_t = 4, requires = "sensitivity", value_parser = crate::bounds::Whole::<u64>::new("replications per point", 2, 1_000))
         )]
         study_replications: u64,
         #[cfg_attr(feature = "cli", command(flatten))]
@@ -104,7 +104,7 @@ pub enum Paper {
     /// capacity, Figures 5–12).
     Tsai04 {
         /// Figure to reproduce (5–12); all eight when omitted.
-        #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u8).range(5..=12)))]
+        #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::Whole::<u8>::new("the figure", 5, 12)))]
         figure: Option<u8>,
         #[cfg_attr(feature = "cli", command(flatten))]
         plot: PlotArgs,
@@ -114,6 +114,10 @@ pub enum Paper {
     /// Zhang, Yu, Krishnamurthy & Wang 2002: stripe, RAID-10 and EW-Arrays on
     /// 36 disks under an accelerated OLTP workload (Figure 11).
     Zhang02 {
+        /// Instead of Figure 11, the paper's four arrays across read and
+        /// write skew and read fraction: where the paper's order holds.
+        #[cfg_attr(feature = "cli", arg(long))]
+        sensitivity: bool,
         #[cfg_attr(feature = "cli", command(flatten))]
         plot: PlotArgs,
         #[cfg_attr(feature = "cli", command(flatten))]
@@ -205,7 +209,17 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
                 tsai04::figure(n, &sweep)
             })?;
         }
-        Paper::Zhang02 { plot, options } => {
+        Paper::Zhang02 {
+            sensitivity: true,
+            options,
+            ..
+        } => {
+            let started = Instant::now();
+            let table = zhang02::sensitivity(options)?;
+            crate::output::emit_tables(std::slice::from_ref(&table), format)?;
+            eprintln!("wall time: {:.1} s", started.elapsed().as_secs_f64());
+        }
+        Paper::Zhang02 { plot, options, .. } => {
             run_figures(Instant::now(), Vec::new(), &[11], plot, format, |_| {
                 zhang02::figure(options)
             })?;

@@ -32,22 +32,22 @@ use crate::plot::{Panel, Series, Source};
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct Tsai04Options {
     /// Task sets (replications) per point.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10, value_parser = crate::bounds::sets))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10, value_parser = crate::bounds::sets()))]
     pub sets: u64,
     /// Simulated seconds per run.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 60, value_parser = crate::bounds::seconds))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 60, value_parser = crate::bounds::seconds()))]
     pub seconds: u64,
     /// Step between task counts (x = 1, 1 + step, ..., up to 91).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 5, value_parser = crate::bounds::step))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 5, value_parser = crate::bounds::step()))]
     pub step: usize,
     /// Aperiodic reservation, parts per million of each round.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = DEFAULT_SHARE_PPM))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = DEFAULT_SHARE_PPM, value_parser = crate::bounds::Whole::<u32>::new("the aperiodic share, ppm", 0, 999_999)))]
     pub share_ppm: u32,
     /// Seed of the whole reproduction.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::seed()))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs()))]
     pub jobs: usize,
 }
 

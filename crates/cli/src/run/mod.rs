@@ -38,7 +38,7 @@ pub struct RunArgs {
     pub policies: Vec<AnySpec>,
     /// Disks: 1 for single-disk policies, 2 (a mirrored pair) for array
     /// policies [default: what the policies need].
-    #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u32).range(1..=2)))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::Whole::<u32>::new("disks", 1, 2)))]
     pub disks: Option<u32>,
     /// How a mirrored pair's second disk lays out its copies: identical,
     /// reversed, or shifted:F (by F of the capacity, F in [0, 1)); for
@@ -47,46 +47,46 @@ pub struct RunArgs {
     pub placement: Option<Placement>,
     /// Open Poisson load as a fraction of the disk's capacity for the request
     /// mix served one at a time; repeat to sweep.
-    #[cfg_attr(feature = "cli", arg(long = "load", conflicts_with_all = ["rates", "clients"], allow_negative_numbers = true, value_parser = crate::bounds::positive))]
+    #[cfg_attr(feature = "cli", arg(long = "load", conflicts_with_all = ["rates", "clients"], allow_negative_numbers = true, value_parser = crate::bounds::positive()))]
     pub loads: Vec<f64>,
     /// Open Poisson arrival rate, requests per second; repeat to sweep.
-    #[cfg_attr(feature = "cli", arg(long = "rate", conflicts_with = "clients", allow_negative_numbers = true, value_parser = crate::bounds::positive))]
+    #[cfg_attr(feature = "cli", arg(long = "rate", conflicts_with = "clients", allow_negative_numbers = true, value_parser = crate::bounds::positive()))]
     pub rates: Vec<f64>,
     /// Closed workload: this many clients, each waiting for its request then thinking.
-    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::population))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::population()))]
     pub clients: Option<u32>,
     /// Mean think time of closed clients, ms (exponential).
     #[cfg_attr(
         feature = "cli",
-        arg(long, default_value_t = 0.0, requires = "clients", allow_negative_numbers = true, value_parser = crate::bounds::non_negative)
+        arg(long, default_value_t = 0.0, requires = "clients", value_parser = crate::bounds::millis("the think time", 0.0, 1e7))
     )]
     pub think_ms: f64,
     /// Fraction of reads.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, allow_negative_numbers = true, value_parser = crate::bounds::fraction))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1.0, allow_negative_numbers = true, value_parser = crate::bounds::fraction()))]
     pub read_fraction: f64,
     /// Blocks per request.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::Whole::<u32>::new("blocks per request", 1, 65_536)))]
     pub blocks: u32,
     /// Probability that a request continues where the previous one ended.
-    #[cfg_attr(feature = "cli", arg(long, allow_negative_numbers = true, value_parser = crate::bounds::fraction))]
+    #[cfg_attr(feature = "cli", arg(long, allow_negative_numbers = true, value_parser = crate::bounds::fraction()))]
     pub sequential: Option<f64>,
     /// Relative deadlines uniform in MIN..MAX ms (for the real-time policies).
-    #[cfg_attr(feature = "cli", arg(long, value_parser = parse_range))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::Span::new(crate::bounds::millis("a deadline", 0.0, 1e9))))]
     pub deadline_ms: Option<(f64, f64)>,
     /// Completions measured per replication.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20_000, value_parser = crate::bounds::requests))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20_000, value_parser = crate::bounds::requests()))]
     pub requests: u64,
     /// Completions discarded at the start of each replication (default: a tenth of --requests).
-    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::warmup))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::bounds::warmup()))]
     pub warmup: Option<u64>,
     /// Seed; replication r uses streams derived from (seed, r).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::seed()))]
     pub seed: u64,
     /// Independent replications (for the 95 % confidence intervals).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10, value_parser = crate::bounds::replications))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10, value_parser = crate::bounds::replications()))]
     pub replications: u64,
     /// Threads running replications; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = default_jobs(), value_parser = crate::bounds::jobs))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = default_jobs(), value_parser = crate::bounds::jobs()))]
     pub jobs: usize,
     /// Run open loads at or above saturation anyway (with a warning): the
     /// queue grows without bound and the figures depend on the run length.
@@ -134,10 +134,10 @@ pub struct RunArgs {
     )]
     pub wrr_constants: WrrConstants,
     /// Simulated seconds per replication of a --tasks run [default: 60].
-    #[cfg_attr(feature = "cli", arg(long, requires = "tasks", value_parser = crate::bounds::seconds))]
+    #[cfg_attr(feature = "cli", arg(long, requires = "tasks", value_parser = crate::bounds::seconds()))]
     pub seconds: Option<u64>,
     /// Requests the sheet's lanes follow.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 40, requires = "plot", value_parser = clap::value_parser!(u64).range(1..=10_000)))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 40, requires = "plot", value_parser = crate::bounds::Whole::<u64>::new("requests followed", 1, 10_000)))]
     pub plot_requests: u64,
 }
 
@@ -155,22 +155,6 @@ pub enum WrrConstants {
 /// All cores.
 pub fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
-}
-
-#[cfg(feature = "cli")]
-fn parse_range(s: &str) -> Result<(f64, f64), String> {
-    let (a, b) = s
-        .split_once("..")
-        .ok_or_else(|| format!("expected MIN..MAX, got {s}"))?;
-    let a: f64 = a
-        .trim()
-        .parse()
-        .map_err(|_| format!("bad minimum in {s}"))?;
-    let b: f64 = b
-        .trim()
-        .parse()
-        .map_err(|_| format!("bad maximum in {s}"))?;
-    Ok((a, b))
 }
 
 /// One point of a sweep: how its load is labelled and what it offers.
@@ -217,14 +201,17 @@ impl Point {
             Point::Open(load) => {
                 let rate = rate_for(load)?;
                 let label = match load {
-                    Load::Utilisation(u) => format!("load {u}"),
-                    Load::Rate(r) => format!("rate {r}/s"),
+                    Load::Utilisation(u) => format!("load {}", crate::bounds::show(u)),
+                    Load::Rate(r) => format!("rate {}/s", crate::bounds::show(r)),
                 };
                 (Arrivals::Poisson { rate }, label)
             }
             Point::Closed { clients, think_ms } => (
                 Arrivals::Closed { clients, think_ms },
-                format!("{clients} clients thinking {think_ms} ms"),
+                format!(
+                    "{clients} clients thinking {} ms",
+                    crate::bounds::show(think_ms)
+                ),
             ),
         })
     }

@@ -208,9 +208,16 @@ impl DiskSpec {
         let value: Value = match format {
             SpecFormat::Toml => {
                 let table: toml::Table = toml::from_str(text).map_err(|e| syntax(e.to_string()))?;
+                // JSON has no NaN or ∞: converted, they would become nulls,
+                // which read as "absent" and bring a default in.
+                refuse_non_finite(&toml::Value::Table(table.clone()), "")?;
                 serde_json::to_value(table).map_err(|e| syntax(e.to_string()))?
             }
-            SpecFormat::Json => serde_json::from_str(text).map_err(|e| syntax(e.to_string()))?,
+            SpecFormat::Json => {
+                let value: Value = serde_json::from_str(text).map_err(|e| syntax(e.to_string()))?;
+                refuse_null(&value, "")?;
+                value
+            }
         };
         let Value::Object(mut fields) = value else {
             return Err(syntax("a spec must be a table of fields".into()));
@@ -254,6 +261,56 @@ impl DiskSpec {
             })?;
         DiskModel::from_spec(&spec)?;
         Ok(spec)
+    }
+}
+
+/// `path` and `key` joined as a field's path (`geometry.cylinders`,
+/// `zones[2]`).
+fn field_path(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else if key.starts_with('[') {
+        format!("{path}{key}")
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// Refuses a NaN or infinite number anywhere in a TOML spec, naming its
+/// field.
+fn refuse_non_finite(value: &toml::Value, path: &str) -> Result<(), DiskError> {
+    match value {
+        toml::Value::Float(x) if !x.is_finite() => Err(DiskError::Field {
+            field: path.to_string(),
+            message: format!("{x} is not a finite number"),
+        }),
+        toml::Value::Table(table) => table
+            .iter()
+            .try_for_each(|(k, v)| refuse_non_finite(v, &field_path(path, k))),
+        toml::Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, v)| refuse_non_finite(v, &field_path(path, &format!("[{i}]")))),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses a `null` anywhere in a JSON spec, naming its field: a field is
+/// given a value or left out (a null would bring its default in).
+fn refuse_null(value: &Value, path: &str) -> Result<(), DiskError> {
+    match value {
+        Value::Null => Err(DiskError::Field {
+            field: path.to_string(),
+            message: "null: give a value or leave the field out".to_string(),
+        }),
+        Value::Object(map) => map
+            .iter()
+            .try_for_each(|(k, v)| refuse_null(v, &field_path(path, k))),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, v)| refuse_null(v, &field_path(path, &format!("[{i}]")))),
+        _ => Ok(()),
     }
 }
 
@@ -315,6 +372,53 @@ mod tests {
                 "{name}\n{toml}"
             );
         }
+    }
+
+    #[test]
+    fn nan_and_infinity_are_refused_by_field_before_any_default() {
+        for (text, field) in [
+            (
+                "preset = \"hp97560\"\n[geometry]\ntrack_skew = nan\n",
+                "geometry.track_skew",
+            ),
+            ("preset = \"hp97560\"\nrpm = inf\n", "rpm"),
+            (
+                "preset = \"hp97560\"\nhead_switch_ms = nan\n",
+                "head_switch_ms",
+            ),
+        ] {
+            let e = DiskSpec::parse(text, SpecFormat::Toml)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains(&format!("`{field}`")) && e.contains("not a finite number"),
+                "{e}"
+            );
+        }
+        let e = DiskSpec::parse(
+            "{\"preset\": \"hp97560\", \"geometry\": {\"track_skew\": null}}",
+            SpecFormat::Json,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("`geometry.track_skew`") && e.contains("null"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_geometry_far_past_real_drives_is_refused_before_it_allocates() {
+        let e = DiskSpec::parse(
+            "preset = \"hp97560\"\n[geometry]\ncylinders = 400000000\n",
+            SpecFormat::Toml,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("`geometry.cylinders` = 400000000: at most 1000000"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -59,6 +59,16 @@ pub struct Zone {
     pub sectors_per_track: u32,
 }
 
+/// Most cylinders a geometry may have (real drives have a few hundred
+/// thousand).
+pub(crate) const MAX_CYLINDERS: u32 = 1_000_000;
+/// Most recording surfaces.
+pub(crate) const MAX_SURFACES: u32 = 256;
+/// Largest sector, bytes.
+pub(crate) const MAX_SECTOR_BYTES: u32 = 65_536;
+/// Most zones.
+pub(crate) const MAX_ZONES: usize = 1_000;
+
 /// The physical layout of a disk, as a [`DiskSpec`](super::DiskSpec) writes it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -444,6 +454,39 @@ impl Geometry {
         let surfaces = nonzero(spec.surfaces, "geometry.surfaces")?;
         let default_spt = nonzero(spec.sectors_per_track, "geometry.sectors_per_track")?;
         let sector_bytes = nonzero(spec.sector_bytes, "geometry.sector_bytes")?;
+        // Bounds well past real drives, so that what the model precomputes
+        // per cylinder (its seek curve, the mean random seek) stays small.
+        // Sectors per track are not bounded: nothing is kept per sector,
+        // and the abstract disks of the analytic models are one track of
+        // 2³¹ sectors.
+        let at_most = |value: u32, max: u32, field: &str, expected: &'static str| {
+            if value > max {
+                Err(DiskError::invalid(field, value.to_string(), expected))
+            } else {
+                Ok(())
+            }
+        };
+        at_most(
+            cylinders,
+            MAX_CYLINDERS,
+            "geometry.cylinders",
+            "at most 1000000",
+        )?;
+        at_most(surfaces, MAX_SURFACES, "geometry.surfaces", "at most 256")?;
+        at_most(
+            sector_bytes,
+            MAX_SECTOR_BYTES,
+            "geometry.sector_bytes",
+            "at most 65536",
+        )?;
+        if spec.zones.len() > MAX_ZONES {
+            return Err(DiskError::invalid(
+                "geometry.zones",
+                format!("{} zones", spec.zones.len()),
+                "at most 1000 zones",
+            ));
+        }
+
         if !spec.zone_layout.is_empty() && spec.zone_layout.len() != spec.zones.len() {
             return Err(DiskError::invalid(
                 "geometry.zone_layout",
