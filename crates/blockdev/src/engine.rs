@@ -1354,7 +1354,6 @@ fn unreadable(bad: &[Range<u64>], blocks: &Range<u64>) -> Vec<Range<u64>> {
         .collect()
 }
 
-
 /// A write or write of zeroes answered, as recorded.
 fn answered_write(p: &Pending) -> Answered {
     Answered::Write {
