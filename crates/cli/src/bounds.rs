@@ -723,7 +723,7 @@ fn whole_blocks_of_4kb(s: &str) -> Result<u32, String> {
         .trim()
         .parse()
         .map_err(|_| format!("`{}` is not a whole number of KB", shorten(s)))?;
-    if !(4..=1024).contains(&kb) || kb % 4 != 0 {
+    if !(4..=1024).contains(&kb) || !kb.is_multiple_of(4) {
         return Err(format!(
             "a request's size must be whole 4 KB blocks from 4 to 1024 KB, got {kb}"
         ));
