@@ -23,7 +23,7 @@ pub struct CrashArgs {
     pub crash_model: CrashModel,
     /// Seed of the crash model's draws (the same seed and the same cuts
     /// lose the same writes).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::seed()))]
     pub crash_seed: u64,
     /// Record every answered write (with its data), FUA and flush in LOG
     /// for `spindle crash-states` (at most the data plus 24 bytes a request).
@@ -65,10 +65,10 @@ pub struct CrashStatesArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub out: PathBuf,
     /// Images to write.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000)))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10, value_parser = crate::bounds::Whole::<u32>::new("the number of images", 1, 100_000)))]
     pub count: u32,
     /// Seed: the same seed gives the same images.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::seed()))]
     pub seed: u64,
     /// What each crash takes of the volatile writes (all, subset, prefix, torn).
     #[cfg_attr(feature = "cli", arg(long, default_value = "subset", value_parser = crash_model))]

@@ -130,7 +130,7 @@ fn server_options_out_of_their_range_are_refused_by_name() {
     for (flag, value, says) in [
         ("--resync-mb-s", "1e-300", "must be in 0.01 ..= 100000"),
         ("--resync-mb-s", "-1", "must be in 0.01 ..= 100000"),
-        ("--time-scale", "-1", "must be in 0.001 ..= 1000000"),
+        ("--time-scale", "-1", "must be in 0.001..=1000000"),
         ("--request-memory", "1K", "must be in 32M ..= 1T"),
         ("--request-memory", "2T", "must be in 32M ..= 1T"),
         ("--handshake-timeout-s", "0", "must be in 0.1 ..= 3600"),
