@@ -12,10 +12,10 @@
 //!
 //! Measured by `spindle repro zhang02` (3 replications × 30,000 requests,
 //! each replication searched alone, bisection to 0.25; 2026-11-27): stripe
-//! 5.25 ± 0.62, RAID-10 5.92 ± 2.35, RAID-10 with foreground copies
-//! 6.67 ± 0.36, 6×6 SR-Array 5.08 ± 0.72, 2×9×2 EW-Array 15.25 ± 0.62,
-//! 1×22×1.6 EW-Array 15.00 ± 0.00; ratios to the stripe 1.12 ± 0.34,
-//! 2.91 ± 0.30 and 2.86 ± 0.34 against the paper's 1.6, 2.0 and 2.8.
+//! 4.92 ± 0.36, RAID-10 4.83 ± 0.36, RAID-10 with foreground copies
+//! 5.08 ± 0.36, 6×6 SR-Array 2.92 ± 0.72, 2×9×2 EW-Array 8.50 ± 0.62,
+//! 1×22×1.6 EW-Array 14.75 ± 0.00; ratios to the stripe 0.98 ± 0.07,
+//! 1.73 ± 0.06 and 3.00 ± 0.22 against the paper's 1.6, 2.0 and 2.8.
 
 use experiments::sustainable::{self, CurvePoint};
 use experiments::{Organisation, parallel};
@@ -87,7 +87,7 @@ fn figure_11_under_the_tpcc_like_workload() {
     let brackets = [
         (STRIPE, 4.0, 7.0),
         (RAID10, 4.0, 8.0),
-        (EW_2X9X2, 12.0, 19.0),
+        (EW_2X9X2, 7.0, 12.0),
         (EW_1X22, 12.0, 19.0),
     ];
     let common = [1.0, 3.0];
@@ -102,19 +102,20 @@ fn figure_11_under_the_tpcc_like_workload() {
     let found = points(&OltpArgs::default(), &wanted);
     let at = |c, s| at(&wanted, &found, c, s);
     // Each maximum within its band: stripe in [4, 7) (the calibration's
-    // 5x), RAID-10 in [4, 8), both EW-Arrays in [12, 19).
+    // 5x), RAID-10 in [4, 8), the 2x9x2 EW-Array in [7, 12), the
+    // 1x22x1.6 in [12, 19).
     for (c, lo, hi) in brackets {
         let name = zhang02::configurations()[c].label;
         assert!(at(c, lo).sustained, "{name} at {lo}x");
         assert!(!at(c, hi).sustained, "{name} at {hi}x");
     }
-    // Reproduced: the EW-Arrays sustain far more than the stripe and
-    // RAID-10 (the paper: 10x and 14x against 5x and 8x): sustained at 12x
-    // where neither is at 7x or 8x, a ratio to the stripe of at least
-    // 12/7 = 1.7 (the paper: 2.0 and 2.8; measured 2.9).
-    for ew in [EW_2X9X2, EW_1X22] {
-        assert!(at(ew, 12.0).sustained);
-    }
+    // Reproduced: the EW-Arrays sustain more than the stripe and RAID-10
+    // (the paper: 10x and 14x against 5x and 8x): the 2x9x2 at 7x where
+    // the stripe is not, the 1x22x1.6 at 12x where the 2x9x2 is not (the
+    // paper's order of the two; measured ratios to the stripe 1.73 and
+    // 3.00 against the paper's 2.0 and 2.8).
+    assert!(at(EW_2X9X2, 7.0).sustained && !at(STRIPE, 7.0).sustained);
+    assert!(at(EW_1X22, 12.0).sustained && !at(EW_2X9X2, 12.0).sustained);
     // Below saturation an EW-Array answers fastest at every speed-up
     // (reproduced): both under the stripe and RAID-10 at 1x and 3x.
     for s in common {
@@ -140,15 +141,10 @@ fn figure_11_under_the_tpcc_like_workload() {
 #[test]
 fn uniform_addresses_put_the_stripe_ahead_of_raid10() {
     // Measured by `spindle repro zhang02 --write-skew uniform`: stripe
-    // 13.25 ± 0.00, RAID-10 9.50 ± 0.62 (ratio 0.72 ± 0.05; the paper 1.6).
-    let wanted = [
-        (STRIPE, 12.0),
-        (STRIPE, 16.0),
-        (RAID10, 8.0),
-        (RAID10, 12.0),
-    ];
-    // Runs of 10,000 requests do not resolve RAID-10's growing queue at
-    // 12x (sustained there in short runs): the reproduction's length.
+    // 10.00 ± 0.00, RAID-10 8.08 ± 0.36 (ratio 0.81 ± 0.04; the paper 1.6).
+    let wanted = [(STRIPE, 9.0), (STRIPE, 12.0), (RAID10, 7.0), (RAID10, 9.0)];
+    // Runs of 10,000 requests do not resolve RAID-10's growing queue near
+    // its maximum: the reproduction's length.
     let full = Zhang02Options {
         requests: 30_000,
         warmup: 10_000,
@@ -156,8 +152,8 @@ fn uniform_addresses_put_the_stripe_ahead_of_raid10() {
     };
     let found = points_with(&full, &OltpArgs::uniform(), &wanted);
     let at = |c, s| at(&wanted, &found, c, s);
-    assert!(at(STRIPE, 12.0).sustained && !at(STRIPE, 16.0).sustained);
-    assert!(at(RAID10, 8.0).sustained && !at(RAID10, 12.0).sustained);
+    assert!(at(STRIPE, 9.0).sustained && !at(STRIPE, 12.0).sustained);
+    assert!(at(RAID10, 7.0).sustained && !at(RAID10, 9.0).sustained);
 }
 
 /// RAID-10's second copy propagated in the background (the paper's runs)
@@ -173,21 +169,21 @@ fn raid10_background_against_foreground_propagation() {
     let found = points(&OltpArgs::default(), &wanted);
     let at = |c, s| at(&wanted, &found, c, s);
     let reports = |c, s| &at(c, s).reports[0];
-    // At 3x both keep up; in the background the second copies wait for
-    // idle time, so the foreground queues are shorter.
+    // At 3x both keep up, and answer alike (measured 7.16 and 7.15 ms):
+    // in the background the second copies wait for idle time, which at
+    // this load is plentiful.
     let (bg, fg) = (reports(RAID10, 3.0), reports(RAID10_FOREGROUND, 3.0));
     eprintln!(
         "3x: background {:.2} ms ({} propagated, {} forced), foreground {:.2} ms ({} forced)",
         bg.mean_response_ms, bg.propagated, bg.forced, fg.mean_response_ms, fg.forced
     );
     assert!(bg.propagated > 0 && bg.forced == 0 && fg.propagated == 0 && fg.forced > 0);
-    // Measured 6.81 against 7.06 ms.
-    assert!((6.3..7.3).contains(&bg.mean_response_ms));
-    assert!((6.6..7.6).contains(&fg.mean_response_ms));
-    assert!(bg.mean_response_ms < fg.mean_response_ms);
+    assert!((6.7..7.7).contains(&bg.mean_response_ms));
+    assert!((6.7..7.7).contains(&fg.mean_response_ms));
+    assert!((bg.mean_response_ms / fg.mean_response_ms - 1.0).abs() < 0.03);
     // Not the paper's benefit: near saturation the background answers
-    // slower (measured 12.90 against 10.68 ms at 5x, and a lower maximum
-    // in the full run, 5.92 ± 2.35 against 6.67 ± 0.36). The hottest
+    // slower (measured 26.09 against 20.05 ms at 5x, and a lower maximum
+    // in the full run, 4.83 ± 0.36 against 5.08 ± 0.36). The hottest
     // block's writes go to a copy with no write in flight; its other
     // copy's propagation waits in a busy disk's delayed-write queue, so
     // they queue on one copy where the foreground alternates the two.
@@ -198,7 +194,7 @@ fn raid10_background_against_foreground_propagation() {
 
 /// The full reproduction (3 replications × 30,000 requests): each
 /// maximum's interval, the ratios to the stripe beside the paper's, and
-/// the order under both criteria. Release only (`.ci/run`): about 80 s of
+/// the order under both criteria. Release only (`.ci/run`): about 45 s of
 /// one core.
 #[test]
 #[ignore = "minutes unoptimised: run in release by .ci/run"]
@@ -221,31 +217,29 @@ fn figure_11_in_full() {
             max(c, 1).mean,
         );
     }
-    // The calibration: the stripe near 5x (measured 5.25).
+    // The calibration: the stripe near 5x (measured 4.92).
     assert!((4.5..6.0).contains(&max(STRIPE, 0).mean));
-    // The EW-Arrays' ratios to the stripe: measured 2.91 and 2.86 (the
+    // The EW-Arrays' ratios to the stripe: measured 1.73 and 3.00 (the
     // paper: 2.0 and 2.8); their intervals clear of the stripe's and
-    // RAID-10's.
+    // RAID-10's, and of each other's, in the paper's order.
+    let r = (ratio(EW_2X9X2, 0).mean, ratio(EW_1X22, 0).mean);
+    assert!(
+        (1.4..2.1).contains(&r.0) && (2.5..3.5).contains(&r.1),
+        "{r:?}"
+    );
     for ew in [EW_2X9X2, EW_1X22] {
-        let r = ratio(ew, 0).mean;
-        assert!((2.4..3.4).contains(&r), "{r}");
         for other in [STRIPE, RAID10] {
             assert!(max(ew, 0).lower() > max(other, 0).upper());
+            assert!(max(ew, 1).mean > max(other, 1).mean);
         }
     }
-    // RAID-10 above the stripe on average but not beyond its interval
-    // (measured 5.92 ± 2.35 against 5.25 ± 0.62; the paper: 8 against 5,
-    // a ratio of 1.6 we measure as 1.12): one replication in three
-    // saturates at the stripe's speed-up, where the hot block's writes
-    // queue on one copy while the other's propagation waits for idle time.
+    assert!(max(EW_1X22, 0).lower() > max(EW_2X9X2, 0).upper());
+    // Not reproduced: RAID-10 level with the stripe (measured 4.83 ± 0.36
+    // against 4.92 ± 0.36, a ratio of 0.98; the paper: 8 against 5, 1.6).
+    // The hottest block's writes queue on one copy while the other's
+    // propagation waits for idle time (see
+    // raid10_background_against_foreground_propagation), and overlapping
+    // writes keep their order on each disk.
     let r10 = ratio(RAID10, 0).mean;
-    assert!((0.9..1.5).contains(&r10), "{r10}");
-    // The order of the EW-Arrays is not resolved (15.25 against 15.00):
-    // within a bisection step of each other.
-    assert!((max(EW_2X9X2, 0).mean - max(EW_1X22, 0).mean).abs() <= 1.0);
-    // The same order under the 100 ms criterion: the EW-Arrays above the
-    // stripe and RAID-10.
-    for ew in [EW_2X9X2, EW_1X22] {
-        assert!(max(ew, 1).mean > 2.0 * max(STRIPE, 1).mean.max(max(RAID10, 1).mean));
-    }
+    assert!((0.8..1.2).contains(&r10), "{r10}");
 }
