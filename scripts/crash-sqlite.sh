@@ -35,7 +35,7 @@ skip() {
     exit 0
 }
 for tool in nbdfuse fuse2fs sqlite3 mkfs.ext4 e2fsck python3; do
-    command -v "$tool" >/dev/null || skip "\`$tool\` is missing (apt-get install libnbd-bin fuse2fs sqlite3 e2fsprogs python3 fuse3)"
+    command -v "$tool" >/dev/null || skip "\`$tool\` is missing (apt-get install libnbd-bin nbdkit fuse2fs sqlite3 e2fsprogs python3 fuse3)"
 done
 FUSERMOUNT=$(command -v fusermount3 || command -v fusermount || true)
 [ -n "$FUSERMOUNT" ] || skip "fusermount is missing (apt-get install fuse3)"
@@ -101,7 +101,16 @@ workload() {
         >"$WORK/$name.serve.out" 2>&1 &
     SERVER=$!
     for _ in $(seq 100); do [ -S "$WORK/nbd.sock" ] && break; sleep 0.1; done
-    nbdfuse "$WORK/nbd/disk" --unix "$WORK/nbd.sock" &
+    # The server advertises the drive's sector as its minimum block size;
+    # nbdfuse passes the kernel's unaligned writes on as they come, and
+    # libnbd refuses them. nbdkit's blocksize filter turns them into
+    # read-modify-writes of whole sectors in between.
+    if command -v nbdkit >/dev/null; then
+        nbdfuse "$WORK/nbd/disk" [ nbdkit --exit-with-parent --filter=blocksize \
+            nbd socket="$WORK/nbd.sock" minblock=512 ] &
+    else
+        nbdfuse "$WORK/nbd/disk" --unix "$WORK/nbd.sock" &
+    fi
     local nbdfuse=$!
     for _ in $(seq 100); do [ -e "$WORK/nbd/disk" ] && break; sleep 0.1; done
     mount_ext4 "$WORK/nbd/disk" "$WORK/fs"
