@@ -13,7 +13,7 @@ use blockdev::nbd::proto::{CMD_TRIM, FLAG_SEND_TRIM};
 use disk_emu::ResyncRate;
 use disk_emu::disk::{DiskSpec, presets};
 
-use common::{Client, control, options, pattern, socket_dir};
+use common::{Client, control, options, pattern, socket_dir, wait_for};
 
 const SIZE: u64 = 8 << 20;
 const EIO: u32 = 5;
@@ -46,21 +46,6 @@ fn trim(c: &mut Client, offset: u64, len: u32) -> u32 {
     let a = c.receive(&mut []);
     assert_eq!(a.handle, h);
     a.error
-}
-
-fn wait_for(socket: &Path, state: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let now = control(socket, "state");
-        if now == state {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "still {now}, waiting for {state}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 #[test]

@@ -15,7 +15,7 @@ use blockdev::Layout;
 use disk_emu::ResyncRate;
 use disk_emu::disk::{DiskSpec, presets};
 
-use common::{Client, control, options, pattern, socket_dir};
+use common::{Client, control, options, pattern, socket_dir, wait_for};
 
 const SIZE: u64 = 8 << 20;
 const CHUNK: usize = 64 * 1024;
@@ -52,21 +52,6 @@ fn verify(c: &mut Client, what: &str) {
     for offset in (0..SIZE).step_by(CHUNK) {
         assert_eq!(c.read(offset, &mut back), 0, "{what}: read at {offset}");
         assert!(back == expected(offset), "{what}: wrong data at {offset}");
-    }
-}
-
-fn wait_for(socket: &Path, state: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let now = control(socket, "state");
-        if now == state {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "still {now}, waiting for {state}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
     }
 }
 

@@ -70,6 +70,23 @@ impl ModelTimes {
 }
 
 /// What the server reports of the model's times so far.
+/// Polls the control socket until `state` answers `state` (a hang bound of
+/// 30 s, not a speed).
+pub fn wait_for(socket: &Path, state: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let now = control(socket, "state");
+        if now == state {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still {now}, waiting for {state}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 pub fn model_times(socket: &Path) -> ModelTimes {
     let reply = control(socket, "stats");
     let json: serde_json::Value = serde_json::from_str(reply.strip_prefix("ok ").unwrap()).unwrap();
