@@ -6,7 +6,6 @@
 mod common;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use blockdev::Layout;
 use blockdev::nbd::proto::{CMD_TRIM, FLAG_SEND_TRIM};
