@@ -9,7 +9,7 @@
 mod common;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use blockdev::Layout;
 use disk_emu::ResyncRate;
