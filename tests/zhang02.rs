@@ -118,6 +118,17 @@ fn figure_11_under_the_tpcc_like_workload() {
     assert!(at(EW_1X22, 12.0).sustained && !at(EW_2X9X2, 12.0).sustained);
     // Below saturation an EW-Array answers fastest at every speed-up
     // (reproduced): both under the stripe and RAID-10 at 1x and 3x.
+    // Measured: 3.92 and 4.43 ms (2x9x2), 4.09 and 4.85 ms (1x22x1.6) at
+    // 1x and 3x.
+    for (ew, s, lo, hi) in [
+        (EW_2X9X2, 1.0, 3.6, 4.3),
+        (EW_2X9X2, 3.0, 4.0, 4.9),
+        (EW_1X22, 1.0, 3.8, 4.4),
+        (EW_1X22, 3.0, 4.4, 5.3),
+    ] {
+        let m = mean(at(ew, s));
+        assert!((lo..hi).contains(&m), "{ew} at {s}x: {m} ms");
+    }
     for s in common {
         let best_other = mean(at(STRIPE, s)).min(mean(at(RAID10, s)));
         for ew in [EW_2X9X2, EW_1X22] {
@@ -188,7 +199,8 @@ fn raid10_background_against_foreground_propagation() {
     // copy's propagation waits in a busy disk's delayed-write queue, so
     // they queue on one copy where the foreground alternates the two.
     let (bg, fg) = (reports(RAID10, 5.0), reports(RAID10_FOREGROUND, 5.0));
-    assert!(bg.mean_response_ms > 1.1 * fg.mean_response_ms);
+    let slower = bg.mean_response_ms / fg.mean_response_ms;
+    assert!((1.1..1.6).contains(&slower), "{slower}");
     assert!(bg.write_response_ms > fg.write_response_ms);
 }
 
