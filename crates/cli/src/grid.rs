@@ -36,7 +36,7 @@ use crate::output::{Cell, Format, Table};
 #[derive(Debug)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct SweepArgs {
-    /// The grid (TOML: `command` and `[[axis]]` tables; see `spindle sweep --help`).
+    /// The grid file (TOML: a `command` and `[[axis]]` tables, as above).
     pub file: PathBuf,
     /// Directory for each grid point's results (and, with --shards, the parts).
     #[cfg_attr(feature = "cli", arg(long, default_value = "sweep-out"))]

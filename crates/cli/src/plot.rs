@@ -266,7 +266,9 @@ pub fn write_picture(path: &Path, svg: &str) -> Result<()> {
         }
         _ => svg.as_bytes().to_vec(),
     };
-    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
+    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    crate::output::announce_written(path);
+    Ok(())
 }
 
 /// The system's fonts, loaded once; "sans-serif" is DejaVu Sans.

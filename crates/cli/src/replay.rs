@@ -502,11 +502,8 @@ fn finish<R>(
     }
     let rows = match samples {
         Some(file) => {
-            let path = file.path().display().to_string();
             let rows = file.finish()?;
-            t.note(format!(
-                "Per-request samples: {rows} rows written to {path}."
-            ));
+            t.note(format!("Per-request samples: {rows} rows."));
             Some(rows)
         }
         None => None,

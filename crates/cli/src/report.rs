@@ -62,6 +62,7 @@ pub fn writing_to<R>(path: &Path, heading: &str, command: impl FnOnce() -> Resul
     let value = result?;
     std::fs::write(path, render(heading, &report))
         .with_context(|| format!("--html: writing {}", path.display()))?;
+    crate::output::announce_written(path);
     Ok(value)
 }
 

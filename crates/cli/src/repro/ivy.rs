@@ -357,17 +357,13 @@ pub fn run(options: &IvyOptions, format: Format) -> Result<()> {
     crate::report::picture(options.plot.plot.as_deref(), &r.title, || {
         Ok(draw_panels(&r.title, &r.panels, scales).svg)
     })?;
-    if let Some(path) = &options.plot.plot
-        && !crate::output::results_discarded()
-    {
-        eprintln!("wrote {}", path.display());
-    }
     crate::output::emit_tables(&r.tables, format)?;
     eprintln!(
-        "{}, {:.1} s wall with {} jobs",
+        "{}, {:.1} s wall with {} job{}",
         r.cost,
         r.started.elapsed().as_secs_f64(),
-        options.jobs
+        options.jobs,
+        if options.jobs == 1 { "" } else { "s" }
     );
     Ok(())
 }

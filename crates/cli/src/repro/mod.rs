@@ -249,11 +249,6 @@ fn run_figures(
         crate::report::picture(path.as_deref(), &f.title, || {
             Ok(draw_panels(&f.title, &f.panels, plot.scales()).svg)
         })?;
-        if let Some(path) = path
-            && !crate::output::results_discarded()
-        {
-            eprintln!("wrote {}", path.display());
-        }
         tables.extend(f.tables);
     }
     crate::output::emit_tables(&tables, format)?;
