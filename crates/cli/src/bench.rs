@@ -110,7 +110,7 @@ pub fn run(what: &BenchWhat, format: Format) -> Result<()> {
     let rate = DiskExperiment::rate_on(&model, &mix, Load::Utilisation(*load))?;
     let mut t = Table::new(
         format!(
-            "Emulator throughput: {} , random 1-block reads, open Poisson at load {load} ({rate:.1}/s), one thread",
+            "Emulator throughput: {}, random 1-block reads, open Poisson at load {load} ({rate:.1}/s), one thread",
             disk.name
         ),
         &[

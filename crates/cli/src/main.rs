@@ -426,10 +426,8 @@ fn run_shard(cli: Cli, shard: Shard) -> Result<()> {
     let part = runner.into_part(context, stopped);
     let units = part.header().units;
     part.write(&path)?;
-    eprintln!(
-        "shard {shard}: {units} units of {points} points written to {}",
-        path.display()
-    );
+    eprintln!("shard {shard}: {units} units of {points} points");
+    spindle::output::announce_written(&path);
     Ok(())
 }
 

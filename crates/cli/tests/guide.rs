@@ -1,23 +1,35 @@
 //! The README's and the guide's commands, run as shown.
 //!
 //! Every fenced block tagged `console` in `README.md` and `docs/src/**/*.md`
-//! is a [trycmd] case: each `$ spindle ...` line is run (from the repository
-//! root, so `../shared/data/...` paths read as a reader types them) and its
-//! standard output and error are compared with the lines below it, where
-//! `...` on a line of its own stands for any lines and `[..]` for any text
-//! within a line. A renamed flag, a changed table header or a removed
-//! command fails here, not in a reader's terminal.
+//! is a [trycmd] case: each `$ spindle ...` line is run and its standard
+//! output and error are compared with the lines below it, where `...` on a
+//! line of its own stands for any lines and `[..]` for any text within a
+//! line (wall times, rates). A renamed flag, a changed table header or a
+//! removed command fails here, not in a reader's terminal.
 //!
-//! Shell blocks of any other tag (`sh`) hold what the suite cannot run:
-//! cargo itself, scripts that install packages or need root, servers that run
-//! until stopped. A `spindle` command may not hide in one:
-//! [`every_spindle_command_is_in_a_console_block`] fails if it does.
+//! The commands run where a reader runs them, in a checkout with
+//! `../shared/data` beside it: a scratch copy of that layout (the
+//! repository's `crates/` and `docs/` and the shared data, linked), so that
+//! the files the examples write (`--plot arm.svg`) land in the scratch
+//! directory, not in the repository.
+//!
+//! A command that runs until it is stopped (`spindle serve`), needs a
+//! server (`spindle control`) or reads what one recorded (`spindle
+//! crash-states`) is shown in an `sh` block instead; no other
+//! `spindle` command may be ([`every_spindle_command_runs_in_a_console_block`]),
+//! and those two are parsed with every option as written (`--help`
+//! appended: clap checks each option's name and value before it prints the
+//! help).
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// The repository root, where README.md and docs/ are.
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("the repository root")
 }
 
 /// README.md and every Markdown file of the guide, relative to the root.
@@ -40,41 +52,91 @@ fn documents() -> Vec<PathBuf> {
     found
 }
 
+/// Commands a console block cannot hold: they run until stopped, talk to
+/// a server that does, or read what one recorded.
+const LONG_RUNNING: [&str; 3] = ["serve", "control", "crash-states"];
+
+#[cfg(unix)]
 #[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "the reproductions take minutes unoptimised: cargo test --release -p spindle-cli --test guide"
+)]
 fn readme_and_guide_commands_run_as_shown() {
-    std::env::set_current_dir(root()).expect("the repository root");
+    let shared = root().join("../shared");
+    assert!(
+        shared.join("data/disksim-valid").is_dir(),
+        "{} is missing: the guide's commands read DiskSim's validation data from \
+         ../shared/data/disksim-valid beside the checkout (see docs/src/getting-started.md)",
+        shared.join("data/disksim-valid").display()
+    );
+    let scratch = tempfile::tempdir().expect("a scratch directory");
+    let checkout = scratch.path().join("spindle");
+    std::fs::create_dir(&checkout).expect("the scratch checkout");
+    for linked in ["crates", "docs"] {
+        std::os::unix::fs::symlink(root().join(linked), checkout.join(linked))
+            .expect("linking into the scratch checkout");
+    }
+    std::os::unix::fs::symlink(&shared, scratch.path().join("shared"))
+        .expect("linking the shared data");
+    std::env::set_current_dir(&checkout).expect("the scratch checkout");
     let cases = trycmd::TestCases::new();
     cases
-        .register_bin("spindle", trycmd::schema::Bin::Path(env!("CARGO_BIN_EXE_spindle").into()))
-        .env("NO_COLOR", "1");
+        .register_bin(
+            "spindle",
+            trycmd::schema::Bin::Path(env!("CARGO_BIN_EXE_spindle").into()),
+        )
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "100");
     for document in documents() {
-        cases.case(document);
+        cases.case(root().join(document));
     }
+    cases.run();
 }
 
 #[test]
-fn every_spindle_command_is_in_a_console_block() {
+fn every_spindle_command_runs_in_a_console_block() {
     let mut hidden = Vec::new();
+    let mut long_running = Vec::new();
     for document in documents() {
         let text = std::fs::read_to_string(root().join(&document)).expect("a readable document");
-        let mut fence: Option<&str> = None;
+        let mut fence: Option<String> = None;
+        let mut pending = String::new();
         for (n, line) in text.lines().enumerate() {
-            let trimmed = line.trim_start();
+            let trimmed = line.trim();
             if let Some(info) = trimmed.strip_prefix("```") {
                 fence = match fence {
                     Some(_) => None,
-                    None => Some(info.trim()),
+                    None => Some(info.trim().to_string()),
                 };
                 continue;
             }
-            if let Some(info) = fence
-                && !info.starts_with("console")
-                && !info.starts_with("toml")
-                && !info.starts_with("json")
-                && !info.starts_with("rust")
-                && (trimmed.starts_with("spindle ") || trimmed == "spindle")
+            let Some(info) = &fence else { continue };
+            if info.starts_with("console") || !["sh", "bash", "shell", ""].contains(&info.as_str())
             {
-                hidden.push(format!("{}:{}: {line}", document.display(), n + 1));
+                continue;
+            }
+            // A command continued over several lines with `\`.
+            let command = if pending.is_empty() {
+                trimmed.to_string()
+            } else {
+                format!("{pending} {trimmed}")
+            };
+            if let Some(joined) = command.strip_suffix('\\') {
+                pending = joined.trim_end().to_string();
+                continue;
+            }
+            pending.clear();
+            let without_comment = command.split(" #").next().unwrap_or_default().trim();
+            let Some(args) = without_comment.strip_prefix("spindle ") else {
+                continue;
+            };
+            let words: Vec<&str> = args.split_whitespace().collect();
+            let place = format!("{}:{}", document.display(), n + 1);
+            if words.first().is_some_and(|w| LONG_RUNNING.contains(w)) {
+                long_running.push((place, words.iter().map(|w| w.to_string()).collect::<Vec<_>>()));
+            } else {
+                hidden.push(format!("{place}: {line}"));
             }
         }
     }
@@ -84,4 +146,17 @@ fn every_spindle_command_is_in_a_console_block() {
          move them into a console block (with `$ `) and show their output:\n{}",
         hidden.join("\n")
     );
+    for (place, words) in long_running {
+        let out = Command::new(env!("CARGO_BIN_EXE_spindle"))
+            .args(&words)
+            .arg("--help")
+            .output()
+            .expect("spindle runs");
+        assert!(
+            out.status.success(),
+            "{place}: `spindle {}` does not parse: {}",
+            words.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
