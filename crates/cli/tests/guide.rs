@@ -17,9 +17,10 @@
 //! server (`spindle control`) or reads what one recorded (`spindle
 //! crash-states`) is shown in an `sh` block instead; no other
 //! `spindle` command may be ([`every_spindle_command_runs_in_a_console_block`]),
-//! and those two are parsed with every option as written (`--help`
-//! appended: clap checks each option's name and value before it prints the
-//! help).
+//! and those are parsed as written: `serve` and `crash-states` with every
+//! option (`--help` appended: clap checks each option's name and value
+//! before it prints the help), a `control` command by the server's own
+//! parser.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -147,6 +148,14 @@ fn every_spindle_command_runs_in_a_console_block() {
         hidden.join("\n")
     );
     for (place, words) in long_running {
+        if words[0] == "control" {
+            // Its command goes, as written, to the server's own parser.
+            let line = words[2..].join(" ");
+            if let Err(e) = blockdev::control::parse(&line) {
+                panic!("{place}: `{line}` is not a control command: {e}");
+            }
+            continue;
+        }
         let out = Command::new(env!("CARGO_BIN_EXE_spindle"))
             .args(&words)
             .arg("--help")
