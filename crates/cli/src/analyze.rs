@@ -113,7 +113,7 @@ pub fn run(paper: &AnalyzePaper, format: Format) -> Result<()> {
         } else {
             models.clone()
         };
-        return crate::output::emit_table(&at_point(&models, lambda, *p_read, *mu), format);
+        return crate::report::emit_table(&at_point(&models, lambda, *p_read, *mu), format);
     }
     let started = std::time::Instant::now();
     let figures = match figure {
@@ -133,7 +133,7 @@ pub fn run(paper: &AnalyzePaper, format: Format) -> Result<()> {
         })?;
         tables.extend(f.tables);
     }
-    crate::output::emit_tables(&tables, format)?;
+    crate::report::emit_tables(&tables, format)?;
     eprintln!("analysis time: {:.1} ms", solved.as_secs_f64() * 1e3);
     Ok(())
 }

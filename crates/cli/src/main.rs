@@ -10,7 +10,8 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use experiments::sharding::{Merged, PartContext, Runner, Shard};
-use spindle::output::{Format, discarding_results, tables_into};
+use spindle::output::{Format, discarding_results};
+use spindle::report::tables_into;
 use spindle::{
     admit, analyze, bench, common, crash_states, disk_array, grid, replay, repro, run, serve,
     trace_info, txn, validate,

@@ -182,7 +182,7 @@ pub fn run(args: &ReplayArgs, format: Format) -> Result<()> {
             crate::sheet::render_run_sheet(sheet)
         })?;
     }
-    crate::output::emit_table(&replay.table, format)?;
+    crate::report::emit_table(&replay.table, format)?;
     Ok(())
 }
 

@@ -130,7 +130,7 @@ pub fn run(args: &ValidateArgs, format: Format) -> Result<()> {
             Ok(draw_panels(&title, &panels, scales).svg)
         })?;
     }
-    crate::output::emit_table(&t, format)?;
+    crate::report::emit_table(&t, format)?;
     Ok(())
 }
 
