@@ -70,6 +70,9 @@ fn check(golden: &str, args: &[&str], with_stderr: bool) -> Option<String> {
 #[test]
 #[ignore = "minutes in a debug build: run in release (see the module documentation)"]
 fn outputs_match_the_golden_files() {
+    // Checked here, so that a missing directory says where it belongs; the
+    // commands below name it as a reader types it.
+    shared_data::disksim_valid();
     let data = "../shared/data/disksim-valid";
     let mut diffs = Vec::new();
     diffs.extend(check("default.txt", &[], false));

@@ -7,7 +7,6 @@
 //! tick or the data. The text checks use the renderer's own layout of the
 //! text and are skipped, saying so, where the system has no font.
 
-use std::path::Path;
 use std::process::Command;
 
 mod support;
@@ -670,12 +669,7 @@ fn zhang02_figure() {
 
 #[test]
 fn ivy_figure() {
-    let trace = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/disksim-valid/ajw.1week.srt");
-    if !trace.exists() {
-        eprintln!("skipped: {} is not here", trace.display());
-        return;
-    }
+    let trace = shared_data::disksim_file("ajw.1week.srt");
     let options = ivy::IvyOptions {
         trace,
         policy: vec![
@@ -703,11 +697,7 @@ fn ivy_figure() {
 
 #[test]
 fn validate_figure() {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/disksim-valid");
-    if !data.exists() {
-        eprintln!("skipped: {} is not here", data.display());
-        return;
-    }
+    let data = shared_data::disksim_valid();
     let spec = disk_emu::disk::from_disksim(data.join("hp_c2247a.parv")).unwrap();
     let rng = experiments::seeds::Unit::new(1, 0, 0)
         .stream(experiments::seeds::Purpose::Service { disk: 0 });

@@ -343,12 +343,7 @@ fn sweep_prints_shard_and_merge_commands() {
 
 #[test]
 fn ivy_on_the_traced_week_merges_identically() {
-    let trace = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/disksim-valid/ajw.1week.srt");
-    if !trace.exists() {
-        eprintln!("skipped: {} is not here", trace.display());
-        return;
-    }
+    let trace = shared_data::disksim_file("ajw.1week.srt");
     let trace = trace.to_string_lossy().into_owned();
     merges_identically(&[
         "repro",

@@ -632,10 +632,7 @@ mod tests {
     use disk_emu::disk::presets;
 
     fn data(name: &str) -> String {
-        format!(
-            "{}/../../../shared/data/disksim-valid/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        )
+        shared_data::disksim_file(name).display().to_string()
     }
 
     fn options() -> ReplayOptions {

@@ -1,7 +1,7 @@
 //! DiskSim's validation drives replayed against their traces: the loaded
 //! models come close to the real drives.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use disk_emu::Stream;
 use disk_emu::disk::{DiskModel, DisksimDisk, DisksimOptions, from_disksim, load_disksim};
@@ -11,9 +11,7 @@ use sched_core::{Kind, Request, RequestId, Travel};
 
 /// A file of DiskSim's validation suite, outside the repository.
 fn data(file: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/disksim-valid")
-        .join(file)
+    shared_data::disksim_file(file)
 }
 
 fn load(file: &str) -> DisksimDisk {

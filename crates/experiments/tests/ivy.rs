@@ -16,7 +16,7 @@
 //! and what costed copies change.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use disk_emu::trace::TraceOptions;
 use experiments::{
@@ -26,7 +26,7 @@ use experiments::{
 use sched_core::PolicySpec;
 
 fn trace_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/disksim-valid/ajw.1week.srt")
+    shared_data::disksim_file("ajw.1week.srt")
 }
 
 /// The trace in `block_size`-byte blocks.

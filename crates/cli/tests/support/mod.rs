@@ -41,10 +41,7 @@ pub(crate) fn stderr(o: &Output) -> String {
 
 /// A file of DiskSim's validation set (drive models and measured traces).
 pub(crate) fn data(name: &str) -> String {
-    format!(
-        "{}/../../../shared/data/disksim-valid/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
+    shared_data::disksim_file(name).display().to_string()
 }
 
 /// `spindle run --disk hp97560 --load 0.8 --policy P…` with `requests`

@@ -176,10 +176,7 @@ mod tests {
     use sched_core::{Head, Kind, Request, RequestId, ServiceEstimator};
 
     fn bundled_disk() -> SrtDisk {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/data/disksim-valid/ajw.1week.srt"
-        );
+        let path = shared_data::disksim_file("ajw.1week.srt");
         let reader = trace::open(path, None, TraceOptions::default()).unwrap();
         reader.srt_header().unwrap().disks[0].clone()
     }

@@ -15,7 +15,7 @@ use crate::Stream;
 
 /// The bundled trace, from the shared data directory.
 fn bundled() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/disksim-valid/ajw.1week.srt")
+    shared_data::disksim_file("ajw.1week.srt")
 }
 
 fn bundled_bytes() -> Vec<u8> {

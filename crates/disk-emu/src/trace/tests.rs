@@ -13,9 +13,7 @@ use super::*;
 
 /// A file of DiskSim's validation suite, from the shared data directory.
 fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/disksim-valid")
-        .join(name)
+    shared_data::disksim_file(name)
 }
 
 /// Every item a reader yields for `text`.

@@ -10,9 +10,7 @@ use tempfile::TempDir;
 
 /// A file of DiskSim's validation suite, outside the repository.
 fn data(file: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/disksim-valid")
-        .join(file)
+    shared_data::disksim_file(file)
 }
 
 fn load(file: &str) -> DisksimDisk {
