@@ -10,7 +10,7 @@ use sched_core::Nanos;
 use super::{
     Bar, BarPanel, HeadLane, MARKED_PERCENTILES, QueueLine, ResponseCdf, RunSheet, SheetSeries,
 };
-use crate::plot::policy_colour;
+use crate::plot::curve_colours;
 
 fn ms(ns: Nanos) -> f64 {
     ns as f64 / 1e6
@@ -489,14 +489,14 @@ fn sheet<'t>(
     }
 }
 
-/// The legend of runs labelled `labels`: each in its policy's colour (its
-/// place in the sheet where the label names no policy).
+/// The legend of runs labelled `labels`: each in its policy's colour, two
+/// runs never in colours alike ([`curve_colours`]).
 fn series_of(labels: impl Iterator<Item = String>) -> Vec<SheetSeries> {
-    labels
-        .enumerate()
-        .map(|(i, label)| SheetSeries {
-            colour: policy_colour(&label, i),
-            label,
-        })
+    let labels: Vec<String> = labels.collect();
+    let names: Vec<&str> = labels.iter().map(String::as_str).collect();
+    curve_colours(&names)
+        .into_iter()
+        .zip(labels.iter().cloned())
+        .map(|(colour, label)| SheetSeries { colour, label })
         .collect()
 }
