@@ -225,6 +225,37 @@ policy_table! {
         },
         build: |storage, cylinders| FdScan::new(storage, cylinders, expired),
     }
+    /// [`MqDeadline`](crate::policy::MqDeadline) (the kernel's defaults).
+    disk MqDeadline "mq-deadline" | "deadline" {
+        summary: "Linux: sorted batches of reads or writes, FIFO expiry between batches",
+        paper: "Linux block/mq-deadline.c (Axboe 2002, 2016)",
+        uses: [cylinders],
+        parameters: {
+            /// Nanoseconds after arrival at which a read expires.
+            read_expire: Nanos as Duration = 500_000_000 => "500ms",
+                keys "read_expire",
+                expects "a duration such as 10ms, 500us, 2s or 1000ns",
+                means "a read expires this long after it arrived";
+            /// Nanoseconds after arrival at which a write expires.
+            write_expire: Nanos as Duration = 5_000_000_000 => "5s",
+                keys "write_expire",
+                expects "a duration such as 10ms, 500us, 2s or 1000ns",
+                means "a write expires this long after it arrived";
+            /// Requests a batch may hold.
+            fifo_batch: usize as Count = 16 => "16",
+                keys "fifo_batch",
+                expects "a number of requests",
+                means "requests a batch of one direction may hold";
+            /// Read batches chosen over waiting writes before a write batch.
+            writes_starved: usize as Count = 2 => "2",
+                keys "writes_starved",
+                expects "a number of read batches",
+                means "read batches preferred over waiting writes";
+        },
+        build: |storage, cylinders| {
+            MqDeadline::new(storage, cylinders, read_expire, write_expire, fifo_batch, writes_starved)
+        },
+    }
     rate_based WrrScan "wrr-scan" {
         summary: "rate-based tasks in weighted rounds of SCAN sweeps, with admission control",
         paper: "Tsai, Chu & Huang 2004",

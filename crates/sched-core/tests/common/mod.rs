@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 use sched_core::policy::{
-    AgedSptf, CLook, CScan, Edf, Fcfs, FdScan, Look, SatfEw, Scan, ScanEdf, Sptf, Ssedo, Ssedv,
-    Sstf, VScan,
+    AgedSptf, CLook, CScan, Edf, Fcfs, FdScan, Look, MqDeadline, SatfEw, Scan, ScanEdf, Sptf,
+    Ssedo, Ssedv, Sstf, VScan,
 };
 use sched_core::{
     AnyScheduler, CancelError, Direction, Dispatch, EnqueueError, ExpiredRule, Head, Inline, Kind,
@@ -474,6 +474,20 @@ pub(crate) fn all_specs() -> Vec<PolicySpec> {
             weight: 1e30,
             window: None,
         },
+        // Short expiries and batches, so that the scenarios' time steps
+        // expire requests, end batches and starve writes.
+        PolicySpec::MqDeadline {
+            read_expire: 1_000_000,
+            write_expire: 5_000_000,
+            fifo_batch: 3,
+            writes_starved: 1,
+        },
+        PolicySpec::MqDeadline {
+            read_expire: 0,
+            write_expire: 0,
+            fifo_batch: 0,
+            writes_starved: 0,
+        },
     ]);
     v
 }
@@ -508,6 +522,20 @@ pub(crate) fn with_concrete<S: Storage, R>(
             f(&mut AgedSptf::new(st, cylinders, weight, window).unwrap())
         }
         PolicySpec::SatfEw => f(&mut SatfEw::new(st, cylinders).unwrap()),
+        PolicySpec::MqDeadline {
+            read_expire,
+            write_expire,
+            fifo_batch,
+            writes_starved,
+        } => f(&mut MqDeadline::new(
+            st,
+            cylinders,
+            read_expire,
+            write_expire,
+            fifo_batch,
+            writes_starved,
+        )
+        .unwrap()),
     }
 }
 
@@ -635,11 +663,25 @@ fn dyadic(x: f64) -> Option<i128> {
     (scaled.fract() == 0.0 && (0.0..=65_536.0).contains(&scaled)).then_some(scaled as i128)
 }
 
-/// The model's memory between decisions: the sweep direction.
+/// The model's memory between decisions: the sweep direction, and
+/// mq-deadline's batch.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Model {
     pub(crate) spec: PolicySpec,
     pub(crate) direction: Direction,
+    pub(crate) batch: Batch,
+}
+
+/// mq-deadline's state as its documentation describes it: the direction of
+/// the batch in progress and how many requests it served, the read batches
+/// chosen over waiting writes, the last cylinder served in each direction
+/// (reads 0, writes 1).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Batch {
+    pub(crate) direction: Option<usize>,
+    pub(crate) served: usize,
+    pub(crate) starved: usize,
+    pub(crate) latest: [u32; 2],
 }
 
 impl Model {
@@ -647,6 +689,7 @@ impl Model {
         Model {
             spec,
             direction: Direction::Up,
+            batch: Batch::default(),
         }
     }
 
@@ -815,6 +858,61 @@ impl Model {
                         fifo_key(r),
                     )
                 })))
+            }
+            PolicySpec::MqDeadline {
+                read_expire,
+                write_expire,
+                fifo_batch,
+                writes_starved,
+            } => {
+                let direction = |r: &Request| usize::from(r.kind == Kind::Write);
+                let in_order = |d: usize, from: u32| {
+                    all.iter()
+                        .copied()
+                        .filter(|r| direction(r) == d && r.cylinder >= from)
+                        .min_by_key(|r| (r.cylinder, fifo_key(r)))
+                };
+                let oldest = |d: usize| {
+                    all.iter()
+                        .copied()
+                        .filter(|r| direction(r) == d)
+                        .min_by_key(|r| fifo_key(r))
+                };
+                let b = &mut self.batch;
+                if let Some(d) = b.direction
+                    && b.served < fifo_batch
+                    && let Some(r) = in_order(d, b.latest[d])
+                {
+                    b.served += 1;
+                    b.latest[d] = r.cylinder;
+                    return Some((*r, Travel::Direct));
+                }
+                let writes = oldest(1).is_some();
+                let d = if oldest(0).is_some() {
+                    let switch = writes && b.starved >= writes_starved;
+                    if writes {
+                        b.starved += 1;
+                    }
+                    usize::from(switch)
+                } else if writes {
+                    1
+                } else {
+                    return None;
+                };
+                if d == 1 {
+                    b.starved = 0;
+                }
+                let expire = [read_expire, write_expire][d];
+                let first = oldest(d)?;
+                let expired = now >= first.arrival.saturating_add(expire);
+                let r = match in_order(d, b.latest[d]) {
+                    Some(r) if !expired => r,
+                    _ => first,
+                };
+                b.direction = Some(d);
+                b.served = 1;
+                b.latest[d] = r.cylinder;
+                Some((*r, Travel::Direct))
             }
             PolicySpec::SatfEw => {
                 // The test estimator knows no free space: writes are served
