@@ -14,6 +14,7 @@
 //! | [`FdScan`] | sweep toward the earliest feasible deadline | service time | O(log N) plus one estimate per unexpired but unreachable deadline passed over |
 //! | [`WrrScan`] | budget per class and round, then sweep position | reclaimed time only | O(log T) per request (T tasks), plus amortised parking |
 //! | [`MqDeadline`] | direction batches in cylinder order, FIFO expiry between batches | no | O(1)¹ |
+//! | [`Bfq`] | B-WF2Q+ over per-class queues with budgets, then cylinder order in a queue; idles for a sync queue | no | O(Q) for Q ≤ 16 class queues, plus one bucket lookup¹ |
 //! | [`Sptf`], [`AgedSptf`] | positioning time (minus age) | positioning time | one estimate per candidate: n, or the window |
 //! | [`SatfEw`] | positioning time, a write's at the nearest free block, within the sweep | positioning time, free blocks | one estimate per request ahead, one free-block search |
 //!
@@ -27,6 +28,7 @@
 //! workspace root (`cargo bench --bench decision`).
 
 mod aged_sptf;
+mod bfq;
 mod clook;
 mod cscan;
 mod edf;
@@ -47,6 +49,7 @@ mod wrr_admission;
 mod wrr_scan;
 
 pub use aged_sptf::*;
+pub use bfq::*;
 pub use clook::*;
 pub use cscan::*;
 pub use edf::*;

@@ -256,6 +256,51 @@ policy_table! {
             MqDeadline::new(storage, cylinders, read_expire, write_expire, fifo_batch, writes_starved)
         },
     }
+    /// [`Bfq`](crate::policy::Bfq) (the kernel's defaults; weights through
+    /// [`Bfq::set_weight`](crate::policy::Bfq::set_weight), 100 otherwise).
+    disk Bfq "bfq" {
+        summary: "Linux: per-class queues with budgets in B-WF2Q+ order, idling for sync queues",
+        paper: "Linux block/bfq-iosched.c (Valente & Checconi 2010)",
+        uses: [cylinders],
+        parameters: {
+            /// How long the disk waits for a sync queue's next request.
+            slice_idle: Nanos as Duration = 8_000_000 => "8ms",
+                keys "slice_idle",
+                expects "a duration such as 10ms, 500us, 2s or 1000ns",
+                means "idle this long for a sync queue's next request";
+            /// The longest a queue stays in service.
+            timeout_sync: Nanos as Duration = 125_000_000 => "125ms",
+                keys "timeout_sync",
+                expects "a duration such as 10ms, 500us, 2s or 1000ns",
+                means "budget timeout: the longest a queue stays in service";
+            /// The budget in sectors.
+            max_budget: usize as Count = 16_384 => "16384",
+                keys "max_budget",
+                expects "a number of sectors, at least 1",
+                means "sectors a queue may receive in one service slot";
+            /// A read is served first this long after it arrived.
+            fifo_expire_sync: Nanos as Duration = 125_000_000 => "125ms",
+                keys "fifo_expire_sync",
+                expects "a duration such as 10ms, 500us, 2s or 1000ns",
+                means "a read is served first this long after it arrived";
+            /// A write is served first this long after it arrived.
+            fifo_expire_async: Nanos as Duration = 250_000_000 => "250ms",
+                keys "fifo_expire_async",
+                expects "a duration such as 10ms, 500us, 2s or 1000ns",
+                means "a write is served first this long after it arrived";
+        },
+        build: |storage, cylinders| {
+            let params = BfqParams {
+                slice_idle,
+                timeout_sync,
+                max_budget: u32::try_from(max_budget)
+                    .map_err(|_| BuildError::invalid("max_budget", "at most 2^32 - 1 sectors"))?,
+                fifo_expire_sync,
+                fifo_expire_async,
+            };
+            Bfq::new(storage, cylinders, params)
+        },
+    }
     rate_based WrrScan "wrr-scan" {
         summary: "rate-based tasks in weighted rounds of SCAN sweeps, with admission control",
         paper: "Tsai, Chu & Huang 2004",

@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 use sched_core::policy::{
-    AgedSptf, CLook, CScan, Edf, Fcfs, FdScan, Look, MqDeadline, SatfEw, Scan, ScanEdf, Sptf,
-    Ssedo, Ssedv, Sstf, VScan,
+    AgedSptf, BFQ_QUEUES, Bfq, BfqParams, CLook, CScan, Edf, Fcfs, FdScan, Look, MqDeadline,
+    SatfEw, Scan, ScanEdf, Sptf, Ssedo, Ssedv, Sstf, VScan,
 };
 use sched_core::{
     AnyScheduler, CancelError, Direction, Dispatch, EnqueueError, ExpiredRule, Head, Inline, Kind,
@@ -152,6 +152,13 @@ pub(crate) struct View<'a> {
     pub(crate) cylinders: u32,
 }
 
+/// Whether an enqueue was refused because a BFQ has no class queue left,
+/// the typed refusal of a request of one class too many (only BFQ keeps a
+/// bounded set of class queues).
+pub(crate) fn too_many_classes(res: &Result<(), EnqueueError>) -> bool {
+    matches!(res, Err(EnqueueError::TooManyClasses { queues, .. }) if *queues == BFQ_QUEUES)
+}
+
 /// Whether the policy rejects requests beyond its disk (it orders by cylinder).
 pub(crate) fn checks_cylinders(spec: &PolicySpec) -> bool {
     !matches!(
@@ -217,12 +224,22 @@ pub(crate) fn run(
                 {
                     {
                         let before = q.len();
-                        assert_eq!(q.enqueue(r, now), Ok(()), "{spec}: refused request retried");
-                        assert_eq!(q.len(), before + 1);
-                        out.push(Out::Enqueue(Ok(())));
-                        *generation.entry(r.id.0).or_default() += 1;
-                        live.insert(r.id.0, r);
-                        accepted += 1;
+                        let res = q.enqueue(r, now);
+                        out.push(Out::Enqueue(res));
+                        if too_many_classes(&res) {
+                            assert_eq!(
+                                q.len(),
+                                before,
+                                "{spec}: a refused enqueue changed the queue"
+                            );
+                            retired.push(r.id.0);
+                        } else {
+                            assert_eq!(res, Ok(()), "{spec}: refused request retried");
+                            assert_eq!(q.len(), before + 1);
+                            *generation.entry(r.id.0).or_default() += 1;
+                            live.insert(r.id.0, r);
+                            accepted += 1;
+                        }
                     }
                 }
                 let id = match reuse_id {
@@ -261,6 +278,14 @@ pub(crate) fn run(
                     );
                     assert!(!q.contains(r.id));
                     rejected.push(r);
+                } else if too_many_classes(&res) {
+                    assert_eq!(
+                        q.len(),
+                        before,
+                        "{spec}: a refused enqueue changed the queue"
+                    );
+                    assert!(!q.contains(r.id));
+                    retired.push(id);
                 } else {
                     assert_eq!(res, Ok(()), "{spec}");
                     assert_eq!(q.len(), before + 1);
@@ -299,8 +324,12 @@ pub(crate) fn run(
                                 expired: ExpiredRule::Drop
                             }
                         );
+                        // A policy that holds work back (BFQ idling for a
+                        // sync queue) says until when.
+                        let holding = q.next_eligible_at(now).is_some_and(|t| t > now);
                         assert!(
                             live.is_empty()
+                                || holding
                                 || (drop && live.values().all(|r| r.deadline_key() < now)),
                             "{spec}: next returned None with {} requests queued",
                             live.len()
@@ -488,6 +517,22 @@ pub(crate) fn all_specs() -> Vec<PolicySpec> {
             fifo_batch: 0,
             writes_starved: 0,
         },
+        // Budgets and timeouts short enough to end slots within a scenario,
+        // and no idling at all.
+        PolicySpec::Bfq {
+            slice_idle: 2_000_000,
+            timeout_sync: 10_000_000,
+            max_budget: 20,
+            fifo_expire_sync: 5_000_000,
+            fifo_expire_async: 10_000_000,
+        },
+        PolicySpec::Bfq {
+            slice_idle: 0,
+            timeout_sync: 0,
+            max_budget: 1,
+            fifo_expire_sync: 0,
+            fifo_expire_async: 0,
+        },
     ]);
     v
 }
@@ -522,6 +567,22 @@ pub(crate) fn with_concrete<S: Storage, R>(
             f(&mut AgedSptf::new(st, cylinders, weight, window).unwrap())
         }
         PolicySpec::SatfEw => f(&mut SatfEw::new(st, cylinders).unwrap()),
+        PolicySpec::Bfq {
+            slice_idle,
+            timeout_sync,
+            max_budget,
+            fifo_expire_sync,
+            fifo_expire_async,
+        } => {
+            let params = BfqParams {
+                slice_idle,
+                timeout_sync,
+                max_budget: max_budget as u32,
+                fifo_expire_sync,
+                fifo_expire_async,
+            };
+            f(&mut Bfq::new(st, cylinders, params).unwrap())
+        }
         PolicySpec::MqDeadline {
             read_expire,
             write_expire,
@@ -914,6 +975,9 @@ impl Model {
                 b.latest[d] = r.cylinder;
                 Some((*r, Travel::Direct))
             }
+            // BFQ's choices depend on virtual times and idling: its own
+            // tests (`tests/linux.rs`) check them.
+            PolicySpec::Bfq { .. } => None,
             PolicySpec::SatfEw => {
                 // The test estimator knows no free space: writes are served
                 // in place, and SATF-EW is SATF within the sweep.
