@@ -64,7 +64,7 @@
 //! Memory: 58 bytes a queued request (the slab's 47, a cylinder index of 7
 //! whose keys are `queue × cylinders + cylinder`, so that each queue is a
 //! sorted range of one index, and FIFO links of 4); [`BFQ_QUEUES`] class
-//! queues of 32 bytes and as many weights inside the policy value. Nothing
+//! queues of 24 bytes and as many weights inside the policy value. Nothing
 //! is allocated. A decision scans the class queues (at most [`BFQ_QUEUES`])
 //! and makes one cylinder-index lookup, whose buckets each span
 //! `BFQ_QUEUES × cylinders / capacity` keys.
@@ -119,9 +119,8 @@ impl BfqParams {
 /// One class's queue.
 #[derive(Clone, Copy, Debug)]
 struct ClassQueue {
-    /// Whether the entry belongs to a class.
-    used: bool,
     class: u16,
+    /// The class's weight; 0 for an entry that belongs to no class.
     weight: u16,
     /// Requests queued.
     queued: u16,
@@ -133,9 +132,8 @@ struct ClassQueue {
 }
 
 const UNUSED: ClassQueue = ClassQueue {
-    used: false,
     class: 0,
-    weight: BFQ_DEFAULT_WEIGHT,
+    weight: 0,
     queued: 0,
     fifo: NIL,
     start: 0,
@@ -266,8 +264,8 @@ impl<S: Storage> Bfq<S> {
         let serving = self.in_service.map(|i| i.queue);
         self.queues
             .iter()
-            .position(|q| q.used && q.class == class)
-            .or_else(|| self.queues.iter().position(|q| !q.used))
+            .position(|q| q.weight != 0 && q.class == class)
+            .or_else(|| self.queues.iter().position(|q| q.weight == 0))
             .or_else(|| (0..BFQ_QUEUES).find(|&i| self.queues[i].queued == 0 && serving != Some(i)))
     }
 
@@ -395,9 +393,8 @@ impl<S: Storage> Scheduler for Bfq<S> {
                 class: req.class,
                 queues: BFQ_QUEUES,
             })?;
-        if !self.queues[queue].used || self.queues[queue].class != req.class {
+        if self.queues[queue].weight == 0 || self.queues[queue].class != req.class {
             self.queues[queue] = ClassQueue {
-                used: true,
                 class: req.class,
                 weight: self.weight(req.class),
                 ..UNUSED

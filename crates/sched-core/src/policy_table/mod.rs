@@ -35,7 +35,7 @@
 //!   building one queue or one per disk of a discipline. Array parameters
 //!   are given as written only.
 //! - `composition "name" = "description" { summary, paper }`: a name of
-//!   Chen & Towsley (1991) for a description; its registry parameters are
+//!   Chen & Towsley (1991), or Linux's for its mirror, for a description; its registry parameters are
 //!   its base policy's, with the defaults the description sets.
 
 #[macro_use]
@@ -500,6 +500,10 @@ policy_table! {
         },
     }
 
+    composition "linux-raid1" = "md-raid1:queue=mq-deadline" {
+        summary: "Linux's mirror: md RAID-1 read balancing over mq-deadline queues",
+        paper: "Linux drivers/md/raid1.c, block/mq-deadline.c",
+    }
     composition "dmq" = "sq-dmq:queue=sstf,modified=true" {
         summary: "DMQ-SQ",
         paper: "Chen & Towsley 1991",
