@@ -225,6 +225,55 @@ policy_table! {
         },
         build: |storage, cylinders| FdScan::new(storage, cylinders, expired),
     }
+    rate_based WrrScan "wrr-scan" {
+        summary: "rate-based tasks in weighted rounds of SCAN sweeps, with admission control",
+        paper: "Tsai, Chu & Huang 2004",
+        spec: WrrParams = WrrParams::tsai04(WrrMode::Aligned, AperiodicReserve::Share { ppm: 5_000 }),
+        parameters: [
+            "mode" = "ca", means "r (random data), c (contiguous) or ca (aligned releases)";
+            "share" = "0.005", means "aperiodic reservation, a fraction of each round";
+        ],
+    }
+    /// [`Sptf`](crate::policy::Sptf) (default: every request is a candidate).
+    disk Sptf "sptf" | "satf" {
+        summary: "shortest positioning (seek + rotation) time first",
+        paper: "Seltzer et al. 1990; Worthington et al. 1994",
+        estimator: true,
+        parameters: {
+            /// Candidates nearest the arm, `None` for all.
+            window: Option<usize> as Window = None => "all",
+                keys "window",
+                expects "a number of candidates or `all`",
+                means "candidates nearest the arm, or all";
+        },
+        build: |storage, cylinders| Sptf::new(storage, cylinders, window),
+    }
+    /// [`AgedSptf`](crate::policy::AgedSptf) (default weight 0.01: 100 ms of waiting forgives 1 ms of positioning).
+    disk AgedSptf "aged-sptf" {
+        summary: "SPTF minus weight x waiting time",
+        paper: "Worthington et al. 1994 (DiskSim)",
+        estimator: true,
+        parameters: {
+            /// Positioning nanoseconds forgiven per nanosecond waited.
+            weight: f64 as Real = 0.01 => "0.01",
+                keys "weight",
+                expects "a number of at least 0",
+                means "positioning ns forgiven per ns waited";
+            /// Candidates nearest the arm, `None` for all.
+            window: Option<usize> as Window = None => "all",
+                keys "window",
+                expects "a number of candidates or `all`",
+                means "candidates nearest the arm, or all";
+        },
+        build: |storage, cylinders| AgedSptf::new(storage, cylinders, weight, window),
+    }
+    /// [`SatfEw`](crate::policy::SatfEw).
+    disk SatfEw "satf-ew" {
+        summary: "SATF against the nearest free block for a write, sweeping one way at a time",
+        paper: "Zhang, Yu, Krishnamurthy & Wang 2002",
+        estimator: true,
+        build: |storage, cylinders| SatfEw::new(storage, cylinders),
+    }
     /// [`MqDeadline`](crate::policy::MqDeadline) (the kernel's defaults).
     disk MqDeadline "mq-deadline" | "deadline" {
         summary: "Linux: sorted batches of reads or writes, FIFO expiry between batches",
@@ -300,55 +349,6 @@ policy_table! {
             };
             Bfq::new(storage, cylinders, params)
         },
-    }
-    rate_based WrrScan "wrr-scan" {
-        summary: "rate-based tasks in weighted rounds of SCAN sweeps, with admission control",
-        paper: "Tsai, Chu & Huang 2004",
-        spec: WrrParams = WrrParams::tsai04(WrrMode::Aligned, AperiodicReserve::Share { ppm: 5_000 }),
-        parameters: [
-            "mode" = "ca", means "r (random data), c (contiguous) or ca (aligned releases)";
-            "share" = "0.005", means "aperiodic reservation, a fraction of each round";
-        ],
-    }
-    /// [`Sptf`](crate::policy::Sptf) (default: every request is a candidate).
-    disk Sptf "sptf" | "satf" {
-        summary: "shortest positioning (seek + rotation) time first",
-        paper: "Seltzer et al. 1990; Worthington et al. 1994",
-        estimator: true,
-        parameters: {
-            /// Candidates nearest the arm, `None` for all.
-            window: Option<usize> as Window = None => "all",
-                keys "window",
-                expects "a number of candidates or `all`",
-                means "candidates nearest the arm, or all";
-        },
-        build: |storage, cylinders| Sptf::new(storage, cylinders, window),
-    }
-    /// [`AgedSptf`](crate::policy::AgedSptf) (default weight 0.01: 100 ms of waiting forgives 1 ms of positioning).
-    disk AgedSptf "aged-sptf" {
-        summary: "SPTF minus weight x waiting time",
-        paper: "Worthington et al. 1994 (DiskSim)",
-        estimator: true,
-        parameters: {
-            /// Positioning nanoseconds forgiven per nanosecond waited.
-            weight: f64 as Real = 0.01 => "0.01",
-                keys "weight",
-                expects "a number of at least 0",
-                means "positioning ns forgiven per ns waited";
-            /// Candidates nearest the arm, `None` for all.
-            window: Option<usize> as Window = None => "all",
-                keys "window",
-                expects "a number of candidates or `all`",
-                means "candidates nearest the arm, or all";
-        },
-        build: |storage, cylinders| AgedSptf::new(storage, cylinders, weight, window),
-    }
-    /// [`SatfEw`](crate::policy::SatfEw).
-    disk SatfEw "satf-ew" {
-        summary: "SATF against the nearest free block for a write, sweeping one way at a time",
-        paper: "Zhang, Yu, Krishnamurthy & Wang 2002",
-        estimator: true,
-        build: |storage, cylinders| SatfEw::new(storage, cylinders),
     }
 
     /// [`SPssq`](crate::array::SPssq).
@@ -500,10 +500,6 @@ policy_table! {
         },
     }
 
-    composition "linux-raid1" = "md-raid1:queue=mq-deadline" {
-        summary: "Linux's mirror: md RAID-1 read balancing over mq-deadline queues",
-        paper: "Linux drivers/md/raid1.c, block/mq-deadline.c",
-    }
     composition "dmq" = "sq-dmq:queue=sstf,modified=true" {
         summary: "DMQ-SQ",
         paper: "Chen & Towsley 1991",
@@ -559,5 +555,9 @@ policy_table! {
     composition "rt-cmq-w" = "cmq:common=ssedo(m=3,beta=2),aux=ssedo(m=3,beta=2)" {
         summary: "CMQ: SSEDO common and auxiliary queues",
         paper: "Chen & Towsley 1991",
+    }
+    composition "linux-raid1" = "md-raid1:queue=mq-deadline" {
+        summary: "Linux's mirror: md RAID-1 read balancing over mq-deadline queues",
+        paper: "Linux drivers/md/raid1.c, block/mq-deadline.c",
     }
 }
