@@ -38,6 +38,8 @@
 //! disk waits) is measured in `wrr4096` next to LOOK and SCAN-EDF, with the
 //! cost of its admission test into a set of 100 tasks;
 //! `cargo bench --bench decision -- --wrr` prints just its ratios.
+//! Linux's mq-deadline and BFQ are among the policies of every group;
+//! `cargo bench --bench decision -- --linux` prints their ratios to SSTF.
 //!
 //! `cargo bench --bench decision -- --ratios` prints instead the ratios the
 //! targets are stated in, robust to a busy machine: at depth 4096 it times
@@ -628,7 +630,42 @@ fn wrr_ratios() {
     );
 }
 
+/// Linux's schedulers against SSTF at depth 4096 on boxed storage,
+/// interleaved like [`ratios`]: the targets are mq-deadline within
+/// 2× SSTF's decision cost and BFQ within 4×.
+fn linux_ratios() {
+    const DEPTH: usize = 4096;
+    const ROUNDS: usize = 15;
+    const REQUESTS: u64 = 50_000;
+    let build = |name: &str| {
+        let spec: PolicySpec = name.parse().expect("a built-in policy");
+        spec.build(Boxed::<DEPTH>::new(), CYLINDERS)
+            .expect("valid spec")
+    };
+    let mut queues = [build("sstf"), build("mq-deadline"), build("bfq")];
+    let mut w: Vec<_> = queues.iter_mut().map(|q| prefill(q, DEPTH)).collect();
+    let mut t: [Vec<f64>; 3] = Default::default();
+    for _ in 0..ROUNDS {
+        for (k, q) in queues.iter_mut().enumerate() {
+            t[k].push(ns_per_request(q, &mut w[k], REQUESTS));
+        }
+    }
+    let ratio = |a: &[f64], b: &[f64]| median(a.iter().zip(b).map(|(x, y)| x / y).collect());
+    println!(
+        "depth {DEPTH}: sstf {:.0} ns/request, mq-deadline {:.0}, bfq {:.0}; mq-deadline/sstf {:.2}, bfq/sstf {:.2} (median of {ROUNDS} rounds)",
+        median(t[0].clone()),
+        median(t[1].clone()),
+        median(t[2].clone()),
+        ratio(&t[1], &t[0]),
+        ratio(&t[2], &t[0])
+    );
+}
+
 fn main() {
+    if std::env::args().any(|a| a == "--linux") {
+        linux_ratios();
+        return;
+    }
     if std::env::args().any(|a| a == "--wrr") {
         wrr_ratios();
         return;

@@ -422,7 +422,8 @@ fn towsley91_figures() {
         ],
     ];
     for n in 1..=6u8 {
-        let f = towsley91::figure(n, &repro_options(), towsley91::SeekDraw::PerDisk).unwrap();
+        let f =
+            towsley91::figure(n, &repro_options(), towsley91::SeekDraw::PerDisk, false).unwrap();
         let name = format!("towsley91 figure {n}");
         let d = look(
             &name,
@@ -468,7 +469,7 @@ fn towsley91_figure6_is_logarithmic_so_its_low_curves_separate() {
         requests: 2000,
         ..repro_options()
     };
-    let f = towsley91::figure(6, &options, towsley91::SeekDraw::PerDisk).unwrap();
+    let f = towsley91::figure(6, &options, towsley91::SeekDraw::PerDisk, false).unwrap();
     let spread = |scales: Scales| {
         let d = plot::draw_panels(&f.title, &f.panels, scales);
         let p = &d.layout.panels[0];
@@ -588,7 +589,7 @@ fn chen_towsley91_figures() {
         ..chen_towsley91::TxnReproOptions::default()
     };
     for n in 2..=13 {
-        let f = chen_towsley91::figure(n, &options).unwrap();
+        let f = chen_towsley91::figure(n, &options, false).unwrap();
         let spec = chen_towsley91::spec(n).unwrap();
         let curves: Vec<&str> = spec.curves.iter().map(|c| c.0).collect();
         let d = look(

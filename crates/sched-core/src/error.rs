@@ -194,6 +194,17 @@ pub enum EnqueueError {
         /// The task's per-round budget in sectors.
         per_round: u32,
     },
+    /// A proportional-share policy (BFQ) already keeps a queue for each of
+    /// its `queues` classes, every one busy or in service: a request of
+    /// another class has no queue to join until one of them empties.
+    TooManyClasses {
+        /// The offending request.
+        id: RequestId,
+        /// Its class.
+        class: u16,
+        /// The number of class queues the policy keeps.
+        queues: usize,
+    },
 }
 
 impl fmt::Display for EnqueueError {
@@ -228,6 +239,10 @@ impl fmt::Display for EnqueueError {
             } => write!(
                 f,
                 "request {id}: {blocks} sectors exceed its task's {per_round} sectors a round"
+            ),
+            EnqueueError::TooManyClasses { id, class, queues } => write!(
+                f,
+                "request {id}: class {class} finds all {queues} class queues busy"
             ),
         }
     }

@@ -1175,12 +1175,13 @@ mod run_time_arrays {
 
     /// The policies run on random layouts: the DMQ routings, the CMQ
     /// compositions and the single-queue family.
-    const LAYOUT_SPECS: [&str; 16] = [
+    const LAYOUT_SPECS: [&str; 17] = [
         "dmq-sq",
         "dmq-rd",
         "mr-dmq",
         "mr-dmqa",
         "md-raid1",
+        "linux-raid1",
         "ivy-dmq",
         "rt-dmq-mr",
         "cmq",
@@ -1457,6 +1458,40 @@ mod run_time_arrays {
         assert_eq!(chosen("ivy-dmq:queue=fcfs"), (4, 3));
     }
 
+    /// Linux's mirror, `linux-raid1`, is md's read balancing over
+    /// mq-deadline queues: a write joins every live mirror's queue, and each
+    /// disk's queue serves reads before writes as mq-deadline does.
+    #[test]
+    fn linux_raid1_is_md_over_mq_deadline() {
+        let spec: ArraySpec = "linux-raid1".parse().unwrap();
+        assert_eq!(spec, "md-raid1:queue=mq-deadline".parse().unwrap());
+        assert!(spec.to_string().contains("mq-deadline"), "{spec}");
+        let heads = [Head::at(0), Head::at(0)];
+        let est: [&dyn ServiceEstimator; 2] = [&ArmEstimator, &ArmEstimator];
+        let view = ArrayView {
+            now: 0,
+            heads: &heads,
+            estimators: &est,
+        };
+        let mut policy = build(&spec, 16, 2, 1);
+        let at = |block: u64| Location {
+            block,
+            cylinder: (block / 100) as u32,
+        };
+        let write = Request::new(RequestId(1), Kind::Write, 100, 8, 1, 0);
+        policy
+            .submit(write, &Copies::everywhere(2, at(100)), &view)
+            .unwrap();
+        assert_eq!((policy.disk_queue_len(0), policy.disk_queue_len(1)), (1, 1));
+        // A read arriving later on disk 0 alone goes first there.
+        let read = Request::new(RequestId(2), Kind::Read, 9_000, 8, 90, 0);
+        policy
+            .submit(read, &Copies::new().with(0, at(9_000)), &view)
+            .unwrap();
+        let first = policy.poll_start(&view).unwrap().unwrap();
+        assert_eq!((first.disk, first.dispatch.request.id), (0, RequestId(2)));
+    }
+
     /// Linux md on rotating disks: a read continuing a disk's last operation
     /// stays there; with every disk busy, the nearest head position wins
     /// even over a longer queue; `rotational=false` (md's rule when some
@@ -1499,6 +1534,7 @@ mod run_time_arrays {
             (policy.disk_queue_len(0), policy.disk_queue_len(1))
         };
         assert_eq!(chosen("md-raid1", 4_800), (0, 2));
+        assert_eq!(chosen("linux-raid1", 4_800), (0, 2), "Linux's mirror");
         assert_eq!(chosen("md-raid1:rotational=false", 4_800), (1, 1));
         assert_eq!(chosen("md-raid1", 1_000), (1, 1), "sequential on disk 0");
         assert_eq!(

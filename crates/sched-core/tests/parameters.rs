@@ -5,7 +5,8 @@
 use core::mem::size_of;
 
 use sched_core::policy::{
-    AgedSptf, CLook, CScan, Edf, Fcfs, FdScan, Look, Scan, ScanEdf, Sptf, Ssedo, Ssedv, Sstf, VScan,
+    AgedSptf, Bfq, CLook, CScan, Edf, Fcfs, FdScan, Look, MqDeadline, Scan, ScanEdf, Sptf, Ssedo,
+    Ssedv, Sstf, VScan,
 };
 use sched_core::{AnyScheduler, BuildError, ExpiredRule, Inline, PolicySpec};
 
@@ -145,7 +146,9 @@ fn per_slot_memory_is_at_most_64_bytes() {
         "fcfs" => Fcfs, "sstf" => Sstf, "scan" => Scan, "look" => Look,
         "c-scan" => CScan, "c-look" => CLook, "vscan" => VScan, "edf" => Edf,
         "ssedo" => Ssedo, "ssedv" => Ssedv, "scan-edf" => ScanEdf, "fd-scan" => FdScan,
-        "sptf" => Sptf, "aged-sptf" => AgedSptf, "any" => AnyScheduler,
+        "sptf" => Sptf, "aged-sptf" => AgedSptf, "mq-deadline" => MqDeadline,
+        "bfq" => Bfq,
+        "any" => AnyScheduler,
     ];
     println!("bytes per slot: policy  N=64  N=512  N=4096");
     for (name, a, b, c) in &rows {

@@ -345,6 +345,18 @@ const WITH_DMQ: [(&str, &str); 5] = [
     ("DMQ", "dmq"),
 ];
 
+/// What Linux would do in the paper's place (`--with-linux`, after each
+/// figure's own curves): one disk
+/// under each of its rotational-disk schedulers, and its mirror. Neither
+/// scheduler looks at a request's deadline: mq-deadline's expiry counts from
+/// arrival (500 ms for a read, 5 s for a write), and BFQ shares the disk
+/// among classes; the transactions' deadlines are still counted.
+pub const LINUX_CURVES: [(&str, &str); 3] = [
+    ("mq-deadline (1 disk)", "mq-deadline"),
+    ("BFQ (1 disk)", "bfq"),
+    ("md-raid1 (mq-deadline)", "linux-raid1"),
+];
+
 const LOSS: (&str, &str) = ("loss_ratio", "loss ratio");
 const RESPONSE: (&str, &str) = ("response_ms", "response of committed (ms)");
 
@@ -551,9 +563,10 @@ pub fn point(
 ///
 /// # Errors
 /// For `n` outside 2–13.
-pub fn transactions(n: u8, opts: &TxnReproOptions) -> Result<u64> {
+pub fn transactions(n: u8, opts: &TxnReproOptions, with_linux: bool) -> Result<u64> {
     let spec = spec(n)?;
-    let points = (spec.curves.len() * spec.axis.points().len()) as u64;
+    let linux = if with_linux { LINUX_CURVES.len() } else { 0 };
+    let points = ((spec.curves.len() + linux) * spec.axis.points().len()) as u64;
     Ok(points * opts.replications * opts.transactions)
 }
 
@@ -578,14 +591,15 @@ fn axis_label<'a>(metric: &str, header: &'a str) -> &'a str {
 ///
 /// # Errors
 /// For `n` outside 2–13, or a failed run.
-pub fn figure(n: u8, opts: &TxnReproOptions) -> Result<Figure> {
+pub fn figure(n: u8, opts: &TxnReproOptions, with_linux: bool) -> Result<Figure> {
     let spec = spec(n)?;
     let xs = spec.axis.points();
     let mut columns = vec!["policy", spec.axis.label()];
     columns.extend(spec.metrics.iter().map(|m| m.1));
     let mut table = Table::new(format!("Figure {n} — {}", spec.title), &columns);
+    let linux = if with_linux { LINUX_CURVES.len() } else { 0 };
     let bar = crate::common::progress(
-        (spec.curves.len() * xs.len()) as u64,
+        ((spec.curves.len() + linux) * xs.len()) as u64,
         &format!("figure {n}"),
     );
     let mut panels: Vec<Panel> = spec
@@ -596,7 +610,11 @@ pub fn figure(n: u8, opts: &TxnReproOptions) -> Result<Figure> {
             Panel::new("", spec.axis.description(), axis_label(metric, header))
         })
         .collect();
-    for &(label, io) in &spec.curves {
+    let mut curves = spec.curves.clone();
+    if with_linux {
+        curves.extend(LINUX_CURVES);
+    }
+    for &(label, io) in &curves {
         let mut points = vec![Vec::new(); panels.len()];
         for &x in &xs {
             let m = point(io, spec.axis, x, spec.deadlines, opts)?;

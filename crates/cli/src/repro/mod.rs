@@ -76,6 +76,10 @@ pub enum Paper {
         /// it (per-request: Figure 6's finding holds under it).
         #[cfg_attr(feature = "cli", arg(long, default_value = "per-disk", value_parser = ["per-disk", "per-request"]))]
         seek: String,
+        /// Add Linux's mirror (md RAID-1 over mq-deadline queues) to Figure
+        /// 6, the mirrored figure whose disks seek.
+        #[cfg_attr(feature = "cli", arg(long))]
+        with_linux: bool,
         #[cfg_attr(feature = "cli", command(flatten))]
         options: ReproOptions,
     },
@@ -97,6 +101,10 @@ pub enum Paper {
             arg(long, default_value_t = 4, requires = "sensitivity", value_parser = crate::bounds::Whole::<u64>::new("replications per point", 2, 1_000))
         )]
         study_replications: u64,
+        /// Add Linux's curves to every figure: one disk under mq-deadline
+        /// and under BFQ, and Linux's mirror (md RAID-1 over mq-deadline).
+        #[cfg_attr(feature = "cli", arg(long, conflicts_with = "sensitivity"))]
+        with_linux: bool,
         #[cfg_attr(feature = "cli", command(flatten))]
         options: Box<chen_towsley91::TxnReproOptions>,
     },
@@ -157,12 +165,13 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
             figure,
             plot,
             seek,
+            with_linux,
             options,
         } => {
             let numbers = chosen(figure, 1..=6);
             let seek: towsley91::SeekDraw = seek.parse()?;
             run_figures(Instant::now(), Vec::new(), &numbers, plot, format, |n| {
-                towsley91::figure(n, options, seek)
+                towsley91::figure(n, options, seek, *with_linux)
             })?;
         }
         Paper::ChenTowsley91 {
@@ -179,16 +188,17 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
         Paper::ChenTowsley91 {
             figure,
             plot,
+            with_linux,
             options,
             ..
         } => {
             let numbers = chosen(figure, 2..=13);
             let wall = run_figures(Instant::now(), Vec::new(), &numbers, plot, format, |n| {
-                chen_towsley91::figure(n, options)
+                chen_towsley91::figure(n, options, *with_linux)
             })?;
             let simulated = numbers
                 .iter()
-                .map(|&n| chen_towsley91::transactions(n, options))
+                .map(|&n| chen_towsley91::transactions(n, options, *with_linux))
                 .sum::<Result<u64>>()?;
             eprintln!(
                 "simulated {simulated} transactions: {:.0} per second of wall time",

@@ -481,8 +481,11 @@ pub fn figure5(opts: &ReproOptions, seek: SeekDraw) -> Result<Figure> {
     Ok(f)
 }
 
-/// Figure 6: the DMQ variations and CMQ with IBM 3330 service (p_s = 0.6, p_r = 0.75).
-pub fn figure6(opts: &ReproOptions, seek: SeekDraw) -> Result<Figure> {
+/// Figure 6: the DMQ variations and CMQ with IBM 3330 service (p_s = 0.6,
+/// p_r = 0.75); `with_linux` adds Linux's mirror, md RAID-1's read
+/// balancing over mq-deadline queues (`linux-raid1`), limited like the DMQ
+/// policies it belongs among.
+pub fn figure6(opts: &ReproOptions, seek: SeekDraw, with_linux: bool) -> Result<Figure> {
     let disk = ibm3330(0.6, seek);
     let mu = 1.0 / ibm3330_mean_service(0.6);
     let dmq_limit = Policy::Dmq.max_throughput(P_R, mu);
@@ -500,6 +503,7 @@ pub fn figure6(opts: &ReproOptions, seek: SeekDraw) -> Result<Figure> {
         ("CMQ", "cmq", dmq_limit),
     ]
     .into_iter()
+    .chain(with_linux.then_some(("md-raid1 (mq-deadline)", "linux-raid1", dmq_limit)))
     .map(|(label, name, max_rate)| Curve {
         label: label.to_string(),
         legend: label.to_string(),
@@ -531,14 +535,14 @@ pub fn figure6(opts: &ReproOptions, seek: SeekDraw) -> Result<Figure> {
 ///
 /// # Errors
 /// For `n` outside 1–6, or a failed simulation or model.
-pub fn figure(n: u8, opts: &ReproOptions, seek: SeekDraw) -> Result<Figure> {
+pub fn figure(n: u8, opts: &ReproOptions, seek: SeekDraw, with_linux: bool) -> Result<Figure> {
     let mut f = match n {
         1 => figure1(opts),
         2 => figure2(opts),
         3 => figure3(opts),
         4 => figure4(opts, seek),
         5 => figure5(opts, seek),
-        6 => figure6(opts, seek),
+        6 => figure6(opts, seek, with_linux),
         _ => anyhow::bail!("Towsley, Chen & Yu 1991 has figures 1 to 6, not {n}"),
     }?;
     if towsley91_analysis::FIGURES.contains(&n) {

@@ -13,6 +13,8 @@
 //! | [`ScanEdf`] | deadline, then sweep position | no | O(log N) per request of a group |
 //! | [`FdScan`] | sweep toward the earliest feasible deadline | service time | O(log N) plus one estimate per unexpired but unreachable deadline passed over |
 //! | [`WrrScan`] | budget per class and round, then sweep position | reclaimed time only | O(log T) per request (T tasks), plus amortised parking |
+//! | [`MqDeadline`] | direction batches in cylinder order, FIFO expiry between batches | no | O(1)¹ |
+//! | [`Bfq`] | B-WF2Q+ over per-class queues with budgets, then cylinder order in a queue; idles for a sync queue | no | O(Q) for Q ≤ 16 class queues, plus one bucket lookup¹ |
 //! | [`Sptf`], [`AgedSptf`] | positioning time (minus age) | positioning time | one estimate per candidate: n, or the window |
 //! | [`SatfEw`] | positioning time, a write's at the nearest free block, within the sweep | positioning time, free blocks | one estimate per request ahead, one free-block search |
 //!
@@ -26,12 +28,14 @@
 //! workspace root (`cargo bench --bench decision`).
 
 mod aged_sptf;
+mod bfq;
 mod clook;
 mod cscan;
 mod edf;
 mod fcfs;
 mod fd_scan;
 mod look;
+mod mq_deadline;
 mod satf_ew;
 mod scan;
 mod scan_edf;
@@ -45,12 +49,14 @@ mod wrr_admission;
 mod wrr_scan;
 
 pub use aged_sptf::*;
+pub use bfq::*;
 pub use clook::*;
 pub use cscan::*;
 pub use edf::*;
 pub use fcfs::*;
 pub use fd_scan::*;
 pub use look::*;
+pub use mq_deadline::*;
 pub use satf_ew::*;
 pub use scan::*;
 pub use scan_edf::*;

@@ -242,7 +242,7 @@ pub(crate) fn same_name(given: &str, canonical: &str) -> bool {
         .bytes()
         .filter(|b| *b != b'-' && *b != b'_')
         .map(|b| b.to_ascii_lowercase());
-    let mut b = canonical.bytes().filter(|b| *b != b'-');
+    let mut b = canonical.bytes().filter(|b| *b != b'-' && *b != b'_');
     loop {
         match (a.next(), b.next()) {
             (None, None) => return true,

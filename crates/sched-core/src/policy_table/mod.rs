@@ -35,7 +35,7 @@
 //!   building one queue or one per disk of a discipline. Array parameters
 //!   are given as written only.
 //! - `composition "name" = "description" { summary, paper }`: a name of
-//!   Chen & Towsley (1991) for a description; its registry parameters are
+//!   Chen & Towsley (1991), or Linux's for its mirror, for a description; its registry parameters are
 //!   its base policy's, with the defaults the description sets.
 
 #[macro_use]
@@ -274,6 +274,82 @@ policy_table! {
         estimator: true,
         build: |storage, cylinders| SatfEw::new(storage, cylinders),
     }
+    /// [`MqDeadline`](crate::policy::MqDeadline) (the kernel's defaults).
+    disk MqDeadline "mq-deadline" | "deadline" {
+        summary: "Linux: sorted batches of reads or writes, FIFO expiry between batches",
+        paper: "Linux block/mq-deadline.c (Axboe 2002, 2016)",
+        uses: [cylinders],
+        parameters: {
+            /// Nanoseconds after arrival at which a read expires.
+            read_expire: Nanos as Duration = 500_000_000 => "500ms",
+                keys "read_expire",
+                expects "a duration such as 10ms, 500us, 2s or 1000ns",
+                means "a read expires this long after it arrived";
+            /// Nanoseconds after arrival at which a write expires.
+            write_expire: Nanos as Duration = 5_000_000_000 => "5s",
+                keys "write_expire",
+                expects "a duration such as 10ms, 500us, 2s or 1000ns",
+                means "a write expires this long after it arrived";
+            /// Requests a batch may hold.
+            fifo_batch: usize as Count = 16 => "16",
+                keys "fifo_batch",
+                expects "a number of requests",
+                means "requests a batch of one direction may hold";
+            /// Read batches chosen over waiting writes before a write batch.
+            writes_starved: usize as Count = 2 => "2",
+                keys "writes_starved",
+                expects "a number of read batches",
+                means "read batches preferred over waiting writes";
+        },
+        build: |storage, cylinders| {
+            MqDeadline::new(storage, cylinders, read_expire, write_expire, fifo_batch, writes_starved)
+        },
+    }
+    /// [`Bfq`](crate::policy::Bfq) (the kernel's defaults; weights through
+    /// [`Bfq::set_weight`](crate::policy::Bfq::set_weight), 100 otherwise).
+    disk Bfq "bfq" {
+        summary: "Linux: per-class queues with budgets in B-WF2Q+ order, idling for sync queues",
+        paper: "Linux block/bfq-iosched.c (Valente & Checconi 2010)",
+        uses: [cylinders],
+        parameters: {
+            /// How long the disk waits for a sync queue's next request.
+            slice_idle: Nanos as Duration = 8_000_000 => "8ms",
+                keys "slice_idle",
+                expects "a duration such as 10ms, 500us, 2s or 1000ns",
+                means "idle this long for a sync queue's next request";
+            /// The longest a queue stays in service.
+            timeout_sync: Nanos as Duration = 125_000_000 => "125ms",
+                keys "timeout_sync",
+                expects "a duration such as 10ms, 500us, 2s or 1000ns",
+                means "budget timeout: the longest a queue stays in service";
+            /// The budget in sectors.
+            max_budget: usize as Count = 16_384 => "16384",
+                keys "max_budget",
+                expects "a number of sectors, at least 1",
+                means "sectors a queue may receive in one service slot";
+            /// A read is served first this long after it arrived.
+            fifo_expire_sync: Nanos as Duration = 125_000_000 => "125ms",
+                keys "fifo_expire_sync",
+                expects "a duration such as 10ms, 500us, 2s or 1000ns",
+                means "a read is served first this long after it arrived";
+            /// A write is served first this long after it arrived.
+            fifo_expire_async: Nanos as Duration = 250_000_000 => "250ms",
+                keys "fifo_expire_async",
+                expects "a duration such as 10ms, 500us, 2s or 1000ns",
+                means "a write is served first this long after it arrived";
+        },
+        build: |storage, cylinders| {
+            let params = BfqParams {
+                slice_idle,
+                timeout_sync,
+                max_budget: u32::try_from(max_budget)
+                    .map_err(|_| BuildError::invalid("max_budget", "at most 2^32 - 1 sectors"))?,
+                fifo_expire_sync,
+                fifo_expire_async,
+            };
+            Bfq::new(storage, cylinders, params)
+        },
+    }
 
     /// [`SPssq`](crate::array::SPssq).
     single_queue SPssq "s-pssq" {
@@ -479,5 +555,9 @@ policy_table! {
     composition "rt-cmq-w" = "cmq:common=ssedo(m=3,beta=2),aux=ssedo(m=3,beta=2)" {
         summary: "CMQ: SSEDO common and auxiliary queues",
         paper: "Chen & Towsley 1991",
+    }
+    composition "linux-raid1" = "md-raid1:queue=mq-deadline" {
+        summary: "Linux's mirror: md RAID-1 read balancing over mq-deadline queues",
+        paper: "Linux drivers/md/raid1.c, block/mq-deadline.c",
     }
 }

@@ -52,6 +52,35 @@ impl<S: Storage> Links<S> {
         self.prev[at as usize] = s;
     }
 
+    /// Adds `s` to the list starting at `*first` in (arrival, id) order:
+    /// see [`Fifo::insert_by_arrival`].
+    #[inline]
+    pub(crate) fn insert_by_arrival(
+        &mut self,
+        first: &mut Slot,
+        s: Slot,
+        arrives_before: impl Fn(Slot, Slot) -> bool,
+    ) {
+        if *first == NIL {
+            self.push_back(first, s);
+            return;
+        }
+        let mut at = self.prev(*first);
+        loop {
+            if arrives_before(at, s) {
+                let after = self.next(at);
+                self.insert_before(after, s);
+                return;
+            }
+            if at == *first {
+                self.insert_before(at, s);
+                *first = s;
+                return;
+            }
+            at = self.prev(at);
+        }
+    }
+
     /// Unlinks `s` from the list starting at `*first`.
     #[inline]
     pub(crate) fn unlink(&mut self, first: &mut Slot, s: Slot) {
@@ -100,24 +129,8 @@ impl<S: Storage> Fifo<S> {
         s: Slot,
         arrives_before: impl Fn(Slot, Slot) -> bool,
     ) {
-        if self.first == NIL {
-            self.links.push_back(&mut self.first, s);
-            return;
-        }
-        let mut at = self.links.prev(self.first);
-        loop {
-            if arrives_before(at, s) {
-                let after = self.links.next(at);
-                self.links.insert_before(after, s);
-                return;
-            }
-            if at == self.first {
-                self.links.insert_before(at, s);
-                self.first = s;
-                return;
-            }
-            at = self.links.prev(at);
-        }
+        self.links
+            .insert_by_arrival(&mut self.first, s, arrives_before);
     }
 
     /// The slot after `s` in the (circular) list.

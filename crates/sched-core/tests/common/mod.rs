@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 use sched_core::policy::{
-    AgedSptf, CLook, CScan, Edf, Fcfs, FdScan, Look, SatfEw, Scan, ScanEdf, Sptf, Ssedo, Ssedv,
-    Sstf, VScan,
+    AgedSptf, BFQ_QUEUES, Bfq, BfqParams, CLook, CScan, Edf, Fcfs, FdScan, Look, MqDeadline,
+    SatfEw, Scan, ScanEdf, Sptf, Ssedo, Ssedv, Sstf, VScan,
 };
 use sched_core::{
     AnyScheduler, CancelError, Direction, Dispatch, EnqueueError, ExpiredRule, Head, Inline, Kind,
@@ -152,6 +152,13 @@ pub(crate) struct View<'a> {
     pub(crate) cylinders: u32,
 }
 
+/// Whether an enqueue was refused because a BFQ has no class queue left,
+/// the typed refusal of a request of one class too many (only BFQ keeps a
+/// bounded set of class queues).
+pub(crate) fn too_many_classes(res: &Result<(), EnqueueError>) -> bool {
+    matches!(res, Err(EnqueueError::TooManyClasses { queues, .. }) if *queues == BFQ_QUEUES)
+}
+
 /// Whether the policy rejects requests beyond its disk (it orders by cylinder).
 pub(crate) fn checks_cylinders(spec: &PolicySpec) -> bool {
     !matches!(
@@ -217,12 +224,22 @@ pub(crate) fn run(
                 {
                     {
                         let before = q.len();
-                        assert_eq!(q.enqueue(r, now), Ok(()), "{spec}: refused request retried");
-                        assert_eq!(q.len(), before + 1);
-                        out.push(Out::Enqueue(Ok(())));
-                        *generation.entry(r.id.0).or_default() += 1;
-                        live.insert(r.id.0, r);
-                        accepted += 1;
+                        let res = q.enqueue(r, now);
+                        out.push(Out::Enqueue(res));
+                        if too_many_classes(&res) {
+                            assert_eq!(
+                                q.len(),
+                                before,
+                                "{spec}: a refused enqueue changed the queue"
+                            );
+                            retired.push(r.id.0);
+                        } else {
+                            assert_eq!(res, Ok(()), "{spec}: refused request retried");
+                            assert_eq!(q.len(), before + 1);
+                            *generation.entry(r.id.0).or_default() += 1;
+                            live.insert(r.id.0, r);
+                            accepted += 1;
+                        }
                     }
                 }
                 let id = match reuse_id {
@@ -261,6 +278,14 @@ pub(crate) fn run(
                     );
                     assert!(!q.contains(r.id));
                     rejected.push(r);
+                } else if too_many_classes(&res) {
+                    assert_eq!(
+                        q.len(),
+                        before,
+                        "{spec}: a refused enqueue changed the queue"
+                    );
+                    assert!(!q.contains(r.id));
+                    retired.push(id);
                 } else {
                     assert_eq!(res, Ok(()), "{spec}");
                     assert_eq!(q.len(), before + 1);
@@ -299,8 +324,12 @@ pub(crate) fn run(
                                 expired: ExpiredRule::Drop
                             }
                         );
+                        // A policy that holds work back (BFQ idling for a
+                        // sync queue) says until when.
+                        let holding = q.next_eligible_at(now).is_some_and(|t| t > now);
                         assert!(
                             live.is_empty()
+                                || holding
                                 || (drop && live.values().all(|r| r.deadline_key() < now)),
                             "{spec}: next returned None with {} requests queued",
                             live.len()
@@ -474,6 +503,36 @@ pub(crate) fn all_specs() -> Vec<PolicySpec> {
             weight: 1e30,
             window: None,
         },
+        // Short expiries and batches, so that the scenarios' time steps
+        // expire requests, end batches and starve writes.
+        PolicySpec::MqDeadline {
+            read_expire: 1_000_000,
+            write_expire: 5_000_000,
+            fifo_batch: 3,
+            writes_starved: 1,
+        },
+        PolicySpec::MqDeadline {
+            read_expire: 0,
+            write_expire: 0,
+            fifo_batch: 0,
+            writes_starved: 0,
+        },
+        // Budgets and timeouts short enough to end slots within a scenario,
+        // and no idling at all.
+        PolicySpec::Bfq {
+            slice_idle: 2_000_000,
+            timeout_sync: 10_000_000,
+            max_budget: 20,
+            fifo_expire_sync: 5_000_000,
+            fifo_expire_async: 10_000_000,
+        },
+        PolicySpec::Bfq {
+            slice_idle: 0,
+            timeout_sync: 0,
+            max_budget: 1,
+            fifo_expire_sync: 0,
+            fifo_expire_async: 0,
+        },
     ]);
     v
 }
@@ -508,6 +567,36 @@ pub(crate) fn with_concrete<S: Storage, R>(
             f(&mut AgedSptf::new(st, cylinders, weight, window).unwrap())
         }
         PolicySpec::SatfEw => f(&mut SatfEw::new(st, cylinders).unwrap()),
+        PolicySpec::Bfq {
+            slice_idle,
+            timeout_sync,
+            max_budget,
+            fifo_expire_sync,
+            fifo_expire_async,
+        } => {
+            let params = BfqParams {
+                slice_idle,
+                timeout_sync,
+                max_budget: max_budget as u32,
+                fifo_expire_sync,
+                fifo_expire_async,
+            };
+            f(&mut Bfq::new(st, cylinders, params).unwrap())
+        }
+        PolicySpec::MqDeadline {
+            read_expire,
+            write_expire,
+            fifo_batch,
+            writes_starved,
+        } => f(&mut MqDeadline::new(
+            st,
+            cylinders,
+            read_expire,
+            write_expire,
+            fifo_batch,
+            writes_starved,
+        )
+        .unwrap()),
     }
 }
 
@@ -635,11 +724,25 @@ fn dyadic(x: f64) -> Option<i128> {
     (scaled.fract() == 0.0 && (0.0..=65_536.0).contains(&scaled)).then_some(scaled as i128)
 }
 
-/// The model's memory between decisions: the sweep direction.
+/// The model's memory between decisions: the sweep direction, and
+/// mq-deadline's batch.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Model {
     pub(crate) spec: PolicySpec,
     pub(crate) direction: Direction,
+    pub(crate) batch: Batch,
+}
+
+/// mq-deadline's state as its documentation describes it: the direction of
+/// the batch in progress and how many requests it served, the read batches
+/// chosen over waiting writes, the last cylinder served in each direction
+/// (reads 0, writes 1).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Batch {
+    pub(crate) direction: Option<usize>,
+    pub(crate) served: usize,
+    pub(crate) starved: usize,
+    pub(crate) latest: [u32; 2],
 }
 
 impl Model {
@@ -647,6 +750,7 @@ impl Model {
         Model {
             spec,
             direction: Direction::Up,
+            batch: Batch::default(),
         }
     }
 
@@ -816,6 +920,64 @@ impl Model {
                     )
                 })))
             }
+            PolicySpec::MqDeadline {
+                read_expire,
+                write_expire,
+                fifo_batch,
+                writes_starved,
+            } => {
+                let direction = |r: &Request| usize::from(r.kind == Kind::Write);
+                let in_order = |d: usize, from: u32| {
+                    all.iter()
+                        .copied()
+                        .filter(|r| direction(r) == d && r.cylinder >= from)
+                        .min_by_key(|r| (r.cylinder, fifo_key(r)))
+                };
+                let oldest = |d: usize| {
+                    all.iter()
+                        .copied()
+                        .filter(|r| direction(r) == d)
+                        .min_by_key(|r| fifo_key(r))
+                };
+                let b = &mut self.batch;
+                if let Some(d) = b.direction
+                    && b.served < fifo_batch
+                    && let Some(r) = in_order(d, b.latest[d])
+                {
+                    b.served += 1;
+                    b.latest[d] = r.cylinder;
+                    return Some((*r, Travel::Direct));
+                }
+                let writes = oldest(1).is_some();
+                let d = if oldest(0).is_some() {
+                    let switch = writes && b.starved >= writes_starved;
+                    if writes {
+                        b.starved += 1;
+                    }
+                    usize::from(switch)
+                } else if writes {
+                    1
+                } else {
+                    return None;
+                };
+                if d == 1 {
+                    b.starved = 0;
+                }
+                let expire = [read_expire, write_expire][d];
+                let first = oldest(d)?;
+                let expired = now >= first.arrival.saturating_add(expire);
+                let r = match in_order(d, b.latest[d]) {
+                    Some(r) if !expired => r,
+                    _ => first,
+                };
+                b.direction = Some(d);
+                b.served = 1;
+                b.latest[d] = r.cylinder;
+                Some((*r, Travel::Direct))
+            }
+            // BFQ's choices depend on virtual times and idling: its own
+            // tests (`tests/linux.rs`) check them.
+            PolicySpec::Bfq { .. } => None,
             PolicySpec::SatfEw => {
                 // The test estimator knows no free space: writes are served
                 // in place, and SATF-EW is SATF within the sweep.
