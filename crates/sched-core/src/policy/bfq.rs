@@ -174,6 +174,7 @@ struct InService {
 /// assert_eq!(second.request.id, RequestId(2));
 /// # Ok::<(), Box<dyn core::error::Error>>(())
 /// ```
+#[derive(Clone)]
 pub struct Bfq<S: Storage> {
     slab: Slab<S>,
     /// Keyed `queue × cylinders + cylinder`.

@@ -85,8 +85,8 @@ macro_rules! debug_as_queue {
 }
 
 debug_as_queue!(
-    AgedSptf, CLook, CScan, Edf, Fcfs, FdScan, Look, SatfEw, Scan, ScanEdf, Sptf, Ssedo, Ssedv,
-    Sstf, VScan,
+    AgedSptf, Bfq, CLook, CScan, Edf, Fcfs, FdScan, Look, MqDeadline, SatfEw, Scan, ScanEdf, Sptf,
+    Ssedo, Ssedv, Sstf, VScan,
 );
 
 impl<S: crate::Storage, T: crate::Storage> core::fmt::Debug for WrrScan<S, T> {

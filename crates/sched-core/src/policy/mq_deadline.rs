@@ -76,6 +76,7 @@ const WRITE: usize = 1;
 /// assert_eq!(first.request.id, RequestId(2));
 /// # Ok::<(), Box<dyn core::error::Error>>(())
 /// ```
+#[derive(Clone)]
 pub struct MqDeadline<S: Storage> {
     slab: Slab<S>,
     /// Reads at their cylinder, writes at `cylinders +` their cylinder.
