@@ -149,6 +149,15 @@ const EMPTY_RECORD: Record = Record {
     own_place: false,
 };
 
+/// Whether the array keeps overlapping writes in order: always but in the
+/// build of feature `unordered-writes-for-tests` (the consistency oracle's
+/// negative test, and the measure of what the ordering costs), which keeps
+/// no count of the writes in flight per bucket either.
+const ORDERS_WRITES: bool = !cfg!(feature = "unordered-writes-for-tests");
+/// Whether the ledger keeps its list of the writes in flight: the ordering
+/// of overlapping writes walks it, and so does the resync barrier.
+const TRACKS_WRITES: bool = ORDERS_WRITES || !cfg!(feature = "unbarriered-resync-for-tests");
+
 /// The writes in flight are counted per bucket of 16 blocks (modulo 1024
 /// buckets), so that a write touching no bucket another write in flight
 /// touches is known at once to overlap none.
@@ -435,7 +444,7 @@ impl<S: Storage> Ledger<S> {
     /// when `s` is the oldest.
     #[inline]
     pub(crate) fn older_write_due_on(&self, s: Slot, d: usize) -> Option<Slot> {
-        if cfg!(feature = "unordered-writes-for-tests") || !self.record(s).overlaps_earlier {
+        if !ORDERS_WRITES || !self.record(s).overlaps_earlier {
             return None;
         }
         let first = self.unsettled.front()?;
@@ -462,7 +471,7 @@ impl<S: Storage> Ledger<S> {
     /// queue), if any: it must start before `s`, or the two would reach the
     /// disks in the wrong order.
     pub(crate) fn older_unstarted_write(&self, s: Slot) -> Option<Slot> {
-        if cfg!(feature = "unordered-writes-for-tests") || !self.record(s).overlaps_earlier {
+        if !ORDERS_WRITES || !self.record(s).overlaps_earlier {
             return None;
         }
         let first = self.unsettled.front()?;
@@ -548,15 +557,17 @@ impl<S: Storage> Ledger<S> {
             phase: Phase::Open,
             report: 0,
             in_lagging: false,
-            in_unsettled: is_write,
-            overlaps_earlier: is_write && self.overlaps_in_flight(req),
+            in_unsettled: is_write && TRACKS_WRITES,
+            overlaps_earlier: is_write && ORDERS_WRITES && self.overlaps_in_flight(req),
             held: false,
             own_place,
         };
-        if is_write {
+        if is_write && TRACKS_WRITES {
             self.unsettled.push_back(s);
-            for b in buckets(req) {
-                self.in_flight[b] += 1;
+            if ORDERS_WRITES {
+                for b in buckets(req) {
+                    self.in_flight[b] += 1;
+                }
             }
         }
         self.open += 1;
@@ -611,8 +622,10 @@ impl<S: Storage> Ledger<S> {
             self.unsettled.remove(s);
             self.record_mut(s).in_unsettled = false;
             let req = self.record(s).request;
-            for b in buckets(&req) {
-                self.in_flight[b] -= 1;
+            if ORDERS_WRITES {
+                for b in buckets(&req) {
+                    self.in_flight[b] -= 1;
+                }
             }
         }
     }
