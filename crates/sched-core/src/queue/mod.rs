@@ -31,7 +31,7 @@ pub(crate) use cylinders::{CylinderIndex, Outward};
 pub(crate) use deadlines::{DeadlineHeap, FirstFew, InOrder, Step};
 pub(crate) use ids::IdIndex;
 pub(crate) use linear_min::LinearMin;
-pub(crate) use links::Fifo;
+pub(crate) use links::{Fifo, Links};
 pub(crate) use slab::{NIL, Slab, Slot};
 
 use crate::error::{CancelError, EnqueueError};
