@@ -153,7 +153,10 @@ proptest! {
             space.claim(disk, &req, Location { ..found.at });
             space.take_placement(RequestId(id)).map(|(_, slot)| slot)
         };
-        for s in steps {
+        // The script, then as many completions as it had steps: everything
+        // in flight lands.
+        let drain = steps.len();
+        for s in steps.into_iter().chain(std::iter::repeat_n(Step::Complete(0), drain)) {
             id += 1;
             reference.input();
             match s {
@@ -261,6 +264,18 @@ proptest! {
                 prop_assert_eq!(u64::from(owned.count_ones()) + free, layout.region);
                 for s in (0..layout.region).filter(|s| owned & 1 << s != 0) {
                     prop_assert!(!space.map(disk as usize).is_free(s));
+                }
+            }
+        }
+        // No acknowledged write lost: every copy the map counts current
+        // holds the newest acknowledged version.
+        prop_assert!(flying.is_empty());
+        for b in (0..24).map(block) {
+            for r in (0..2).filter(|r| map.fresh(b) & 1 << r != 0) {
+                let (held, version) = content[&(r, map.slot(b, r))];
+                prop_assert_eq!(held, b, "a current copy holds another block");
+                if let Err(newest) = reference.check_settled(b, u64::from(version)) {
+                    prop_assert!(false, "lost write: replica {} of block {} holds version {}, not the acknowledged {}", r, b, version, newest);
                 }
             }
         }
