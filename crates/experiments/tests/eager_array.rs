@@ -1,12 +1,21 @@
-//! The eager-writing array's bookkeeping under random interleavings of
-//! writes, propagations, degree changes and reads, driven directly (no
-//! devices): every read returns the newest version acknowledged before it
-//! arrived, no physical slot is owned by two copies, free-space accounting
-//! balances, and the delayed-write buffer never exceeds its bound. And the
-//! configuration errors name their parameter.
+//! The eager-writing array's bookkeeping (the EW- and SR-Arrays' groups)
+//! under random interleavings of writes, propagations, degree changes and
+//! reads, driven directly (no devices): every read returns the newest
+//! version acknowledged before it arrived, or a later one (checked against
+//! the reference model of acknowledged writes sched-core's consistency
+//! oracle uses, `crates/sched-core/tests/support/acknowledged.rs`), no
+//! physical slot is owned by two copies, free-space accounting balances, and
+//! the delayed-write buffer never exceeds its bound.
+//! `SPINDLE_CONSISTENCY_CASES` sets the number of cases (10,000 by default).
+//! And the configuration errors name their parameter.
+
+#[path = "../../sched-core/tests/support/acknowledged.rs"]
+mod acknowledged;
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+
+use acknowledged::Acknowledged;
+use std::sync::{Arc, OnceLock};
 
 use disk_emu::Places;
 use disk_emu::disk::{DiskModel, presets};
@@ -49,7 +58,8 @@ enum Op {
         block: u64,
         replica: u32,
         slot: u64,
-        acked: u32,
+        /// The input it was submitted at.
+        submitted: u64,
     },
     Write {
         block: u64,
@@ -61,19 +71,58 @@ enum Op {
     },
 }
 
+fn cases() -> u32 {
+    std::env::var("SPINDLE_CONSISTENCY_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000)
+}
+
+/// Marks `slot` in the set `owned` of a region's slots (fewer than 64);
+/// false if it was in it already.
+fn claim(owned: &mut u64, slot: u64) -> bool {
+    let bit = 1 << slot;
+    let fresh = *owned & bit == 0;
+    *owned |= bit;
+    fresh
+}
+
+/// The drive, the layout and its track table, built once for every case.
+struct Fixture {
+    model: DiskModel,
+    layout: Layout,
+    table: Arc<TrackTable>,
+}
+
+fn fixture() -> &'static Fixture {
+    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let model = DiskModel::from_spec(&presets::cheetah9lp_sync()).unwrap();
+        let organisation = Organisation::EwArray {
+            mirrors: 2,
+            striping: 1.0,
+            dilution: 2.0,
+        };
+        // Two groups of two disks, 48 blocks; the test drives group 0 (the
+        // even blocks): 24 blocks in a region of 48 slots on each disk.
+        let layout = Layout::new(organisation, 4, 1 << 20, 48).unwrap();
+        let table = Arc::new(TrackTable::new(&model, layout.region, 8).unwrap());
+        Fixture {
+            model,
+            layout,
+            table,
+        }
+    })
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
     #[test]
     fn reads_see_the_latest_version_and_the_space_balances(
         steps in proptest::collection::vec(step(24), 1..300)
     ) {
-        let model = DiskModel::from_spec(&presets::cheetah9lp_sync()).unwrap();
-        let organisation = Organisation::EwArray { mirrors: 2, striping: 1.0, dilution: 2.0 };
-        // Two groups of two disks, 48 blocks; the test drives group 0 (the
-        // even blocks): 24 blocks in a region of 48 slots on each disk.
-        let layout = Layout::new(organisation, 4, 1 << 20, 48).unwrap();
+        let Fixture { model, layout, table } = fixture();
         prop_assert_eq!((layout.groups, layout.region, layout.per_disk), (2, 48, 24));
-        let table = Arc::new(TrackTable::new(&model, layout.region, 8).unwrap());
         let mut space = GroupSpace::new(table.clone(), 2);
         let used: HashSet<u64> = (0..24).map(|i| layout.initial_slot(i)).collect();
         for disk in 0..2 {
@@ -81,7 +130,7 @@ proptest! {
                 space.release(disk, s);
             }
         }
-        let mut map = ReplicaMap::new(&layout);
+        let mut map = ReplicaMap::new(layout);
         let block = |x: u64| 2 * x;
         let mut buffer = DelayedWrites::new(5, 2);
         let mut degree = 2;
@@ -92,20 +141,24 @@ proptest! {
                 content.insert((r, map.slot(b, r)), (b, 0));
             }
         }
-        let mut acked: HashMap<u64, u32> = HashMap::new();
+        let mut reference = Acknowledged::new();
         let mut flying: Vec<Op> = Vec::new();
         let mut id = 0;
         // The free slot an eager write takes, if any is left (writes in
         // flight hold slots too: a full region waits).
         let place = |space: &mut GroupSpace, disk: usize, id: u64| -> Option<u64> {
             let found = space
-                .nearest_free(disk, &model, Head::at(0), id * 1_000_000, Direction::Up, 8)?;
+                .nearest_free(disk, model, Head::at(0), id * 1_000_000, Direction::Up, 8)?;
             let req = Request::new(RequestId(id), Kind::Write, 0, 8, 0, 0);
             space.claim(disk, &req, Location { ..found.at });
             space.take_placement(RequestId(id)).map(|(_, slot)| slot)
         };
-        for s in steps {
+        // The script, then as many completions as it had steps: everything
+        // in flight lands.
+        let drain = steps.len();
+        for s in steps.into_iter().chain(std::iter::repeat_n(Step::Complete(0), drain)) {
             id += 1;
+            reference.input();
             match s {
                 Step::Write(x) => {
                     let b = block(x);
@@ -118,6 +171,7 @@ proptest! {
                         continue;
                     };
                     let version = map.write_started(b, copies);
+                    reference.write(u64::from(version), b..b + 1);
                     content.insert((replica, slot), (b, version));
                     flying.push(Op::Write { block: b, copies, replica, version, slot, user: true });
                 }
@@ -131,7 +185,7 @@ proptest! {
                         block: b,
                         replica,
                         slot: map.slot(b, replica),
-                        acked: acked.get(&b).copied().unwrap_or(0),
+                        submitted: reference.inputs(),
                     });
                 }
                 Step::Degree(d) => degree = d,
@@ -158,10 +212,12 @@ proptest! {
                         continue;
                     }
                     match flying.swap_remove(k % flying.len()) {
-                        Op::Read { block: b, replica, slot, acked } => {
+                        Op::Read { block: b, replica, slot, submitted } => {
                             let (held, version) = content[&(replica, slot)];
                             prop_assert_eq!(held, b, "a read found another block's data");
-                            prop_assert!(version >= acked, "read version {} older than acknowledged {}", version, acked);
+                            if let Err(stale) = reference.check_read(b, &[u64::from(version)], submitted) {
+                                prop_assert!(false, "stale read: version {} of block {} though {} was acknowledged", stale.got(), b, stale.newest);
+                            }
                             for (r, s) in map.read_finished(b) {
                                 prop_assert!(space.release(r as usize, s));
                             }
@@ -175,8 +231,7 @@ proptest! {
                                 prop_assert!(space.release(r as usize, s), "slot {} freed twice", s);
                             }
                             if user {
-                                let a = acked.entry(b).or_insert(0);
-                                *a = (*a).max(version);
+                                reference.acknowledge(u64::from(version));
                             }
                             let other = 1 - replica;
                             if degree == 2 && map.needs_propagation(b, other)
@@ -191,23 +246,36 @@ proptest! {
             // No slot is owned twice, and owned + held + in flight + free
             // is the region on every disk.
             for disk in 0..2u32 {
-                let mut owned = HashSet::new();
+                // The region's 48 slots, one bit each.
+                let mut owned = 0u64;
                 for b in (0..24).map(block) {
-                    prop_assert!(owned.insert(map.slot(b, disk)), "two blocks own one slot");
+                    prop_assert!(claim(&mut owned, map.slot(b, disk)), "two blocks own one slot");
                 }
                 for (r, s) in map.held_slots().filter(|&(r, _)| r == disk) {
-                    prop_assert!(owned.insert(s), "a held slot is also owned (replica {})", r);
+                    prop_assert!(claim(&mut owned, s), "a held slot is also owned (replica {})", r);
                 }
                 for op in &flying {
                     if let Op::Write { replica, slot, .. } = op
                         && *replica == disk {
-                        prop_assert!(owned.insert(*slot), "an in-flight write's slot is owned");
+                        prop_assert!(claim(&mut owned, *slot), "an in-flight write's slot is owned");
                     }
                 }
                 let free = space.map(disk as usize).count();
-                prop_assert_eq!(owned.len() as u64 + free, layout.region);
-                for s in &owned {
-                    prop_assert!(!space.map(disk as usize).is_free(*s));
+                prop_assert_eq!(u64::from(owned.count_ones()) + free, layout.region);
+                for s in (0..layout.region).filter(|s| owned & 1 << s != 0) {
+                    prop_assert!(!space.map(disk as usize).is_free(s));
+                }
+            }
+        }
+        // No acknowledged write lost: every copy the map counts current
+        // holds the newest acknowledged version.
+        prop_assert!(flying.is_empty());
+        for b in (0..24).map(block) {
+            for r in (0..2).filter(|r| map.fresh(b) & 1 << r != 0) {
+                let (held, version) = content[&(r, map.slot(b, r))];
+                prop_assert_eq!(held, b, "a current copy holds another block");
+                if let Err(newest) = reference.check_settled(b, u64::from(version)) {
+                    prop_assert!(false, "lost write: replica {} of block {} holds version {}, not the acknowledged {}", r, b, version, newest);
                 }
             }
         }

@@ -1,24 +1,34 @@
-//! Ivy's replication invariants, over random sequences of reads, writes
-//! (with their cut-backs), copy timers and completions in random orders:
-//! the replication layer drives a real array policy (sched-core's DMQ under
-//! each copy selection rule) whose disks finish their operations in an
-//! order drawn at random, and a model of what each disk physically holds
-//! (the version last written to each block) checks that
+//! The consistency oracle over Ivy's replication layer: random sequences of
+//! overlapping reads and writes (with their cut-backs), copy timers and
+//! completions in random orders, the layer driving a real array policy
+//! (sched-core's DMQ under each copy selection rule) whose disks finish their
+//! operations in an order drawn at random. What each disk physically holds
+//! (the version last written to each block) is checked against the reference
+//! model of acknowledged writes sched-core's oracle uses
+//! (`crates/sched-core/tests/support/acknowledged.rs`):
 //!
 //! - every read returns, for each of its blocks, data at least as new as
 //!   the latest write acknowledged before it was submitted (no stale copy);
 //! - once everything has drained, every holder of every object holds the
-//!   latest write of each of its blocks, and under RNWN every disk does
-//!   (background copies settle); no object is left without a holder
-//!   (nothing lost when a copy is cut back while it is being made).
+//!   newest acknowledged write of each of its blocks, and under RNWN every
+//!   disk does (background copies settle); no object is left without a
+//!   holder (nothing lost when a copy is cut back while it is being made).
+//!
+//! Writes are issued as they come, overlapping writes still in flight
+//! included: the array keeps overlapping writes in order on every disk.
+//! `SPINDLE_CONSISTENCY_CASES` sets the number of cases (10,000 by default).
 //!
 //! The model is kept per block, not per object: two writes to different
 //! blocks of one object may be reordered by the disk's discipline (C-LOOK
 //! serves block 4 before block 5 whatever their arrival), and neither
 //! overwrites the other.
 
+#[path = "../../sched-core/tests/support/acknowledged.rs"]
+mod acknowledged;
+
 use std::collections::BTreeMap;
 
+use acknowledged::Acknowledged;
 use disk_emu::Stream;
 use experiments::CopySelection;
 use experiments::replication::{
@@ -35,7 +45,7 @@ const OBJECTS: u64 = 4;
 const CAPACITY: u64 = EXTENT * OBJECTS;
 
 /// A version number for each block.
-type Versions = [u32; CAPACITY as usize];
+type Versions = [u64; CAPACITY as usize];
 
 /// What a test step does.
 #[derive(Clone, Copy, Debug)]
@@ -67,18 +77,17 @@ fn step() -> impl Strategy<Value = Step> {
 /// What an operation in the array is.
 #[derive(Clone, Copy, Debug)]
 enum Op {
-    /// A read piece, with the newest acknowledged version of each block
-    /// when it was submitted.
+    /// A read piece, and the input its read was submitted at.
     Read {
         block: u64,
         blocks: u32,
-        acked: Versions,
+        submitted: u64,
     },
-    /// A write piece carrying `version` of each block it covers.
+    /// A write piece carrying `version` of every block it covers.
     Write {
         block: u64,
         blocks: u32,
-        version: Versions,
+        version: u64,
     },
     /// A copy job's read.
     CopyRead(CopyJob),
@@ -98,17 +107,13 @@ struct Harness {
     next_id: u64,
     /// What each disk physically holds: the version last written to each block.
     data: Vec<Versions>,
-    /// Versions handed out, and the newest acknowledged, per block.
-    written: Versions,
-    acked: Versions,
+    /// The writes and when each was acknowledged.
+    reference: Acknowledged,
     /// Writes submitted and not yet written to every target, per block.
-    unsettled: Versions,
-    /// Writes submitted and not yet acknowledged, per block.
-    unacked: Versions,
-    /// Writes waiting for an overlapping one to be acknowledged.
-    deferred: Vec<(u64, u32)>,
-    /// Reads the array refused for want of one up-to-date disk, to retry.
-    retried_reads: Vec<(u64, u32, Versions)>,
+    unsettled: [u32; CAPACITY as usize],
+    /// Reads the array refused for want of one up-to-date disk, to retry,
+    /// each with the input it was first submitted at.
+    retried_reads: Vec<(u64, u32, u64)>,
     policy: ReplicationPolicy,
     timers: Vec<CopyTimer>,
     /// Which disk serves which operation.
@@ -165,12 +170,9 @@ impl Harness {
             disks,
             ops: BTreeMap::new(),
             next_id: 0,
-            data: vec![[0; CAPACITY as usize]; disks],
-            written: [0; CAPACITY as usize],
-            acked: [0; CAPACITY as usize],
+            data: vec![[acknowledged::INITIAL; CAPACITY as usize]; disks],
+            reference: Acknowledged::new(),
             unsettled: [0; CAPACITY as usize],
-            unacked: [0; CAPACITY as usize],
-            deferred: Vec::new(),
             retried_reads: Vec::new(),
             policy,
             timers: Vec::new(),
@@ -218,17 +220,18 @@ impl Harness {
     }
 
     fn read(&mut self, block: u64, blocks: u32) {
-        self.read_as_of(block, blocks, self.acked);
+        let submitted = self.reference.input();
+        self.read_as_of(block, blocks, submitted);
     }
 
-    /// A read issued when `acked` were the newest acknowledged versions.
+    /// A read first submitted at input `submitted`.
     ///
     /// Under RNWN the array refuses a read spanning two acknowledged
     /// writes still settling whose first copies landed on different disks:
     /// no single disk is up to date for all of it. The harness then retries
     /// the read after each completion (what the array's documentation asks
     /// of a driver for a failed read); the replay driver does not yet.
-    fn read_as_of(&mut self, block: u64, blocks: u32, acked: Versions) {
+    fn read_as_of(&mut self, block: u64, blocks: u32, submitted: u64) {
         let mut pieces = Vec::new();
         self.layer
             .read(block, blocks, |b, n, d| pieces.push((b, n, d)))
@@ -238,7 +241,7 @@ impl Harness {
             let op = Op::Read {
                 block: b,
                 blocks: n,
-                acked,
+                submitted,
             };
             if let Err(e) = self.try_submit(op, Kind::Read, b, n, holders) {
                 assert_eq!(
@@ -250,52 +253,31 @@ impl Harness {
                     blocks_of(b, n).any(|k| self.unsettled[k] > 0),
                     "{op:?} to {holders:?}: {e}"
                 );
-                self.retried_reads.push((b, n, acked));
+                self.retried_reads.push((b, n, submitted));
             }
         }
     }
 
-    /// A write from the file system above: like HP-UX's buffer cache, it
-    /// never has two writes of one block outstanding (a write of a busy
-    /// buffer waits for the last one), so a write overlapping an
-    /// unacknowledged one waits, in order, until it can go. Under RNWN that
-    /// is the earlier write's first copy: the array keeps the overlapping
-    /// writes in order on the disks still to write it.
+    fn retry_reads(&mut self) {
+        for (block, blocks, submitted) in std::mem::take(&mut self.retried_reads) {
+            self.read_as_of(block, blocks, submitted);
+        }
+    }
+
+    /// A write from the file system above, issued at once whatever
+    /// overlapping writes are still in flight.
     fn write(&mut self, block: u64, blocks: u32) {
-        self.deferred.push((block, blocks));
-        self.issue_deferred();
-    }
-
-    fn issue_deferred(&mut self) {
-        for (block, blocks, acked) in std::mem::take(&mut self.retried_reads) {
-            self.read_as_of(block, blocks, acked);
-        }
-        let mut waiting: Vec<(u64, u32)> = Vec::new();
-        for (block, blocks) in std::mem::take(&mut self.deferred) {
-            let overlaps =
-                |&(b, n): &(u64, u32)| b < block + u64::from(blocks) && block < b + u64::from(n);
-            if blocks_of(block, blocks).any(|k| self.unacked[k] > 0) || waiting.iter().any(overlaps)
-            {
-                waiting.push((block, blocks));
-            } else {
-                self.issue_write(block, blocks);
-            }
-        }
-        self.deferred = waiting;
-    }
-
-    fn issue_write(&mut self, block: u64, blocks: u32) {
         let mut pieces = Vec::new();
         self.layer
             .write(block, blocks, 0, |b, n, d| pieces.push((b, n, d)))
             .unwrap();
         for (b, n, targets) in pieces {
-            let mut version = [0; CAPACITY as usize];
+            self.reference.input();
+            // Above the initial contents' version 0.
+            let version = self.next_id + 1;
+            self.reference.write(version, b..b + u64::from(n));
             for k in blocks_of(b, n) {
-                self.written[k] += 1;
                 self.unsettled[k] += 1;
-                self.unacked[k] += 1;
-                version[k] = self.written[k];
             }
             self.submit(
                 Op::Write {
@@ -349,7 +331,7 @@ impl Harness {
                 version,
             } => {
                 for k in blocks_of(block, blocks) {
-                    self.data[disk][k] = version[k];
+                    self.data[disk][k] = version;
                 }
             }
             Op::CopyWrite { job, version, .. } => {
@@ -360,19 +342,24 @@ impl Harness {
             Op::Read {
                 block,
                 blocks,
-                acked,
+                submitted,
             } => {
-                for k in blocks_of(block, blocks) {
-                    assert!(
-                        self.data[disk][k] >= acked[k],
-                        "block {k} read from disk {disk} at version {} after version {} was acknowledged",
-                        self.data[disk][k],
-                        acked[k]
+                if let Err(stale) = self.reference.check_read(
+                    block,
+                    &self.data[disk][blocks_of(block, blocks)],
+                    submitted,
+                ) {
+                    panic!(
+                        "stale read: block {} read from disk {disk} at version {} after version {} was acknowledged",
+                        stale.block,
+                        stale.got(),
+                        stale.newest
                     );
                 }
             }
             Op::CopyRead(_) => {}
         }
+        self.reference.input();
         let c = self.array.complete(disk, 0).unwrap();
         for d in c.abort.iter() {
             self.serving[d] = None;
@@ -384,10 +371,7 @@ impl Harness {
                     blocks,
                     version,
                 } => {
-                    for k in blocks_of(block, blocks) {
-                        self.acked[k] = self.acked[k].max(version[k]);
-                        self.unacked[k] -= 1;
-                    }
+                    self.reference.acknowledge(version);
                     let mut timers = Vec::new();
                     self.layer.write_done(block, blocks, 0, |t| timers.push(t));
                     self.timers.extend(timers);
@@ -430,7 +414,7 @@ impl Harness {
         }
         assert!(c.failed.is_none(), "{c:?}");
         self.start_all();
-        self.issue_deferred();
+        self.retry_reads();
     }
 
     /// Runs everything out: completions, then timers, until nothing is left.
@@ -444,11 +428,6 @@ impl Harness {
                 break;
             }
         }
-        assert!(
-            self.deferred.is_empty(),
-            "writes still waiting: {:?}",
-            self.deferred
-        );
         assert!(
             self.retried_reads.is_empty(),
             "reads still refused: {:?}",
@@ -464,10 +443,12 @@ impl Harness {
             assert!(!holders.is_empty(), "object {o} has no copy left");
             for d in holders.iter() {
                 for k in blocks_of(o * EXTENT, EXTENT as u32) {
-                    assert_eq!(
-                        self.data[d][k], self.written[k],
-                        "object {o}: holder {d} lacks the latest write of block {k}"
-                    );
+                    if let Err(newest) = self.reference.check_settled(k as u64, self.data[d][k]) {
+                        panic!(
+                            "lost write: object {o}: holder {d} holds version {} of block {k}, not the acknowledged {newest}",
+                            self.data[d][k]
+                        );
+                    }
                 }
             }
         }
@@ -488,35 +469,92 @@ fn routing() -> impl Strategy<Value = (CopySelection, PolicySpec)> {
     ])
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+#[cfg(not(feature = "unordered-writes-for-tests"))]
+fn cases() -> u32 {
+    std::env::var("SPINDLE_CONSISTENCY_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000)
+}
 
-    #[test]
-    fn no_stale_read_and_every_copy_settles(
-        steps in prop::collection::vec(step(), 1..120),
-        policy in policy(),
-        disks in 1usize..=4,
-        (selection, discipline) in routing(),
-        seed in 1u64..1_000,
-    ) {
-        let mut h = Harness::new(policy, disks, selection, discipline, seed);
-        for s in steps {
-            match s {
-                Step::Read { block, blocks } => h.read(block, blocks),
-                Step::Write { block, blocks } => h.write(block, blocks),
-                Step::Timer(k) => h.fire(k),
-                Step::Complete(k) => h.complete(k),
-            }
+/// One case: a script of steps under a policy, over `disks` disks, with a
+/// copy selection rule and queue discipline, and a seed.
+type Case = (
+    Vec<Step>,
+    ReplicationPolicy,
+    usize,
+    (CopySelection, PolicySpec),
+    u64,
+);
+
+fn case() -> impl Strategy<Value = Case> {
+    (
+        prop::collection::vec(step(), 1..120),
+        policy(),
+        1usize..=4,
+        routing(),
+        1u64..1_000,
+    )
+}
+
+/// Runs a case; the harness panics at a stale read or a lost write.
+fn run((steps, policy, disks, (selection, discipline), seed): Case) -> Result<(), TestCaseError> {
+    let mut h = Harness::new(policy, disks, selection, discipline, seed);
+    for s in steps {
+        match s {
+            Step::Read { block, blocks } => h.read(block, blocks),
+            Step::Write { block, blocks } => h.write(block, blocks),
+            Step::Timer(k) => h.fire(k),
+            Step::Complete(k) => h.complete(k),
         }
-        h.drain();
-        if policy == ReplicationPolicy::Rnwn {
-            for k in 0..CAPACITY as usize {
-                for d in 0..disks {
-                    prop_assert_eq!(h.data[d][k], h.written[k], "RNWN: disk {} behind on block {}", d, k);
-                }
+    }
+    h.drain();
+    if policy == ReplicationPolicy::Rnwn {
+        for k in 0..CAPACITY {
+            for d in 0..disks {
+                prop_assert_eq!(
+                    h.data[d][k as usize],
+                    h.reference.newest(k),
+                    "lost write: RNWN: disk {} behind on block {}",
+                    d,
+                    k
+                );
             }
         }
     }
+    Ok(())
+}
+
+#[cfg(not(feature = "unordered-writes-for-tests"))]
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    #[test]
+    fn no_stale_read_and_every_copy_settles(case in case()) {
+        run(case)?;
+    }
+}
+
+/// With the array's ordering of overlapping writes turned off (feature
+/// `unordered-writes-for-tests`, for this test alone), the oracle finds a
+/// stale read or a lost write.
+#[cfg(feature = "unordered-writes-for-tests")]
+#[test]
+fn without_the_ordering_the_oracle_finds_stale_data() {
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+        cases: 2_000,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    });
+    let Err(failure) = runner.run(&case(), run) else {
+        panic!("2,000 cases and no stale read: the oracle does not see the hole");
+    };
+    let found = failure.to_string();
+    assert!(
+        found.contains("stale read") || found.contains("lost write"),
+        "{found}"
+    );
+    eprintln!("the oracle found: {found}");
 }
 
 /// The case the issue names: an object's copy is being made (read done,
@@ -547,7 +585,9 @@ fn a_copy_cut_back_in_flight_is_discarded_and_made_again() {
         DiskSet::all(2),
         "copied again once quiet"
     );
-    assert_eq!(h.data[1][..4], h.written[..4]);
+    for k in 0..4 {
+        assert_eq!(h.data[1][k as usize], h.reference.newest(k));
+    }
 }
 
 /// Under RNWN a file system may overwrite blocks as soon as the first copy
@@ -556,6 +596,7 @@ fn a_copy_cut_back_in_flight_is_discarded_and_made_again() {
 /// before the older one (block 12) there, and the older would land last;
 /// the array keeps overlapping writes in order on each disk (as Linux md
 /// serialises them under write-behind), so every copy ends current.
+#[cfg(not(feature = "unordered-writes-for-tests"))]
 #[test]
 fn rnwn_overwrite_while_the_last_copy_is_queued() {
     let mut h = Harness::new(
@@ -565,8 +606,8 @@ fn rnwn_overwrite_while_the_last_copy_is_queued() {
         PolicySpec::CLook,
         151,
     );
-    h.issue_write(0, 1);
-    h.issue_write(12, 1);
+    h.write(0, 1);
+    h.write(12, 1);
     h.read(0, 1);
     // Block 12's write is acknowledged on disk 0 only; the file system
     // writes it again without waiting for disks 1..3.
@@ -577,7 +618,7 @@ fn rnwn_overwrite_while_the_last_copy_is_queued() {
         h.unsettled[12], 1,
         "block 12's write is acknowledged, not settled"
     );
-    h.issue_write(5, 8);
+    h.write(5, 8);
     h.drain();
 }
 

@@ -11,7 +11,7 @@
 use super::copies::{Copies, DiskSet, Location, MAX_COPIES, MAX_DISKS};
 use super::{Ack, ArrayView, Completion, DiskState, check_disks};
 use crate::error::{BuildError, CancelError, CompleteError, DiskStateError, EnqueueError};
-use crate::queue::{Fifo, IdIndex, NIL, Slot};
+use crate::queue::{Fifo, IdIndex, Links, NIL, Slot};
 use crate::request::{Kind, Nanos, Request, RequestId};
 use crate::storage::{Slots, Storage};
 
@@ -149,19 +149,40 @@ const EMPTY_RECORD: Record = Record {
     own_place: false,
 };
 
-/// The writes in flight are counted per bucket of 16 blocks (modulo 1024
-/// buckets), so that a write touching no bucket another write in flight
-/// touches is known at once to overlap none.
+/// Whether the array keeps overlapping writes in order: always but in the
+/// build of feature `unordered-writes-for-tests` (the consistency oracle's
+/// negative test, and the measure of what the ordering costs), which keeps
+/// no chains of the writes in flight either.
+const ORDERS_WRITES: bool = !cfg!(feature = "unordered-writes-for-tests");
+/// Whether the ledger keeps its list of the writes in flight: the ordering
+/// of overlapping writes walks it, and so does the resync barrier.
+const TRACKS_WRITES: bool = ORDERS_WRITES || !cfg!(feature = "unbarriered-resync-for-tests");
+
+/// The writes in flight are chained by the bucket of 16 blocks their first
+/// block falls in (modulo 1024 chains), and a write spanning more than two
+/// buckets on a chain of its own, the long one. A write that overlaps a new
+/// request and spans at most two buckets starts in a bucket the request
+/// touches or in the one before; so the writes a request may overlap are on
+/// those buckets' chains (and the long chain): a few writes, not all those
+/// in flight, whose ranges are then compared.
 const BUCKETS: usize = 1024;
 const BUCKET_SHIFT: u32 = 4;
 
-/// The buckets `req`'s blocks fall in (every bucket, at most once each).
+/// The first and the last bucket of blocks `req` touches (not reduced
+/// modulo the chains).
 #[inline]
-fn buckets(req: &Request) -> impl Iterator<Item = usize> {
+fn bucket_span(req: &Request) -> (u64, u64) {
     let first = req.block >> BUCKET_SHIFT;
     let last = req.block.saturating_add(u64::from(req.blocks.max(1)) - 1) >> BUCKET_SHIFT;
-    let span = (last - first).min(BUCKETS as u64 - 1);
-    (0..=span).map(move |i| ((first + i) % BUCKETS as u64) as usize)
+    (first, last)
+}
+
+/// The chain of a write in flight: its first bucket's, or `None` for the
+/// long chain.
+#[inline]
+fn chain_of(req: &Request) -> Option<usize> {
+    let (first, last) = bucket_span(req);
+    (last - first <= 1).then_some((first % BUCKETS as u64) as usize)
 }
 
 /// A range of a rebuilding disk claimed for copying: the copy operation the
@@ -204,8 +225,11 @@ pub(crate) struct Ledger<S: Storage> {
     unsettled: Fifo<S>,
     /// Writes held back by a resync barrier, in submission order.
     barred: Fifo<S>,
-    /// Writes in flight touching each bucket of blocks.
-    in_flight: [u32; BUCKETS],
+    /// The writes in flight chained by bucket: the first of each bucket's
+    /// chain and of the long chain (`NIL`: empty), linked through `chains`.
+    chains: Links<S>,
+    chain_first: [Slot; BUCKETS],
+    long_first: Slot,
     /// Each rebuilding disk's end of rebuild (exclusive), and the range it
     /// is copying (claimed by the driver, perhaps not yet started).
     rebuild_end: [u64; MAX_DISKS],
@@ -243,7 +267,9 @@ impl<S: Storage> Ledger<S> {
             reports: Fifo::new(storage),
             unsettled: Fifo::new(storage),
             barred: Fifo::new(storage),
-            in_flight: [0; BUCKETS],
+            chains: Links::new(storage),
+            chain_first: [NIL; BUCKETS],
+            long_first: NIL,
             rebuild_end: [0; MAX_DISKS],
             window: [None; MAX_DISKS],
             resyncing: DiskSet::EMPTY,
@@ -435,7 +461,7 @@ impl<S: Storage> Ledger<S> {
     /// when `s` is the oldest.
     #[inline]
     pub(crate) fn older_write_due_on(&self, s: Slot, d: usize) -> Option<Slot> {
-        if cfg!(feature = "unordered-writes-for-tests") || !self.record(s).overlaps_earlier {
+        if !ORDERS_WRITES || !self.record(s).overlaps_earlier {
             return None;
         }
         let first = self.unsettled.front()?;
@@ -462,7 +488,7 @@ impl<S: Storage> Ledger<S> {
     /// queue), if any: it must start before `s`, or the two would reach the
     /// disks in the wrong order.
     pub(crate) fn older_unstarted_write(&self, s: Slot) -> Option<Slot> {
-        if cfg!(feature = "unordered-writes-for-tests") || !self.record(s).overlaps_earlier {
+        if !ORDERS_WRITES || !self.record(s).overlaps_earlier {
             return None;
         }
         let first = self.unsettled.front()?;
@@ -548,15 +574,19 @@ impl<S: Storage> Ledger<S> {
             phase: Phase::Open,
             report: 0,
             in_lagging: false,
-            in_unsettled: is_write,
-            overlaps_earlier: is_write && self.overlaps_in_flight(req),
+            in_unsettled: is_write && TRACKS_WRITES,
+            overlaps_earlier: is_write && ORDERS_WRITES && self.overlaps_in_flight(req),
             held: false,
             own_place,
         };
-        if is_write {
+        if is_write && TRACKS_WRITES {
             self.unsettled.push_back(s);
-            for b in buckets(req) {
-                self.in_flight[b] += 1;
+            if ORDERS_WRITES {
+                let first = match chain_of(req) {
+                    Some(c) => &mut self.chain_first[c],
+                    None => &mut self.long_first,
+                };
+                self.chains.push_back(first, s);
             }
         }
         self.open += 1;
@@ -611,28 +641,55 @@ impl<S: Storage> Ledger<S> {
             self.unsettled.remove(s);
             self.record_mut(s).in_unsettled = false;
             let req = self.record(s).request;
-            for b in buckets(&req) {
-                self.in_flight[b] -= 1;
+            if ORDERS_WRITES {
+                let first = match chain_of(&req) {
+                    Some(c) => &mut self.chain_first[c],
+                    None => &mut self.long_first,
+                };
+                self.chains.unlink(first, s);
             }
         }
     }
 
-    /// Whether `req` overlaps a write in flight: at once when it touches no
-    /// bucket one touches, else by a walk of the writes in flight.
+    /// Whether `req` overlaps a write in flight: a walk of the chains of
+    /// the buckets it touches and of the one before, and of the long chain;
+    /// of every write in flight only when `req` spans nearly every chain.
     #[inline]
     fn overlaps_in_flight(&self, req: &Request) -> bool {
-        if buckets(req).all(|b| self.in_flight[b] == 0) {
+        let (first, last) = bucket_span(req);
+        let from = first.saturating_sub(1);
+        if last - from >= BUCKETS as u64 - 1 {
+            let Some(first) = self.unsettled.front() else {
+                return false;
+            };
+            let mut l = first;
+            loop {
+                if overlap(&self.record(l).request, req) {
+                    return true;
+                }
+                l = self.unsettled.next(l);
+                if l == first {
+                    return false;
+                }
+            }
+        }
+        (from..=last)
+            .any(|b| self.chain_overlaps(self.chain_first[(b % BUCKETS as u64) as usize], req))
+            || self.chain_overlaps(self.long_first, req)
+    }
+
+    /// Whether `req` overlaps a write on the chain starting at `first`.
+    #[inline]
+    fn chain_overlaps(&self, first: Slot, req: &Request) -> bool {
+        if first == NIL {
             return false;
         }
-        let Some(first) = self.unsettled.front() else {
-            return false;
-        };
         let mut l = first;
         loop {
             if overlap(&self.record(l).request, req) {
                 return true;
             }
-            l = self.unsettled.next(l);
+            l = self.chains.next(l);
             if l == first {
                 return false;
             }

@@ -299,10 +299,10 @@ impl Completion {
 ///
 /// Overlap is judged on the logical request's blocks (and, for a resync
 /// range, on the rebuilding disk's copy). The bookkeeping is allocation
-/// free: writes in flight are counted per bucket of blocks, so a write
-/// learns at admission, from its buckets, whether it overlaps one (then by
-/// a walk of the writes in flight); only such a write, when it starts,
-/// walks the writes submitted before it. Otherwise it costs a flag test per
+/// free: writes in flight are chained by the bucket of 16 blocks they
+/// start in (in caller storage), so a write learns at admission, from the
+/// few writes on the chains of its buckets, whether it overlaps one; only
+/// such a write, when it starts, walks the writes submitted before it. Otherwise it costs a flag test per
 /// start and a mask test while no disk is rebuilding, and nothing on
 /// single-disk policies.
 ///
