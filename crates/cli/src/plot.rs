@@ -105,8 +105,10 @@ pub struct Scales {
 /// The palette, in the policy registry's order (FCFS, SSTF, SCAN, LOOK,
 /// C-SCAN, C-LOOK, ...; an index past the end wraps). Slots are placed so
 /// that the policies a picture compares stand apart: the default
-/// experiment's six, the mirrored policies, and Chen & Towsley's (the test
-/// `compared_policies_stand_apart`).
+/// experiment's six, the mirrored policies with Linux's, Chen & Towsley's
+/// with Linux's, the deadline policies (the test
+/// `compared_policies_stand_apart`). A policy added to the registry moves
+/// those after it: that test says when the slots need placing again.
 const COLOURS: [RGBColor; 20] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
@@ -118,16 +120,16 @@ const COLOURS: [RGBColor; 20] = [
     RGBColor(148, 103, 189),
     RGBColor(188, 189, 34),
     RGBColor(23, 190, 207),
+    RGBColor(123, 65, 115),
+    RGBColor(140, 86, 75),
+    RGBColor(82, 84, 163),
+    RGBColor(140, 109, 49),
+    RGBColor(200, 60, 140),
     RGBColor(57, 59, 121),
     RGBColor(173, 73, 74),
     RGBColor(99, 121, 57),
-    RGBColor(140, 109, 49),
-    RGBColor(123, 65, 115),
-    RGBColor(214, 97, 107),
-    RGBColor(140, 86, 75),
-    RGBColor(200, 60, 140),
     RGBColor(107, 110, 207),
-    RGBColor(60, 60, 60),
+    RGBColor(214, 97, 107),
 ];
 
 /// The policy a label names: the place in the policy registry
@@ -385,10 +387,12 @@ mod tests {
 
     #[test]
     fn compared_policies_stand_apart() {
-        let groups: [&[&str]; 3] = [
+        let groups: [&[&str]; 5] = [
             &["fcfs", "sstf", "look", "c-look", "vscan", "sptf"],
-            &["dmq", "cmq", "rt-dmq", "rt-cmq"],
-            &["ssedo", "fcfs", "rt-dmq", "rt-cmq"],
+            &["dmq", "cmq", "rt-dmq", "rt-cmq", "linux-raid1"],
+            &["ssedo", "fcfs", "rt-dmq", "rt-cmq", "mq-deadline", "bfq", "linux-raid1"],
+            &["mq-deadline", "bfq", "sstf", "ssedo"],
+            &["edf", "ssedo", "fd-scan", "fcfs"],
         ];
         for group in groups {
             for (i, a) in group.iter().enumerate() {
