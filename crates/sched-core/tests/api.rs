@@ -1,6 +1,8 @@
 //! What an embedder writes against the crate: policies behind references
 //! and boxes in generic code, cloned, and printed.
+#![cfg(feature = "alloc")]
 
+use sched_core::array::{ArrayPolicy, ArraySpec};
 use sched_core::policy::{Edf, Sstf};
 use sched_core::{
     AnyScheduler, Head, Heap, Inline, Kind, NullEstimator, PolicySpec, Request, RequestId,
@@ -61,4 +63,20 @@ fn policies_print_what_they_hold() {
     let mut drain_from = sstf.clone();
     let drain = sched_core::drain(&mut drain_from);
     assert_eq!(format!("{drain:?}"), "Drain { remaining: 1 }");
+}
+
+#[test]
+fn array_policies_forward_and_print_too() {
+    fn open(array: &impl ArrayPolicy) -> (usize, usize) {
+        (array.disks(), array.in_system())
+    }
+    let mut any = "rt-dmq"
+        .parse::<ArraySpec>()
+        .unwrap()
+        .build(Heap::new(64).unwrap(), 2, 1962, 7)
+        .unwrap();
+    assert_eq!(open(&&mut any), (2, 0));
+    assert_eq!(format!("{any:?}"), "AnyArray { disks: 2, in_system: 0, .. }");
+    let boxed: Box<dyn ArrayPolicy> = Box::new(any);
+    assert_eq!(open(&boxed), (2, 0));
 }

@@ -24,6 +24,16 @@ pub struct Array<Q, S: Storage> {
     queues: Q,
 }
 
+/// What the array holds: its disks and the logical requests open in it.
+impl<Q, S: Storage> core::fmt::Debug for Array<Q, S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Array")
+            .field("disks", &self.ledger.disks())
+            .field("in_system", &self.ledger.open())
+            .finish_non_exhaustive()
+    }
+}
+
 /// Where an array policy keeps the work it has not started, and which
 /// operation it starts next: the part in which array policies differ.
 /// Completions, cancels and disk failures are handled by [`Array`] on the

@@ -41,6 +41,14 @@ pub struct CmqQueues<C, A> {
     aux: A,
 }
 
+/// Only the name: the queues are seen through the array ([`Array`](super::Array)'s
+/// `Debug` and the `ArrayPolicy` getters).
+impl<C, A> core::fmt::Debug for CmqQueues<C, A> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CmqQueues").finish_non_exhaustive()
+    }
+}
+
 impl<C: Scheduler, A: DiskQueues, S: Storage> Cmq<C, A, S> {
     /// An array over the given common queue and per-disk auxiliary queues
     /// (one per disk), each at least as deep as `storage` (an update adds at

@@ -82,6 +82,18 @@ pub struct RouteView<'a> {
     pub queues: &'a dyn QueueOrder,
 }
 
+impl core::fmt::Debug for RouteView<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RouteView")
+            .field("request", self.request)
+            .field("copies", self.copies)
+            .field("eligible", &self.eligible)
+            .field("idle", &self.idle)
+            .field("array", self.array)
+            .finish_non_exhaustive()
+    }
+}
+
 impl RouteView<'_> {
     /// The cylinder distance from disk `d`'s arm to its copy.
     #[inline]
@@ -171,6 +183,18 @@ pub struct WriteView<'a> {
     pub load: DiskLoad<'a>,
 }
 
+impl core::fmt::Debug for WriteView<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("WriteView")
+            .field("request", self.request)
+            .field("copies", self.copies)
+            .field("eligible", &self.eligible)
+            .field("idle", &self.idle)
+            .field("array", self.array)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Chooses which disks holding a copy get a new write now. Holders left out
 /// are reported in the write's [`Completion::skipped`](super::Completion::skipped) for the driver to
 /// propagate later (eager writing) or to drop from its map (scatter).
@@ -201,6 +225,14 @@ pub struct DmqQueues<Q, R, W> {
     writes: W,
     prefer_idle: bool,
     next_sequential: [u64; MAX_DISKS],
+}
+
+/// Only the name: the queues are seen through the array ([`Array`](super::Array)'s
+/// `Debug` and the `ArrayPolicy` getters).
+impl<Q, R, W> core::fmt::Debug for DmqQueues<Q, R, W> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DmqQueues").finish_non_exhaustive()
+    }
 }
 
 impl<Q: DiskQueues, R: ReadRouting, S: Storage> Dmq<Q, R, S> {

@@ -43,6 +43,14 @@ pub struct EwQueues<F, B> {
     propagation_class: u16,
 }
 
+/// Only the name: the queues are seen through the array ([`Array`](super::Array)'s
+/// `Debug` and the `ArrayPolicy` getters).
+impl<F, B> core::fmt::Debug for EwQueues<F, B> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("EwQueues").finish_non_exhaustive()
+    }
+}
+
 impl<F: DiskQueues, B: DiskQueues, S: Storage> EwArray<F, B, S> {
     /// A stripe group over the given foreground and delayed-write queues (one
     /// of each per disk, each at least as deep as `storage`); writes of class

@@ -207,6 +207,15 @@ pub struct ArrayView<'a> {
     pub estimators: &'a [&'a dyn ServiceEstimator],
 }
 
+impl core::fmt::Debug for ArrayView<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ArrayView")
+            .field("now", &self.now)
+            .field("heads", &self.heads)
+            .finish_non_exhaustive()
+    }
+}
+
 /// An operation to start: disk `disk` serves `dispatch.request`, whose id is
 /// the logical request's and whose block and cylinder are those of the copy
 /// on this disk.
@@ -533,4 +542,98 @@ pub(crate) fn nearest(candidates: DiskSet, copies: &Copies, heads: &[Head]) -> O
         let c = copies.location(d).map_or(0, |l| l.cylinder);
         (heads[d].cylinder.abs_diff(c), d)
     })
+}
+
+/// Forwards every method to the referent or box: generic code takes `impl
+/// ArrayPolicy` and a caller passes `&mut policy`, `Box<dyn ArrayPolicy>` or
+/// `&mut dyn ArrayPolicy` alike.
+macro_rules! forward_array_policy {
+    ($($(#[$attr:meta])* [$($generics:tt)*] $ty:ty;)*) => {$(
+        $(#[$attr])*
+        impl<$($generics)*> ArrayPolicy for $ty {
+            #[inline]
+            fn submit(
+                &mut self,
+                req: Request,
+                copies: &Copies,
+                view: &ArrayView<'_>,
+            ) -> Result<(), EnqueueError> {
+                (**self).submit(req, copies, view)
+            }
+            #[inline]
+            fn complete(&mut self, disk: usize, now: Nanos) -> Result<Completion, CompleteError> {
+                (**self).complete(disk, now)
+            }
+            #[inline]
+            fn cancel(&mut self, id: RequestId) -> Result<Request, CancelError> {
+                (**self).cancel(id)
+            }
+            #[inline]
+            fn fail_disk(
+                &mut self,
+                disk: usize,
+                view: &ArrayView<'_>,
+            ) -> Result<(), DiskStateError> {
+                (**self).fail_disk(disk, view)
+            }
+            #[inline]
+            fn replace_disk(&mut self, disk: usize, rebuild: Rebuild) -> Result<(), DiskStateError> {
+                (**self).replace_disk(disk, rebuild)
+            }
+            #[inline]
+            fn resync(&mut self, disk: usize, copy: Request) -> Result<(), DiskStateError> {
+                (**self).resync(disk, copy)
+            }
+            #[inline]
+            fn poll_start(&mut self, view: &ArrayView<'_>) -> Result<Option<Start>, PollError> {
+                (**self).poll_start(view)
+            }
+            #[inline]
+            fn poll_event(&mut self) -> Option<Completion> {
+                (**self).poll_event()
+            }
+            #[inline]
+            fn next_eligible_at(&self, now: Nanos) -> Option<Nanos> {
+                (**self).next_eligible_at(now)
+            }
+            #[inline]
+            fn disks(&self) -> usize {
+                (**self).disks()
+            }
+            #[inline]
+            fn disk_state(&self, disk: usize) -> DiskState {
+                (**self).disk_state(disk)
+            }
+            #[inline]
+            fn in_system(&self) -> usize {
+                (**self).in_system()
+            }
+            #[inline]
+            fn contains(&self, id: RequestId) -> bool {
+                (**self).contains(id)
+            }
+            #[inline]
+            fn is_busy(&self, disk: usize) -> bool {
+                (**self).is_busy(disk)
+            }
+            #[inline]
+            fn common_len(&self) -> usize {
+                (**self).common_len()
+            }
+            #[inline]
+            fn disk_queue_len(&self, disk: usize) -> usize {
+                (**self).disk_queue_len(disk)
+            }
+            #[inline]
+            fn aux_len(&self, disk: usize) -> usize {
+                (**self).aux_len(disk)
+            }
+        }
+    )*};
+}
+
+forward_array_policy! {
+    [A: ArrayPolicy + ?Sized] &mut A;
+    #[cfg(feature = "alloc")]
+    [A: ArrayPolicy + ?Sized] alloc::boxed::Box<A>;
 }

@@ -75,6 +75,14 @@ pub struct SqQueues<R, S: Storage> {
     rule: R,
 }
 
+/// Only the name: the queue is seen through the array ([`Array`](super::Array)'s
+/// `Debug` and the `ArrayPolicy` getters).
+impl<R, S: Storage> core::fmt::Debug for SqQueues<R, S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SqQueues").finish_non_exhaustive()
+    }
+}
+
 impl<R: StartRule + Default, S: Storage> SingleQueue<R, S> {
     /// An empty array of `disks` disks holding up to `storage.capacity()`
     /// logical requests.

@@ -799,6 +799,17 @@ macro_rules! policy_table {
             )*
         }
 
+        /// The policy's variant, then what the array holds.
+        #[cfg(feature = "alloc")]
+        impl<S: Storage> core::fmt::Debug for AnyArray<S> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct("AnyArray")
+                    .field("disks", &ArrayPolicy::disks(self))
+                    .field("in_system", &ArrayPolicy::in_system(self))
+                    .finish_non_exhaustive()
+            }
+        }
+
         #[cfg(feature = "alloc")]
         impl<S: Storage> AnyArray<S> {
             /// When writes count as done (default [`Ack::All`]).
