@@ -37,7 +37,7 @@ impl QueueAccumulator {
     /// recorded first.
     pub fn arrive(&mut self, now: Nanos) {
         let found = self.length.value();
-        self.found.add(found as f64);
+        self.found.add_whole(found);
         self.found_bins[(found as usize).min(FOUND_BINS - 1)] += 1;
         self.length.set(now, found + 1);
     }

@@ -85,8 +85,8 @@ impl ClassStats {
         deadline: Option<Nanos>,
     ) {
         let c = self.entry(class);
-        c.response.add(finish.saturating_sub(arrival) as f64);
-        c.waiting.add(start.saturating_sub(arrival) as f64);
+        c.response.add_whole(finish.saturating_sub(arrival));
+        c.waiting.add_whole(start.saturating_sub(arrival));
         Self::judge(c, finish, deadline);
     }
 
@@ -123,8 +123,8 @@ impl ClassStats {
         let timing = (self.completed == Completed::Several).then_some((arrival, start));
         let c = self.entry(class);
         if let Some((arrival, start)) = timing {
-            c.response.add(finish.saturating_sub(arrival) as f64);
-            c.waiting.add(start.saturating_sub(arrival) as f64);
+            c.response.add_whole(finish.saturating_sub(arrival));
+            c.waiting.add_whole(start.saturating_sub(arrival));
         }
         Self::judge(c, finish, deadline);
     }

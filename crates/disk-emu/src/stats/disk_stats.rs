@@ -186,7 +186,7 @@ impl DiskStats {
         if let Some(since) = self.idle_since.take()
             && now > since
         {
-            self.idle_periods.add((now - since) as f64);
+            self.idle_periods.add_whole(now - since);
         }
     }
 
@@ -211,11 +211,11 @@ impl DiskStats {
         self.waiting.record(waiting);
         self.service.record(now.saturating_sub(done.start));
         let b = &done.breakdown;
-        self.seek.add(b.seek as f64);
-        self.rotation.add(b.rotation as f64);
-        self.transfer.add(b.transfer as f64);
-        self.overhead.add(b.overhead as f64);
-        self.seek_distance.add(b.seek_distance as f64);
+        self.seek.add_whole(b.seek);
+        self.rotation.add_whole(b.rotation);
+        self.transfer.add_whole(b.transfer);
+        self.overhead.add_whole(b.overhead);
+        self.seek_distance.add_whole(u64::from(b.seek_distance));
         self.completed_ever += 1;
         if let (false, WarmUp::Completions(n)) = (self.warm_up_done, self.warm_up)
             && self.completed_ever >= n

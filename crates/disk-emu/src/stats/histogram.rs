@@ -58,6 +58,7 @@ impl Default for Histogram {
 }
 
 /// The bucket holding `v`.
+#[inline]
 fn bucket(v: u64) -> usize {
     if v < EXACT as u64 {
         return v as usize;
@@ -106,6 +107,7 @@ impl Histogram {
     }
 
     /// Counts one value.
+    #[inline]
     pub fn record(&mut self, v: u64) {
         let slot = &mut self.counts[bucket(v)];
         match slot.checked_add(1) {
@@ -208,8 +210,9 @@ impl Distribution {
     }
 
     /// Records one value.
+    #[inline]
     pub fn record(&mut self, v: Nanos) {
-        self.moments.add(v as f64);
+        self.moments.add_whole(v);
         self.histogram.record(v);
     }
 
