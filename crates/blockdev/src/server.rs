@@ -87,6 +87,16 @@ pub enum Listen {
     Unix(PathBuf),
 }
 
+/// As a user wrote it: `127.0.0.1:10809`, or the socket's path.
+impl std::fmt::Display for Listen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Listen::Tcp(addr) => write!(f, "{addr}"),
+            Listen::Unix(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
 /// What every connection shares.
 pub struct Shared<D: Emulated> {
     engine: Mutex<Engine<D>>,
@@ -521,7 +531,7 @@ enum Listener {
 
 async fn bind(listen: &Listen) -> Result<(Listener, Listen), ServeError> {
     let io = |source| ServeError::Io {
-        what: format!("binding {listen:?}"),
+        what: format!("binding {listen}"),
         source,
     };
     match listen {

@@ -490,6 +490,6 @@ pub fn run(args: &AdmitArgs, format: Format) -> Result<()> {
         admitted[0], admitted[1], admitted[2], rounds[0], rounds[1], rounds[2]
     ));
     t.note("weight W = x·C/V for x blocks a round; worst response is the admission test's bound");
-    crate::output::emit_table(&t, format)?;
+    crate::report::emit_table(&t, format)?;
     Ok(())
 }

@@ -113,7 +113,7 @@ pub fn run(paper: &AnalyzePaper, format: Format) -> Result<()> {
         } else {
             models.clone()
         };
-        return crate::output::emit_table(&at_point(&models, lambda, *p_read, *mu), format);
+        return crate::report::emit_table(&at_point(&models, lambda, *p_read, *mu), format);
     }
     let started = std::time::Instant::now();
     let figures = match figure {
@@ -131,14 +131,9 @@ pub fn run(paper: &AnalyzePaper, format: Format) -> Result<()> {
         crate::report::picture(path.as_deref(), &f.title, || {
             Ok(draw_panels(&f.title, &f.panels, plot.scales()).svg)
         })?;
-        if let Some(path) = path
-            && !crate::output::results_discarded()
-        {
-            eprintln!("wrote {}", path.display());
-        }
         tables.extend(f.tables);
     }
-    crate::output::emit_tables(&tables, format)?;
+    crate::report::emit_tables(&tables, format)?;
     eprintln!("analysis time: {:.1} ms", solved.as_secs_f64() * 1e3);
     Ok(())
 }

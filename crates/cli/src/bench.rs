@@ -110,7 +110,7 @@ pub fn run(what: &BenchWhat, format: Format) -> Result<()> {
     let rate = DiskExperiment::rate_on(&model, &mix, Load::Utilisation(*load))?;
     let mut t = Table::new(
         format!(
-            "Emulator throughput: {} , random 1-block reads, open Poisson at load {load} ({rate:.1}/s), one thread",
+            "Emulator throughput: {}, random 1-block reads, open Poisson at load {load} ({rate:.1}/s), one thread",
             disk.name
         ),
         &[
@@ -164,7 +164,7 @@ pub fn run(what: &BenchWhat, format: Format) -> Result<()> {
             "Peak resident memory of the whole process: {mb:.1} MB."
         ));
     }
-    crate::output::emit_table(&t, format)?;
+    crate::report::emit_table(&t, format)?;
     Ok(())
 }
 
@@ -285,5 +285,5 @@ fn sched(
     t.note(
         "The workload of `cargo bench --bench decision`: random cylinders of an HP 97560, deadlines up to twice the expected wait, a closed-form positioning estimator; an array policy's time is per logical request on a mirrored pair (three reads to one update). Each round times FCFS and the policy back to back at the same depth (a slow policy over fewer requests, about 20 ms' worth); × FCFS is the median of the rounds' ratios.",
     );
-    crate::output::emit_table(&t, format)
+    crate::report::emit_table(&t, format)
 }

@@ -14,7 +14,7 @@ pub const CLOCK_MAX_NS: f64 = u64::MAX as f64;
 
 /// Largest `--jobs`: four threads per core (more only queue behind each other).
 pub fn max_jobs() -> usize {
-    crate::run::default_jobs() * 4
+    default_jobs() * 4
 }
 
 /// A value echoed in a message: at most 40 characters of it.
@@ -479,6 +479,11 @@ pub fn checked(mut cmd: clap::Command) -> clap::Command {
         cmd = cmd.mut_subcommand(name, checked);
     }
     cmd
+}
+
+/// Threads a command uses unless told otherwise: all cores.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// `--jobs`: threads, 1 to four per core.

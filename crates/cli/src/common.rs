@@ -35,7 +35,7 @@ pub fn print_presets(format: Format) -> Result<()> {
         t.row(vec![Cell::text(name), Cell::text(description)]);
     }
     t.note("Also: --disk FILE.toml|FILE.json (a whole spec, or `preset = \"name\"` plus overrides), --disk disksim:FILE.parv");
-    crate::output::emit_table(&t, format)
+    crate::report::emit_table(&t, format)
 }
 
 /// `spindle policies`: every single-disk and array policy of sched-core's registry.
@@ -71,7 +71,7 @@ pub fn print_policies(format: Format) -> Result<()> {
         ]);
     }
     t.note("A nested discipline is written in parentheses: dmq-sq:queue=ssedo(m=5,beta=1.5)");
-    crate::output::emit_table(&t, format)
+    crate::report::emit_table(&t, format)
 }
 
 /// What a run gives a policy to order requests by, for

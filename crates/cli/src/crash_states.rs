@@ -148,6 +148,7 @@ pub fn run(args: &CrashStatesArgs) -> Result<()> {
     let path = args.out.join("crash-states.json");
     std::fs::write(&path, serde_json::to_string_pretty(&manifest)?)
         .with_context(|| format!("writing {}", path.display()))?;
+    crate::output::announce_written(&path);
     Ok(())
 }
 

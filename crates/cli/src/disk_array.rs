@@ -64,7 +64,7 @@ pub struct ArrayArgs {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::seed()))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::bounds::default_jobs(), value_parser = crate::bounds::jobs()))]
     pub jobs: usize,
 }
 
@@ -245,7 +245,7 @@ pub fn run(args: &ArrayArgs, format: Format) -> Result<()> {
         rates.iter().sum::<f64>() / rates.len().max(1) as f64,
         rates.len()
     );
-    crate::output::emit_table(&t, format)?;
+    crate::report::emit_table(&t, format)?;
     eprintln!("wall time: {:.1} s", started.elapsed().as_secs_f64());
     Ok(())
 }

@@ -36,13 +36,13 @@ use crate::output::{Cell, Format, Table};
 #[derive(Debug)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct SweepArgs {
-    /// The grid (TOML: `command` and `[[axis]]` tables; see `spindle sweep --help`).
+    /// The grid file (TOML: a `command` and `[[axis]]` tables, as above).
     pub file: PathBuf,
     /// Directory for each grid point's results (and, with --shards, the parts).
     #[cfg_attr(feature = "cli", arg(long, default_value = "sweep-out"))]
     pub out_dir: PathBuf,
     /// Threads for each command run here; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::bounds::default_jobs(), value_parser = crate::bounds::jobs()))]
     pub jobs: usize,
     /// Split each grid point's command into this many shards (with --print).
     #[cfg_attr(feature = "cli", arg(long, value_name = "COUNT", value_parser = crate::bounds::Whole::<u32>::new("shards", 1, 100_000)))]

@@ -10,7 +10,8 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use experiments::sharding::{Merged, PartContext, Runner, Shard};
-use spindle::output::{Format, discarding_results, tables_into};
+use spindle::output::{Format, discarding_results};
+use spindle::report::tables_into;
 use spindle::{
     admit, analyze, bench, common, crash_states, disk_array, grid, replay, repro, run, serve,
     trace_info, txn, validate,
@@ -18,7 +19,7 @@ use spindle::{
 
 /// Disk I/O scheduling experiments on emulated disks.
 #[derive(Parser, Debug)]
-#[command(name = "spindle", version, about, long_about = None)]
+#[command(name = "spindle", version, about, long_about = None, max_term_width = 100)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -102,6 +103,22 @@ enum Command {
     },
     /// Run a grid of commands described in a TOML file, here or as shard
     /// commands for a cluster.
+    ///
+    /// The file names the command every grid point runs (without
+    /// `spindle`; run, repro or txn) and the options to vary; the grid is
+    /// every combination, the first axis slowest:
+    ///
+    ///     command = ["run", "--disk", "hp97560", "--replications", "20"]
+    ///     [[axis]]
+    ///     option = "--policy"
+    ///     values = ["fcfs", "sstf", "look"]
+    ///     [[axis]]
+    ///     option = "--load"
+    ///     values = [0.5, 0.8, 0.95]
+    ///
+    /// Each point's results go to OUT_DIR/NAME.EXT, NAME built from the
+    /// axes' values (policy=sstf,load=0.8) and EXT from --format.
+    #[command(verbatim_doc_comment)]
     Sweep(grid::SweepArgs),
     /// Print a shell completion script: `spindle completions bash >
     /// ~/.local/share/bash-completion/completions/spindle`.
@@ -109,8 +126,15 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Print the manual page (roff): `spindle man | man -l -`.
-    Man,
+    /// Print a manual page (roff): `spindle man | man -l -` for spindle(1),
+    /// `spindle man run | man -l -` for spindle-run(1), the pages a page's
+    /// SUBCOMMANDS section names.
+    Man {
+        /// The subcommand whose page to print, nested ones in turn
+        /// (`repro towsley91` for spindle-repro-towsley91(1)).
+        #[arg(value_name = "SUBCOMMAND")]
+        subcommand: Vec<String>,
+    },
 }
 
 impl Command {
@@ -135,7 +159,7 @@ impl Command {
             Command::Merge { .. } => "merge",
             Command::Sweep(_) => "sweep",
             Command::Completions { .. } => "completions",
-            Command::Man => "man",
+            Command::Man { .. } => "man",
         }
     }
 
@@ -168,8 +192,44 @@ impl Command {
 /// ([`spindle::bounds::checked`]: its range in its help, `-1` handed to
 /// its check).
 fn cli_command() -> clap::Command {
-    spindle::bounds::checked(Cli::command())
+    let mut command = spindle::bounds::checked(Cli::command());
+    // A global option reaches every subcommand below the one that defines
+    // it, unless a subcommand has an option of the same id: where it does
+    // not apply, a hidden copy takes its place (still accepted, so a script
+    // that passes one everywhere keeps working, but out of the help).
+    for (name, ids) in GLOBALS_NOT_APPLICABLE {
+        let hidden: Vec<clap::Arg> = command
+            .get_arguments()
+            .filter(|a| ids.contains(&a.get_id().as_str()))
+            .map(|a| a.clone().hide(true))
+            .collect();
+        command = command.mut_subcommand(name, |sub| sub.args(hidden));
+    }
+    command
 }
+
+/// The global options (by their ids) each subcommand has no use for:
+/// sharding splits only run, repro and txn; a command that prints no table
+/// has no format, table files or page.
+const GLOBALS_NOT_APPLICABLE: [(&str, &[&str]); 16] = [
+    ("replay", &["shard", "part"]),
+    ("trace-info", &["shard", "part"]),
+    ("validate", &["shard", "part"]),
+    ("admit", &["shard", "part"]),
+    ("presets", &["shard", "part"]),
+    ("policies", &["shard", "part"]),
+    ("analyze", &["shard", "part"]),
+    ("array", &["shard", "part"]),
+    ("bench", &["shard", "part"]),
+    ("merge", &["shard", "part"]),
+    ("sweep", &["shard", "part", "html"]),
+    ("serve", &["shard", "part", "out_dir", "html"]),
+    ("crash-states", &["format", "shard", "part", "out_dir", "html"]),
+    ("completions", &["format", "shard", "part", "out_dir", "html"]),
+    ("control", &["format", "shard", "part", "out_dir", "html"]),
+    ("man", &["format", "shard", "part", "out_dir", "html"]),
+];
+
 
 /// Parses `args` (the program's name first) with [`cli_command`].
 fn parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
@@ -272,9 +332,24 @@ fn dispatch(command: Option<Command>, format: Format) -> Result<()> {
             spindle::output::emit(&String::from_utf8_lossy(&script));
             Ok(())
         }
-        Some(Command::Man) => {
+        Some(Command::Man { subcommand }) => {
+            let mut command = cli_command();
+            // Building names each subcommand for its page (spindle-run).
+            command.build();
+            for name in &subcommand {
+                let Some(found) = command.find_subcommand(name) else {
+                    let known: Vec<&str> =
+                        command.get_subcommands().map(clap::Command::get_name).collect();
+                    bail!(
+                        "man: `{}` has no subcommand `{name}`; it has: {}",
+                        command.get_display_name().unwrap_or("spindle"),
+                        known.join(", ")
+                    );
+                };
+                command = found.clone();
+            }
             let mut page = Vec::new();
-            clap_mangen::Man::new(cli_command()).render(&mut page)?;
+            clap_mangen::Man::new(command).render(&mut page)?;
             spindle::output::emit(&String::from_utf8_lossy(&page));
             Ok(())
         }
@@ -352,10 +427,8 @@ fn run_shard(cli: Cli, shard: Shard) -> Result<()> {
     let part = runner.into_part(context, stopped);
     let units = part.header().units;
     part.write(&path)?;
-    eprintln!(
-        "shard {shard}: {units} units of {points} points written to {}",
-        path.display()
-    );
+    eprintln!("shard {shard}: {units} units of {points} points");
+    spindle::output::announce_written(&path);
     Ok(())
 }
 

@@ -7,83 +7,6 @@ use serde_json::{Map, Value, json};
 
 thread_local! {
     static DISCARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    static OUT_DIR: std::cell::RefCell<Option<std::path::PathBuf>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Runs `command` with its tables written one per file into `dir` (global
-/// `--out-dir`): `NN-title.csv` (or `.json`, `.txt` as `--format` says),
-/// numbered in the order the command prints them, so a command of several
-/// tables gives each its own parseable CSV. Standard output lists the files.
-pub fn tables_into<R>(dir: std::path::PathBuf, command: impl FnOnce() -> R) -> R {
-    let before = OUT_DIR.with(|d| d.replace(Some(dir)));
-    let result = command();
-    OUT_DIR.with(|d| d.replace(before));
-    result
-}
-
-/// Prints a command's one result table (as [`Table::render`]), or writes it
-/// to its own file under the `--out-dir` ([`tables_into`]).
-///
-/// # Errors
-/// A file that cannot be written.
-pub fn emit_table(table: &Table, format: Format) -> anyhow::Result<()> {
-    if OUT_DIR.with(|d| d.borrow().is_none()) {
-        crate::report::add_tables(std::slice::from_ref(table));
-        emit(&table.render(format));
-        return Ok(());
-    }
-    emit_tables(std::slice::from_ref(table), format)
-}
-
-/// Prints a command's result tables (as [`render_all`]), or writes each to
-/// its own file under the `--out-dir` ([`tables_into`]).
-///
-/// # Errors
-/// A file that cannot be written.
-pub fn emit_tables(tables: &[Table], format: Format) -> anyhow::Result<()> {
-    // The page of `--html` gets them too.
-    crate::report::add_tables(tables);
-    let Some(dir) = OUT_DIR.with(|d| d.borrow().clone()) else {
-        emit(&render_all(tables, format));
-        return Ok(());
-    };
-    if results_discarded() {
-        return Ok(());
-    }
-    let extension = match format {
-        Format::Table => "txt",
-        Format::Csv => "csv",
-        Format::Json => "json",
-    };
-    let mut written = String::new();
-    for (k, table) in tables.iter().enumerate() {
-        let slug: String = table
-            .title
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() {
-                    c.to_ascii_lowercase()
-                } else {
-                    '-'
-                }
-            })
-            .collect::<String>()
-            .split('-')
-            .filter(|w| !w.is_empty())
-            .take(8)
-            .collect::<Vec<_>>()
-            .join("-");
-        let path = dir.join(format!("{:02}-{slug}.{extension}", k + 1));
-        let text = match format {
-            Format::Json => serde_json::to_string_pretty(&table.to_json())? + "\n",
-            other => table.render(other),
-        };
-        std::fs::write(&path, text)
-            .map_err(|e| anyhow::anyhow!("--out-dir: writing {}: {e}", path.display()))?;
-        let _ = writeln!(written, "{}", path.display());
-    }
-    emit(&written);
-    Ok(())
 }
 
 /// Runs `command` with its results (tables on standard output, plot files)
@@ -101,6 +24,15 @@ pub fn results_discarded() -> bool {
     DISCARDED.with(std::cell::Cell::get)
 }
 
+/// Announces a file a command wrote: `wrote PATH` on standard error, the
+/// one way every command says so (standard output holds only results),
+/// unless results are being thrown away.
+pub fn announce_written(path: &std::path::Path) {
+    if !results_discarded() {
+        eprintln!("wrote {}", path.display());
+    }
+}
+
 /// Prints a command's results on standard output, unless they are being
 /// thrown away.
 pub fn emit(text: &str) {
@@ -108,6 +40,45 @@ pub fn emit(text: &str) {
         let mut out = std::io::stdout().lock();
         // A closed pipe (`spindle ... | head`) is not an error of the run.
         let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    }
+}
+
+/// Significant digits a number keeps in CSV: more than any estimate here
+/// is known to (a confidence interval's width shows how many count), few
+/// enough that a sum's rounding error (`100.99999999999999`) disappears.
+const CSV_SIGNIFICANT_DIGITS: i32 = 12;
+
+/// `value` with `digits` decimals, a value that rounds to zero without a
+/// minus sign (`-0.00` is not how anyone writes nothing).
+fn fixed(value: f64, digits: usize) -> String {
+    let text = format!("{value:.digits$}");
+    match text.strip_prefix('-') {
+        Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_string(),
+        _ => text,
+    }
+}
+
+/// `value` as a reader writes it in CSV: [`CSV_SIGNIFICANT_DIGITS`]
+/// significant digits, no trailing zeros, no negative zero; non-finite
+/// values as `inf`, `-inf`, `NaN`.
+pub(crate) fn csv_number(value: f64) -> String {
+    if !value.is_finite() {
+        return value.to_string();
+    }
+    if value == 0.0 {
+        return "0".to_string();
+    }
+    let magnitude = value.abs().log10().floor() as i32;
+    let decimals = (CSV_SIGNIFICANT_DIGITS - 1 - magnitude).clamp(0, 300) as usize;
+    let text = format!("{value:.decimals$}");
+    let text = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &text
+    };
+    match text {
+        "-0" => "0".to_string(),
+        t => t.to_string(),
     }
 }
 
@@ -225,14 +196,16 @@ impl Cell {
         match self {
             Cell::Text(s) => s.clone(),
             Cell::Int(n) => n.to_string(),
-            Cell::Num { value, digits } => format!("{value:.digits$}"),
+            Cell::Num { value, digits } => fixed(*value, *digits),
             Cell::Estimate {
                 mean,
                 half_width,
                 digits,
-            } if half_width.is_finite() => format!("{mean:.digits$} ± {half_width:.digits$}"),
+            } if half_width.is_finite() => {
+                format!("{} ± {}", fixed(*mean, *digits), fixed(*half_width, *digits))
+            }
             // One replication defined the figure: it has no interval.
-            Cell::Estimate { mean, digits, .. } => format!("{mean:.digits$} (1 run)"),
+            Cell::Estimate { mean, digits, .. } => format!("{} (1 run)", fixed(*mean, *digits)),
             Cell::Missing => "—".to_string(),
             Cell::Absent(why) => (*why).to_string(),
             Cell::Flag(yes) => if *yes { "yes" } else { "no" }.to_string(),
@@ -244,8 +217,8 @@ impl Cell {
         match self {
             Cell::Text(s) => s.clone(),
             Cell::Int(n) => n.to_string(),
-            Cell::Num { value, .. } => value.to_string(),
-            Cell::Estimate { mean, .. } => mean.to_string(),
+            Cell::Num { value, .. } => csv_number(*value),
+            Cell::Estimate { mean, .. } => csv_number(*mean),
             Cell::Missing | Cell::Absent(_) => String::new(),
             Cell::Flag(yes) => yes.to_string(),
         }
@@ -428,7 +401,7 @@ impl Table {
             for (c, cell) in row.iter().enumerate() {
                 let hw = match cell {
                     Cell::Estimate { half_width, .. } if half_width.is_finite() => {
-                        half_width.to_string()
+                        csv_number(*half_width)
                     }
                     _ => String::new(),
                 };
@@ -563,6 +536,20 @@ mod tests {
         let json: Value = serde_json::from_str(&t.render(Format::Json)).unwrap();
         assert_eq!(json["rows"][1]["ms"], Value::Null);
         assert_eq!(json["rows"][1]["sustained"], json!(false));
+    }
+
+    #[test]
+    fn csv_numbers_read_as_written() {
+        assert_eq!(csv_number(100.99999999999999), "101");
+        assert_eq!(csv_number(-0.0), "0");
+        assert_eq!(csv_number(-1e-15), "-0.000000000000001");
+        assert_eq!(csv_number(23.514876354380537), "23.5148763544");
+        assert_eq!(csv_number(0.00016795193512522666), "0.000167951935125");
+        assert_eq!(csv_number(1_234_567_890_123_456.0), "1234567890123456");
+        assert_eq!(csv_number(2.0), "2");
+        assert_eq!(csv_number(f64::INFINITY), "inf");
+        assert_eq!(fixed(-0.0001, 2), "0.00");
+        assert_eq!(fixed(-0.01, 2), "-0.01");
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub use axis::{Axis, Tick};
 pub use figure::{
     CurveLayout, Drawing, Layout, LegendEntry, LegendLayout, PanelLayout, Rect, TextBox, TextRole,
 };
+pub(crate) use svg::escape;
 pub use svg::text_width;
 
 /// How a series was obtained, which decides how it is drawn.
@@ -234,40 +235,6 @@ pub fn figure_path(base: &Path, number: u8, count: usize) -> PathBuf {
 
 /// What stands for a figure's number in `--plot`'s file name.
 pub const FIGURE_NUMBER: &str = "{N}";
-
-/// Writes a picture drawn as SVG text to `path` ([`write_picture`]); the
-/// page of `--html` gets it too.
-///
-/// # Errors
-/// When the file cannot be written.
-pub fn save(path: &Path, svg: &str) -> Result<()> {
-    write_picture(path, svg)?;
-    crate::report::add_picture(None, Some(path), svg);
-    Ok(())
-}
-
-/// Writes a picture drawn as SVG text to `path`, in the format the path's
-/// extension names (checked beforehand by [`crate::bounds::svg_path`]):
-/// `.png` rendered to pixels, `.html` a self-contained page of the picture
-/// alone ([`crate::report::picture_page`]), anything else the SVG. The one
-/// place a picture reaches a file.
-///
-/// # Errors
-/// When the file cannot be written.
-pub fn write_picture(path: &Path, svg: &str) -> Result<()> {
-    let extension = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase());
-    let bytes = match extension.as_deref() {
-        Some("png") => rasterise(svg)?.encode_png().context("encoding the PNG")?,
-        Some("html") => {
-            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-            crate::report::picture_page(name.as_deref().unwrap_or("picture"), svg).into_bytes()
-        }
-        _ => svg.as_bytes().to_vec(),
-    };
-    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
-}
 
 /// The system's fonts, loaded once; "sans-serif" is DejaVu Sans.
 fn fonts() -> std::sync::Arc<resvg::usvg::fontdb::Database> {

@@ -182,7 +182,7 @@ pub fn run(args: &ReplayArgs, format: Format) -> Result<()> {
             crate::sheet::render_run_sheet(sheet)
         })?;
     }
-    crate::output::emit_table(&replay.table, format)?;
+    crate::report::emit_table(&replay.table, format)?;
     Ok(())
 }
 
@@ -502,11 +502,8 @@ fn finish<R>(
     }
     let rows = match samples {
         Some(file) => {
-            let path = file.path().display().to_string();
             let rows = file.finish()?;
-            t.note(format!(
-                "Per-request samples: {rows} rows written to {path}."
-            ));
+            t.note(format!("Per-request samples: {rows} rows."));
             Some(rows)
         }
         None => None,

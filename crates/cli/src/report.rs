@@ -3,8 +3,8 @@
 //! offline in a browser.
 //!
 //! While [`writing_to`] runs a command, the tables it emits (through
-//! [`crate::output::emit_table`]) and the pictures it draws (through
-//! [`crate::plot::save`], or [`picture`] when no `--plot` file is given)
+//! [`crate::report::emit_table`]) and the pictures it draws (through
+//! [`crate::report::save`], or [`picture`] when no `--plot` file is given)
 //! are collected, in order; when the command succeeds they are written as
 //! one page. The page fetches nothing: the pictures are inline SVG, the
 //! style sheet is in the page, there is no script, and a
@@ -19,7 +19,8 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use crate::output::{Cell, Table};
+use crate::output::{Cell, Format, Table};
+use crate::plot::escape;
 
 /// What a page collects.
 #[derive(Debug, Default)]
@@ -62,6 +63,7 @@ pub fn writing_to<R>(path: &Path, heading: &str, command: impl FnOnce() -> Resul
     let value = result?;
     std::fs::write(path, render(heading, &report))
         .with_context(|| format!("--html: writing {}", path.display()))?;
+    crate::output::announce_written(path);
     Ok(value)
 }
 
@@ -105,7 +107,7 @@ pub fn note(text: impl Into<String>) {
 }
 
 /// Delivers a picture titled `title`: drawn by `render` (SVG text),
-/// written to `path` when one is given ([`crate::plot::write_picture`]) and
+/// written to `path` when one is given ([`crate::report::write_picture`]) and
 /// put in the page being collected; not drawn at all when neither wants
 /// it, or while results are thrown away.
 ///
@@ -121,7 +123,7 @@ pub fn picture(
     }
     let svg = render()?;
     if let Some(path) = path {
-        crate::plot::write_picture(path, &svg)?;
+        write_picture(path, &svg)?;
     }
     add_picture(Some(title), path, &svg);
     Ok(())
@@ -140,22 +142,6 @@ pub fn picture_page(title: &str, svg: &str) -> String {
     render(title, &report)
 }
 
-/// `text` with the characters HTML and SVG give a meaning escaped (in
-/// element text and in quoted attributes).
-pub(crate) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
 
 const STYLE: &str = "body{font-family:'DejaVu Sans',sans-serif;margin:1.5em auto;max-width:1500px;padding:0 1em;color:#222}\
 h1{font-size:1.25em;font-family:'DejaVu Sans Mono',monospace;word-break:break-all}\
@@ -361,4 +347,118 @@ mod tests {
         .unwrap();
         assert!(!drawn);
     }
+}
+
+thread_local! {
+    static OUT_DIR: RefCell<Option<std::path::PathBuf>> = const { RefCell::new(None) };
+}
+
+/// Runs `command` with its tables written one per file into `dir` (global
+/// `--out-dir`): `NN-title.csv` (or `.json`, `.txt` as `--format` says),
+/// numbered in the order the command prints them, so a command of several
+/// tables gives each its own parseable CSV. Standard output lists the files.
+pub fn tables_into<R>(dir: std::path::PathBuf, command: impl FnOnce() -> R) -> R {
+    let before = OUT_DIR.with(|d| d.replace(Some(dir)));
+    let result = command();
+    OUT_DIR.with(|d| d.replace(before));
+    result
+}
+
+/// Prints a command's one result table (as [`Table::render`]), or writes it
+/// to its own file under the `--out-dir` ([`tables_into`]).
+///
+/// # Errors
+/// A file that cannot be written.
+pub fn emit_table(table: &Table, format: Format) -> anyhow::Result<()> {
+    if OUT_DIR.with(|d| d.borrow().is_none()) {
+        add_tables(std::slice::from_ref(table));
+        crate::output::emit(&table.render(format));
+        return Ok(());
+    }
+    emit_tables(std::slice::from_ref(table), format)
+}
+
+/// Prints a command's result tables (as [`render_all`]), or writes each to
+/// its own file under the `--out-dir` ([`tables_into`]).
+///
+/// # Errors
+/// A file that cannot be written.
+pub fn emit_tables(tables: &[Table], format: Format) -> anyhow::Result<()> {
+    // The page of `--html` gets them too.
+    add_tables(tables);
+    let Some(dir) = OUT_DIR.with(|d| d.borrow().clone()) else {
+        crate::output::emit(&crate::output::render_all(tables, format));
+        return Ok(());
+    };
+    if crate::output::results_discarded() {
+        return Ok(());
+    }
+    let extension = match format {
+        Format::Table => "txt",
+        Format::Csv => "csv",
+        Format::Json => "json",
+    };
+    for (k, table) in tables.iter().enumerate() {
+        let slug: String = table
+            .title
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .collect::<String>()
+            .split('-')
+            .filter(|w| !w.is_empty())
+            .take(8)
+            .collect::<Vec<_>>()
+            .join("-");
+        let path = dir.join(format!("{:02}-{slug}.{extension}", k + 1));
+        let text = match format {
+            Format::Json => serde_json::to_string_pretty(&table.to_json())? + "\n",
+            other => table.render(other),
+        };
+        std::fs::write(&path, text)
+            .map_err(|e| anyhow::anyhow!("--out-dir: writing {}: {e}", path.display()))?;
+        crate::output::announce_written(&path);
+    }
+    Ok(())
+}
+
+/// Writes a picture drawn as SVG text to `path` ([`write_picture`]); the
+/// page of `--html` gets it too.
+///
+/// # Errors
+/// When the file cannot be written.
+pub fn save(path: &Path, svg: &str) -> Result<()> {
+    write_picture(path, svg)?;
+    add_picture(None, Some(path), svg);
+    Ok(())
+}
+
+/// Writes a picture drawn as SVG text to `path`, in the format the path's
+/// extension names (checked beforehand by [`crate::bounds::svg_path`]):
+/// `.png` rendered to pixels, `.html` a self-contained page of the picture
+/// alone ([`picture_page`]), anything else the SVG. The one
+/// place a picture reaches a file.
+///
+/// # Errors
+/// When the file cannot be written.
+pub fn write_picture(path: &Path, svg: &str) -> Result<()> {
+    let extension = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    let bytes = match extension.as_deref() {
+        Some("png") => crate::plot::rasterise(svg)?.encode_png().context("encoding the PNG")?,
+        Some("html") => {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            picture_page(name.as_deref().unwrap_or("picture"), svg).into_bytes()
+        }
+        _ => svg.as_bytes().to_vec(),
+    };
+    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    crate::output::announce_written(path);
+    Ok(())
 }

@@ -126,11 +126,6 @@ impl SamplesFile {
         })
     }
 
-    /// Where the file is.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Rows written so far.
     pub fn rows(&self) -> u64 {
         self.rows
@@ -190,6 +185,7 @@ impl SamplesFile {
         self.out
             .flush()
             .with_context(|| format!("--samples {}", self.path.display()))?;
+        crate::output::announce_written(&self.path);
         Ok(self.rows)
     }
 }

@@ -302,10 +302,7 @@ pub fn run(args: &ServeArgs, format: Format) -> Result<()> {
         std::io::stderr(),
         "spindle serve: {} bytes on {}{}",
         options.size,
-        match server.listening() {
-            Listen::Tcp(address) => address.to_string(),
-            Listen::Unix(path) => path.display().to_string(),
-        },
+        server.listening(),
         args.control
             .as_ref()
             .map(|c| format!(", control on {}", c.display()))
@@ -324,6 +321,7 @@ pub fn run(args: &ServeArgs, format: Format) -> Result<()> {
     if let Some(path) = &args.stats_out {
         let json = serde_json::to_string_pretty(&summary)?;
         std::fs::write(path, json).with_context(|| format!("writing {}", path.display()))?;
+        crate::output::announce_written(path);
     }
     let _ = write!(
         std::io::stdout(),

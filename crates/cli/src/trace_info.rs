@@ -33,7 +33,7 @@ pub fn run(args: &TraceInfoArgs, format: Format) -> Result<()> {
     let reader = trace::open(&args.trace, args.trace_format, options)?;
     let file = reader.file().to_string();
     let profile = reader.profile()?;
-    crate::output::emit_tables(&tables(&file, &profile), format)?;
+    crate::report::emit_tables(&tables(&file, &profile), format)?;
     Ok(())
 }
 

@@ -137,7 +137,7 @@ pub fn run(args: &TxnArgs, format: Format) -> Result<()> {
         total(|r| r.ledger.issued),
         total(|r| r.ledger.cancelled),
     ));
-    crate::output::emit_table(&t, format)?;
+    crate::report::emit_table(&t, format)?;
     Ok(())
 }
 
@@ -189,6 +189,6 @@ pub fn bench(
             Cell::num(r.loss_ratio, 3),
         ]);
     }
-    crate::output::emit_table(&t, format)?;
+    crate::report::emit_table(&t, format)?;
     Ok(())
 }

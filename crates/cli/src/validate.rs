@@ -118,10 +118,7 @@ pub fn run(args: &ValidateArgs, format: Format) -> Result<()> {
     );
     if let Some(path) = &args.samples {
         write_samples(path, &run).with_context(|| format!("writing {}", path.display()))?;
-        t.note(format!(
-            "Per-request samples written to {}.",
-            path.display()
-        ));
+        crate::output::announce_written(path);
     }
     if args.plot.plot.is_some() || crate::report::collecting() {
         let (title, panels) = figure(&run);
@@ -132,11 +129,8 @@ pub fn run(args: &ValidateArgs, format: Format) -> Result<()> {
         crate::report::picture(args.plot.plot.as_deref(), &title, || {
             Ok(draw_panels(&title, &panels, scales).svg)
         })?;
-        if let Some(path) = &args.plot.plot {
-            t.note(format!("CDF plot written to {}.", path.display()));
-        }
     }
-    crate::output::emit_table(&t, format)?;
+    crate::report::emit_table(&t, format)?;
     Ok(())
 }
 

@@ -878,8 +878,11 @@ fn several_tables_go_to_their_own_files() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let listed = String::from_utf8(out.stdout).unwrap();
-    let files: Vec<&str> = listed.lines().collect();
+    let listed = String::from_utf8(out.stderr).unwrap();
+    let files: Vec<&str> = listed
+        .lines()
+        .filter_map(|l| l.strip_prefix("wrote "))
+        .collect();
     assert!(files.len() >= 2, "{listed}");
     for file in files {
         let text = std::fs::read_to_string(file).unwrap();

@@ -638,11 +638,7 @@ impl Places for GroupSpace {
             .filter(|k| mask & 1 << k != 0)
             .map(|k| {
                 let at = self.table.location(copies.slot(local, k));
-                let moved = Request {
-                    block: at.block,
-                    cylinder: at.cylinder,
-                    ..*op
-                };
+                let moved = op.relocated(at);
                 FreeBlock {
                     at,
                     positioning: model.positioning_time(head, &moved, now),

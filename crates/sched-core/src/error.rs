@@ -14,6 +14,7 @@ use crate::request::{Cylinder, RequestId};
 
 /// Why a policy description did not parse.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SpecError {
     /// The name is not one of [`PolicySpec::NAMES`].
     UnknownPolicy,
@@ -62,6 +63,7 @@ impl core::error::Error for SpecError {}
 
 /// Why an array policy description did not parse.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ArraySpecError {
     /// The name is not an array policy.
     UnknownPolicy,

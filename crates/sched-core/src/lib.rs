@@ -73,6 +73,9 @@
 //! every scheduler.
 
 #![no_std]
+// docs.rs (and `RUSTDOCFLAGS="--cfg docsrs" cargo +nightly doc`) labels each
+// feature-gated item with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -102,6 +105,11 @@ pub use scheduler::{Drain, NullEstimator, Scheduler, ServiceEstimator, drain};
 #[cfg(feature = "alloc")]
 pub use storage::{Boxed, BoxedArray, Heap};
 pub use storage::{CapacityError, Inline, Storage};
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;
 
 /// The largest capacity a queue can have: slots are linked by 16-bit indices.
 pub const MAX_CAPACITY: usize = 65_535;

@@ -40,6 +40,7 @@ pub enum Kind {
 /// enqueueing, so that policies never need to know the disk layout. Requests are
 /// plain `Copy` values: a rejected enqueue loses nothing, the caller still holds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct Request {
     /// Identity, unique among queued requests.
     pub id: RequestId,
@@ -88,6 +89,14 @@ impl Request {
     /// The same request with an absolute deadline.
     pub const fn with_deadline(mut self, deadline: Nanos) -> Self {
         self.deadline = Some(deadline);
+        self
+    }
+
+    /// The same request addressed at another place: a copy's block and
+    /// cylinder on the disk that holds it.
+    pub const fn relocated(mut self, at: Location) -> Self {
+        self.block = at.block;
+        self.cylinder = at.cylinder;
         self
     }
 

@@ -184,3 +184,119 @@ impl<S: Scheduler + ?Sized> Iterator for Drain<'_, S> {
 pub fn drain<S: Scheduler + ?Sized>(queue: &mut S) -> Drain<'_, S> {
     Drain { queue }
 }
+
+impl<S: Scheduler + ?Sized> core::fmt::Debug for Drain<'_, S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Drain")
+            .field("remaining", &self.queue.len())
+            .finish()
+    }
+}
+
+/// Forwards every method, default ones included, to the referent or box:
+/// generic code takes `impl Scheduler` and a caller passes `&mut policy`,
+/// `Box<dyn Scheduler>` or `&mut dyn Scheduler` alike.
+macro_rules! forward_scheduler {
+    ($($(#[$attr:meta])* [$($generics:tt)*] $ty:ty;)*) => {$(
+        $(#[$attr])*
+        impl<$($generics)*> Scheduler for $ty {
+            #[inline]
+            fn enqueue(&mut self, req: Request, now: Nanos) -> Result<(), EnqueueError> {
+                (**self).enqueue(req, now)
+            }
+            #[inline]
+            fn next(
+                &mut self,
+                head: Head,
+                now: Nanos,
+                est: &dyn ServiceEstimator,
+            ) -> Option<Dispatch> {
+                (**self).next(head, now, est)
+            }
+            #[inline]
+            fn cancel(&mut self, id: RequestId) -> Result<Request, CancelError> {
+                (**self).cancel(id)
+            }
+            #[inline]
+            fn len(&self) -> usize {
+                (**self).len()
+            }
+            #[inline]
+            fn capacity(&self) -> usize {
+                (**self).capacity()
+            }
+            #[inline]
+            fn is_empty(&self) -> bool {
+                (**self).is_empty()
+            }
+            #[inline]
+            fn contains(&self, id: RequestId) -> bool {
+                (**self).contains(id)
+            }
+            #[inline]
+            fn pop_any(&mut self) -> Option<Request> {
+                (**self).pop_any()
+            }
+            #[inline]
+            fn take_expired(&mut self, now: Nanos) -> Option<Request> {
+                (**self).take_expired(now)
+            }
+            #[inline]
+            fn next_eligible_at(&self, now: Nanos) -> Option<Nanos> {
+                (**self).next_eligible_at(now)
+            }
+            #[inline]
+            fn work_ahead(
+                &self,
+                req: &Request,
+                head: Head,
+                est: &dyn ServiceEstimator,
+            ) -> Option<Nanos> {
+                (**self).work_ahead(req, head, est)
+            }
+        }
+    )*};
+}
+
+forward_scheduler! {
+    [S: Scheduler + ?Sized] &mut S;
+    #[cfg(feature = "alloc")]
+    [S: Scheduler + ?Sized] alloc::boxed::Box<S>;
+}
+
+/// Forwards every method, the default one included, to the referent or box.
+macro_rules! forward_estimator {
+    ($($(#[$attr:meta])* [$($generics:tt)*] $ty:ty;)*) => {$(
+        $(#[$attr])*
+        impl<$($generics)*> ServiceEstimator for $ty {
+            #[inline]
+            fn positioning_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos {
+                (**self).positioning_time(head, req, now)
+            }
+            #[inline]
+            fn service_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos {
+                (**self).service_time(head, req, now)
+            }
+            #[inline]
+            fn expected_service_time(&self, req: &Request) -> Nanos {
+                (**self).expected_service_time(req)
+            }
+            #[inline]
+            fn nearest_free(
+                &self,
+                head: Head,
+                now: Nanos,
+                sweep: Direction,
+                blocks: u32,
+            ) -> Option<FreeBlock> {
+                (**self).nearest_free(head, now, sweep, blocks)
+            }
+        }
+    )*};
+}
+
+forward_estimator! {
+    [E: ServiceEstimator + ?Sized] &E;
+    #[cfg(feature = "alloc")]
+    [E: ServiceEstimator + ?Sized] alloc::boxed::Box<E>;
+}

@@ -29,7 +29,7 @@ use crate::MAX_CAPACITY;
 /// A supplier of per-slot arrays of one fixed length, the queue's capacity.
 pub trait Storage {
     /// An array of [`Storage::capacity`] values of `T`.
-    type Array<T: Copy>: AsRef<[T]> + AsMut<[T]>;
+    type Array<T: Copy>: AsRef<[T]> + AsMut<[T]> + Clone;
 
     /// The number of slots: how many requests a queue built on this storage holds.
     fn capacity(&self) -> usize;
@@ -177,6 +177,13 @@ impl<const N: usize> Storage for Boxed<N> {
 pub struct BoxedArray<T, const N: usize>(alloc::boxed::Box<[T; N]>);
 
 #[cfg(feature = "alloc")]
+impl<T: Copy, const N: usize> Clone for BoxedArray<T, N> {
+    fn clone(&self) -> Self {
+        BoxedArray(self.0.clone())
+    }
+}
+
+#[cfg(feature = "alloc")]
 impl<T, const N: usize> AsRef<[T]> for BoxedArray<T, N> {
     #[inline(always)]
     fn as_ref(&self) -> &[T] {
@@ -213,6 +220,12 @@ impl core::error::Error for CapacityError {}
 
 /// One per-slot array from a [`Storage`], indexed like a plain array.
 pub(crate) struct Slots<T: Copy, S: Storage>(S::Array<T>);
+
+impl<T: Copy, S: Storage> Clone for Slots<T, S> {
+    fn clone(&self) -> Self {
+        Slots(self.0.clone())
+    }
+}
 
 impl<T: Copy, S: Storage> Slots<T, S> {
     #[inline]

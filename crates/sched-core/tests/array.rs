@@ -458,6 +458,7 @@ mod run_time_arrays {
                         Ack::All => reachable,
                         Ack::First => 1,
                         Ack::Quorum(k) => usize::from(k),
+                        other => panic!("the oracle has no rule for {other:?}"),
                     }
                     .min(reachable)
                     .max(1);

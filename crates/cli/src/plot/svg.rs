@@ -3,7 +3,6 @@
 
 use std::fmt::Write;
 
-use crate::report::escape;
 use plotters::style::RGBColor;
 
 /// Advance widths of DejaVu Sans (the "sans-serif" of [`super::rasterise`])
@@ -263,4 +262,21 @@ mod tests {
         assert_eq!(n(-0.001), "0");
         assert_eq!(escape("a < b & \"c\""), "a &lt; b &amp; &quot;c&quot;");
     }
+}
+
+/// `text` with the characters HTML and SVG give a meaning escaped (in
+/// element text and in quoted attributes).
+pub(crate) fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
 }

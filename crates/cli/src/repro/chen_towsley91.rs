@@ -252,7 +252,7 @@ pub struct TxnReproOptions {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::seed()))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::bounds::default_jobs(), value_parser = crate::bounds::jobs()))]
     pub jobs: usize,
     /// The readings of the text.
     #[cfg_attr(feature = "cli", command(flatten))]
@@ -266,7 +266,7 @@ impl Default for TxnReproOptions {
             transactions: 1050,
             warmup: 50,
             seed: 1,
-            jobs: crate::run::default_jobs(),
+            jobs: crate::bounds::default_jobs(),
             readings: ReadingArgs::default(),
         }
     }

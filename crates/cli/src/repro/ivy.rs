@@ -122,7 +122,7 @@ pub struct IvyOptions {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::seed()))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::bounds::default_jobs(), value_parser = crate::bounds::jobs()))]
     pub jobs: usize,
     /// `--plot FILE` draws read and write turnaround against copies, one
     /// line per policy (the first routing); `--log-y` as every figure.
@@ -170,7 +170,7 @@ impl Default for IvyOptions {
             delay_s: 60.0,
             replications: 5,
             seed: 1,
-            jobs: crate::run::default_jobs(),
+            jobs: crate::bounds::default_jobs(),
             plot: PlotArgs::default(),
         }
     }
@@ -357,17 +357,13 @@ pub fn run(options: &IvyOptions, format: Format) -> Result<()> {
     crate::report::picture(options.plot.plot.as_deref(), &r.title, || {
         Ok(draw_panels(&r.title, &r.panels, scales).svg)
     })?;
-    if let Some(path) = &options.plot.plot
-        && !crate::output::results_discarded()
-    {
-        eprintln!("wrote {}", path.display());
-    }
-    crate::output::emit_tables(&r.tables, format)?;
+    crate::report::emit_tables(&r.tables, format)?;
     eprintln!(
-        "{}, {:.1} s wall with {} jobs",
+        "{}, {:.1} s wall with {} job{}",
         r.cost,
         r.started.elapsed().as_secs_f64(),
-        options.jobs
+        options.jobs,
+        if options.jobs == 1 { "" } else { "s" }
     );
     Ok(())
 }

@@ -31,7 +31,7 @@ pub struct ReproOptions {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::seed()))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::bounds::default_jobs(), value_parser = crate::bounds::jobs()))]
     pub jobs: usize,
 }
 
@@ -42,7 +42,7 @@ impl Default for ReproOptions {
             requests: 20_000,
             warmup: 2_000,
             seed: 1,
-            jobs: crate::run::default_jobs(),
+            jobs: crate::bounds::default_jobs(),
         }
     }
 }
@@ -173,7 +173,7 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
         } => {
             let started = Instant::now();
             let table = chen_towsley91::sensitivity(options, *study_replications)?;
-            crate::output::emit_tables(std::slice::from_ref(&table), format)?;
+            crate::report::emit_tables(std::slice::from_ref(&table), format)?;
             eprintln!("wall time: {:.1} s", started.elapsed().as_secs_f64());
         }
         Paper::ChenTowsley91 {
@@ -216,7 +216,7 @@ pub fn run(paper: &Paper, format: Format) -> Result<()> {
         } => {
             let started = Instant::now();
             let table = zhang02::sensitivity(options)?;
-            crate::output::emit_tables(std::slice::from_ref(&table), format)?;
+            crate::report::emit_tables(std::slice::from_ref(&table), format)?;
             eprintln!("wall time: {:.1} s", started.elapsed().as_secs_f64());
         }
         Paper::Zhang02 { plot, options, .. } => {
@@ -249,14 +249,9 @@ fn run_figures(
         crate::report::picture(path.as_deref(), &f.title, || {
             Ok(draw_panels(&f.title, &f.panels, plot.scales()).svg)
         })?;
-        if let Some(path) = path
-            && !crate::output::results_discarded()
-        {
-            eprintln!("wrote {}", path.display());
-        }
         tables.extend(f.tables);
     }
-    crate::output::emit_tables(&tables, format)?;
+    crate::report::emit_tables(&tables, format)?;
     let wall = started.elapsed().as_secs_f64();
     eprintln!("wall time: {wall:.1} s");
     Ok(wall)

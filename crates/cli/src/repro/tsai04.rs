@@ -47,7 +47,7 @@ pub struct Tsai04Options {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::seed()))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::bounds::default_jobs(), value_parser = crate::bounds::jobs()))]
     pub jobs: usize,
 }
 
@@ -59,7 +59,7 @@ impl Default for Tsai04Options {
             step: 5,
             share_ppm: DEFAULT_SHARE_PPM,
             seed: 1,
-            jobs: crate::run::default_jobs(),
+            jobs: crate::bounds::default_jobs(),
         }
     }
 }

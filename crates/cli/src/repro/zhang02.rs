@@ -58,7 +58,7 @@ pub struct Zhang02Options {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::bounds::seed()))]
     pub seed: u64,
     /// Threads; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::run::default_jobs(), value_parser = crate::bounds::jobs()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::bounds::default_jobs(), value_parser = crate::bounds::jobs()))]
     pub jobs: usize,
     /// The workload's shape.
     #[cfg_attr(feature = "cli", command(flatten))]
@@ -72,7 +72,7 @@ impl Default for Zhang02Options {
             requests: 30_000,
             warmup: 10_000,
             seed: 1,
-            jobs: crate::run::default_jobs(),
+            jobs: crate::bounds::default_jobs(),
             workload: OltpArgs::default(),
         }
     }

@@ -461,14 +461,12 @@ fn open_samples(plan: &Plan, runs: usize, layout: Layout) -> Result<Option<Sampl
     SamplesFile::create(path, &context, layout, plan.mix.deadline.is_some()).map(Some)
 }
 
-/// Closes the `--samples` file and says so under the table.
+/// Closes the `--samples` file and counts its rows under the table (the
+/// file itself is announced on standard error, as every written file is).
 fn note_samples(table: &mut Table, samples: Option<SamplesFile>) -> Result<()> {
     if let Some(file) = samples {
-        let path = file.path().display().to_string();
         let rows = file.finish()?;
-        table.note(format!(
-            "Per-request samples: {rows} rows written to {path}."
-        ));
+        table.note(format!("Per-request samples: {rows} rows."));
     }
     Ok(())
 }

@@ -86,7 +86,7 @@ pub struct RunArgs {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 10, value_parser = crate::bounds::replications()))]
     pub replications: u64,
     /// Threads running replications; results do not depend on it.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = default_jobs(), value_parser = crate::bounds::jobs()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = crate::bounds::default_jobs(), value_parser = crate::bounds::jobs()))]
     pub jobs: usize,
     /// Run open loads at or above saturation anyway (with a warning): the
     /// queue grows without bound and the figures depend on the run length.
@@ -150,11 +150,6 @@ pub enum WrrConstants {
     Paper,
     /// Measured on the emulated drive ([`experiments::wrr_params_on`]).
     Drive,
-}
-
-/// All cores.
-pub fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// One point of a sweep: how its load is labelled and what it offers.
@@ -257,7 +252,7 @@ struct Plan {
 pub fn run(args: &RunArgs, format: Format) -> Result<()> {
     if let Some(file) = &args.tasks {
         let tables = task_runs::execute(args, file)?;
-        return crate::output::emit_tables(&tables, format);
+        return crate::report::emit_tables(&tables, format);
     }
     let plan = plan(args)?;
     let mut draw = args.plot.is_some() || crate::report::collecting();
@@ -303,7 +298,7 @@ pub fn run(args: &RunArgs, format: Format) -> Result<()> {
             crate::sheet::render_run_sheet(&sheet)
         })?;
     }
-    crate::output::emit_table(&table, format)?;
+    crate::report::emit_table(&table, format)?;
     Ok(())
 }
 
@@ -500,7 +495,7 @@ pub fn default_experiment(format: Format) -> Result<()> {
         warmup: 2_000,
         seed: DEFAULT_SEED,
         replications: 10,
-        jobs: default_jobs(),
+        jobs: crate::bounds::default_jobs(),
         allow_overload: false,
         samples: None,
     };
@@ -508,7 +503,7 @@ pub fn default_experiment(format: Format) -> Result<()> {
     table.note(
         "Try `spindle run --help`, `spindle policies`, `spindle presets`, `spindle replay FILE`.",
     );
-    crate::output::emit_table(&table, format)?;
+    crate::report::emit_table(&table, format)?;
     Ok(())
 }
 

@@ -809,11 +809,7 @@ fn check_rate(rate: ResyncRate) -> Result<(), DeviceError> {
 
 /// `op` moved to `at`.
 fn at_place(op: &Request, at: Location) -> Request {
-    Request {
-        block: at.block,
-        cylinder: at.cylinder,
-        ..*op
-    }
+    op.relocated(at)
 }
 
 /// One disk as its policy sees it: the model's estimates of each request at

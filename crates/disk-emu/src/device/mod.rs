@@ -234,6 +234,10 @@ pub struct Done {
 }
 
 /// What a device reports about a request or a disk.
+///
+/// Exhaustive on purpose (not `#[non_exhaustive]`): a driver must handle
+/// every outcome, since one it ignored would be a request lost without a
+/// word; a new kind of outcome is a breaking change, in the CHANGELOG.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
     /// The request completed.

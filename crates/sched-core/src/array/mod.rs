@@ -131,6 +131,7 @@ use crate::scheduler::{Scheduler, ServiceEstimator};
 
 /// When a write counts as done.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Ack {
     /// When every copy it was sent to is written (the mirrored-disk papers).
     #[default]
@@ -154,6 +155,10 @@ pub enum Ack {
 /// start part way, or online when nothing is left; and the replacement in a
 /// one-disk array, which has no copy to rebuild from (its data went with
 /// the failed disk), is online at once, like a new plain disk.
+///
+/// Exhaustive on purpose (not `#[non_exhaustive]`): what a driver may read
+/// from or write to depends on the state, so it must decide for every one;
+/// a new state is a breaking change, in the CHANGELOG.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum DiskState {
     /// Serving reads and writes.
@@ -222,6 +227,7 @@ pub struct Start {
 /// What one finished operation (or one disk failure) means for the array.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[must_use = "a completion may finish a request or ask for aborts"]
+#[non_exhaustive]
 pub struct Completion {
     /// The logical request now acknowledged, if any: a read's first copy, a
     /// write's copy that meets the [`Ack`] rule.

@@ -14,6 +14,7 @@ use crate::storage::Storage;
 use super::sptf::{best_positioned, check_window};
 
 /// SPTF with aging.
+#[derive(Clone)]
 pub struct AgedSptf<S: Storage> {
     queue: Queue<S, CylinderIndex<S>>,
     window: usize,

@@ -12,6 +12,7 @@ use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
 
 /// Circular LOOK: upward sweeps only, returning directly to the lowest request.
+#[derive(Clone)]
 pub struct CLook<S: Storage> {
     queue: Queue<S, CylinderIndex<S>>,
 }

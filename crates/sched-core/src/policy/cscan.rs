@@ -11,6 +11,7 @@ use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
 
 /// Circular SCAN: upward sweeps to the edge, with a return seek to cylinder 0.
+#[derive(Clone)]
 pub struct CScan<S: Storage> {
     queue: Queue<S, CylinderIndex<S>>,
 }

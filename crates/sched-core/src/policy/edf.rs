@@ -10,6 +10,7 @@ use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
 
 /// Earliest deadline first; ties by arrival, then id.
+#[derive(Clone)]
 pub struct Edf<S: Storage> {
     queue: Queue<S, DeadlineHeap<S>>,
 }

@@ -14,6 +14,7 @@ use crate::storage::Storage;
 /// Drivers normally enqueue in arrival order, and then this is enqueue order;
 /// a request enqueued late with an older arrival time (one moved from another
 /// queue, say) still takes its place by arrival time.
+#[derive(Clone)]
 pub struct Fcfs<S: Storage> {
     queue: Queue<S, Fifo<S>>,
 }

@@ -70,6 +70,7 @@ impl Codec for ExpiredRule {
 /// cylinder index; a slot outside the heap is in the cylinder index (keep) or
 /// in the expired list (drop). The expired list borrows the cylinder index's
 /// links, idle for a slot outside that index, so it costs no memory per slot.
+#[derive(Clone)]
 struct FdIndex<S: Storage> {
     heap: DeadlineHeap<S>,
     cylinders: CylinderIndex<S>,
@@ -115,6 +116,7 @@ impl<S: Storage> FdIndex<S> {
 }
 
 /// Feasible-deadline SCAN.
+#[derive(Clone)]
 pub struct FdScan<S: Storage> {
     queue: Queue<S, FdIndex<S>>,
     direction: Direction,

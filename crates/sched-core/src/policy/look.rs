@@ -16,6 +16,7 @@ use super::sweep::elevator_pick;
 ///
 /// A request on the arm's own cylinder counts as ahead in either direction;
 /// requests on one cylinder are served in arrival order.
+#[derive(Clone)]
 pub struct Look<S: Storage> {
     queue: Queue<S, CylinderIndex<S>>,
     direction: Direction,

@@ -21,6 +21,7 @@ use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
 
 /// Reads (and writes served in place) by cylinder, writes in arrival order.
+#[derive(Clone)]
 pub(crate) struct ReadsAndWrites<S: Storage> {
     cylinders: CylinderIndex<S>,
     writes: Fifo<S>,
@@ -56,6 +57,7 @@ struct Candidate {
 /// SATF-EW (see the module documentation).
 ///
 /// Ties between candidates go to the earlier arrival, then the lower id.
+#[derive(Clone)]
 pub struct SatfEw<S: Storage> {
     queue: Queue<S, ReadsAndWrites<S>>,
     direction: Direction,

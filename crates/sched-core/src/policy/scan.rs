@@ -14,6 +14,7 @@ use crate::storage::Storage;
 use super::sweep::elevator_pick;
 
 /// Elevator order with full sweeps to the disk edges.
+#[derive(Clone)]
 pub struct Scan<S: Storage> {
     queue: Queue<S, CylinderIndex<S>>,
     direction: Direction,

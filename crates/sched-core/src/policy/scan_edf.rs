@@ -24,6 +24,7 @@ use super::sweep::elevator_pick;
 
 /// Every slot is either in `pending` (deadline order) or in `active` (the
 /// earliest group, in cylinder order), never both.
+#[derive(Clone)]
 struct GroupIndex<S: Storage> {
     pending: DeadlineHeap<S>,
     active: CylinderIndex<S>,
@@ -106,6 +107,7 @@ impl<S: Storage> Index<S> for GroupIndex<S> {
 }
 
 /// Earliest deadline first, ties (within the granularity) in elevator order.
+#[derive(Clone)]
 pub struct ScanEdf<S: Storage> {
     queue: Queue<S, GroupIndex<S>>,
     direction: Direction,

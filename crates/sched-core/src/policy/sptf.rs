@@ -14,6 +14,7 @@ use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
 
 /// Shortest positioning time first, optionally over a window of candidates.
+#[derive(Clone)]
 pub struct Sptf<S: Storage> {
     queue: Queue<S, CylinderIndex<S>>,
     window: usize,

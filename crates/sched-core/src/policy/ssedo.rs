@@ -27,6 +27,7 @@ const SMALL_WINDOW: usize = 8;
 const ONE: f64 = 4_294_967_296.0;
 
 /// Shortest seek and earliest deadline by ordering, window `m`, weight base β.
+#[derive(Clone)]
 pub struct Ssedo<S: Storage> {
     queue: Queue<S, DeadlineHeap<S>>,
     window: usize,

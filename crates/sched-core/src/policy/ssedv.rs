@@ -37,6 +37,7 @@ const ONE: u64 = 1 << 16;
 pub const MAX_TIME_UNIT: Nanos = 1 << 48;
 
 /// Shortest seek and earliest deadline by value.
+#[derive(Clone)]
 pub struct Ssedv<S: Storage> {
     queue: Queue<S, (CylinderIndex<S>, LinearMin<S>)>,
 }

@@ -13,6 +13,7 @@ use crate::storage::Storage;
 ///
 /// Of two requests at the same distance on either side of the arm, the one that
 /// arrived first is served (then the lower id); on one cylinder, arrival order.
+#[derive(Clone)]
 pub struct Sstf<S: Storage> {
     queue: Queue<S, CylinderIndex<S>>,
 }

@@ -14,6 +14,7 @@ use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::Storage;
 
 /// V(R): SSTF with a reversal penalty of R times the cylinder count.
+#[derive(Clone)]
 pub struct VScan<S: Storage> {
     queue: Queue<S, CylinderIndex<S>>,
     direction: Direction,

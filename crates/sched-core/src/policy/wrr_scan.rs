@@ -80,6 +80,7 @@ const WAITING: u8 = 2;
 
 /// Admitted tasks sorted by class, with their per-round budgets and the
 /// heads of their waiting lists.
+#[derive(Clone)]
 struct TaskTable<T: Storage> {
     class: Slots<u16, T>,
     period: Slots<Nanos, T>,
@@ -206,6 +207,7 @@ enum Phase {
 /// assert_eq!(order, [RequestId(2), RequestId(1)]);
 /// # Ok::<(), Box<dyn core::error::Error>>(())
 /// ```
+#[derive(Clone)]
 pub struct WrrScan<S: Storage, T: Storage = S> {
     slab: Slab<S>,
     /// Periodic requests their task may be served this round.

@@ -31,6 +31,7 @@ pub enum AnySpec {
 
 /// Why a description of any policy did not parse.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AnySpecError {
     /// No registered policy has that name.
     UnknownPolicy,

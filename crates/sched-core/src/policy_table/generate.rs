@@ -269,11 +269,19 @@ macro_rules! policy_table {
         /// virtual call, and nothing is boxed: array policies use it as the queue
         /// discipline of each disk.
         #[allow(clippy::large_enum_variant)] // every variant is a fixed-size queue; none is small
+        #[derive(Clone)]
         pub enum AnyScheduler<S: Storage> {
             $(
                 #[doc = concat!("[`", stringify!($V), "`](crate::policy::", stringify!($V), ").")]
                 $V($V<S>),
             )*
+        }
+
+        /// The policy's own `Debug`: its name, what it holds and its capacity.
+        impl<S: Storage> core::fmt::Debug for AnyScheduler<S> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                match self { $( AnyScheduler::$V(q) => q.fmt(f), )* }
+            }
         }
 
         impl<S: Storage> Scheduler for AnyScheduler<S> {

@@ -9,6 +9,7 @@ use crate::storage::{Slots, Storage};
 
 const L1_WORDS: usize = 16; // 16 × 64 bottom words = 65 536 buckets
 
+#[derive(Clone)]
 pub(crate) struct Bitmap<S: Storage> {
     /// Bit `b` of the bottom level says bucket `b` is non-empty.
     bytes: Slots<u8, S>,

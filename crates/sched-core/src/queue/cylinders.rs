@@ -16,6 +16,7 @@ use crate::error::{BuildError, EnqueueError, check_cylinders};
 use crate::request::{Cylinder, Request};
 use crate::storage::{Slots, Storage};
 
+#[derive(Clone)]
 pub(crate) struct CylinderIndex<S: Storage> {
     links: Links<S>,
     firsts: Slots<Slot, S>,
@@ -218,6 +219,7 @@ impl<S: Storage> CylinderIndex<S> {
 /// cylinder: the upward cursor simply follows the list, the downward one walks
 /// a cylinder's requests forward and then jumps to the earliest request of the
 /// next cylinder down.
+#[derive(Clone)]
 pub(crate) struct Outward {
     up: Option<Slot>,
     down: Option<Slot>,

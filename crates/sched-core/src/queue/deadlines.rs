@@ -40,6 +40,7 @@ fn before<S: Storage>(slab: &Slab<S>, a: u64, b: u64) -> bool {
     }
 }
 
+#[derive(Clone)]
 pub(crate) struct DeadlineHeap<S: Storage> {
     heap: Slots<u64, S>,
     /// Position of each slot in `heap`, `NIL` when the slot is not in the heap.
@@ -214,6 +215,7 @@ impl<S: Storage> DeadlineHeap<S> {
 /// for this beats [`InOrder`]'s frontier heap, whose every comparison is an
 /// unpredictable branch; its cost grows with the square of the count, so it
 /// serves at most `(F − 1) / 3` entries (the frontier grows by three a step).
+#[derive(Clone)]
 pub(crate) struct FirstFew<const F: usize> {
     /// Heap positions not yet visited whose parents have been.
     frontier: [u16; F],
@@ -296,6 +298,7 @@ pub(crate) enum Step {
 /// Visits heap entries in deadline order without modifying the heap: a
 /// best-first search from the root whose frontier (at most `F` heap positions)
 /// grows by at most three entries per step.
+#[derive(Clone)]
 pub(crate) struct InOrder<const F: usize> {
     frontier: [Slot; F],
     len: usize,

@@ -14,6 +14,7 @@ fn home(id: u64, len: usize) -> usize {
     ((h as u128 * len as u128) >> 64) as usize
 }
 
+#[derive(Clone)]
 pub(crate) struct IdIndex<S: Storage, const CELLS: usize> {
     cells: Slots<[Slot; CELLS], S>,
 }

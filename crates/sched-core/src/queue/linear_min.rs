@@ -23,6 +23,7 @@ use super::slab::{NIL, Slab, Slot};
 use crate::request::Cylinder;
 use crate::storage::{Slots, Storage};
 
+#[derive(Clone)]
 pub(crate) struct LinearMin<S: Storage> {
     /// `A` in the keys ±A·c + B·D.
     a: u64,

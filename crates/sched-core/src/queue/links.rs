@@ -6,6 +6,7 @@ use crate::storage::{Slots, Storage};
 /// `next`/`prev` links for every slot. A slot belongs to at most one list of a
 /// given `Links`; a list is named by its first slot (`NIL` when empty) and its
 /// last slot is `prev[first]`.
+#[derive(Clone)]
 pub(crate) struct Links<S: Storage> {
     next: Slots<Slot, S>,
     prev: Slots<Slot, S>,
@@ -69,6 +70,7 @@ impl<S: Storage> Links<S> {
 }
 
 /// A FIFO of slots: one list with its own first slot.
+#[derive(Clone)]
 pub(crate) struct Fifo<S: Storage> {
     links: Links<S>,
     first: Slot,

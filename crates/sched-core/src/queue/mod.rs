@@ -97,6 +97,7 @@ impl<S: Storage> Index<S> for (CylinderIndex<S>, LinearMin<S>) {
 }
 
 /// The slab and one index over it: the storage half of every policy.
+#[derive(Clone)]
 pub(crate) struct Queue<S: Storage, X> {
     pub(crate) slab: Slab<S>,
     pub(crate) index: X,

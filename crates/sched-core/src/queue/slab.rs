@@ -24,6 +24,7 @@ const WRITE: u8 = 1;
 /// exactly as it was enqueued.
 const HAS_DEADLINE: u8 = 2;
 
+#[derive(Clone)]
 pub(crate) struct Slab<S: Storage> {
     ids: Slots<u64, S>,
     blocks: Slots<u64, S>,

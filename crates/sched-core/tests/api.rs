@@ -1,0 +1,64 @@
+//! What an embedder writes against the crate: policies behind references
+//! and boxes in generic code, cloned, and printed.
+
+use sched_core::policy::{Edf, Sstf};
+use sched_core::{
+    AnyScheduler, Head, Heap, Inline, Kind, NullEstimator, PolicySpec, Request, RequestId,
+    Scheduler, ServiceEstimator,
+};
+
+fn read(id: u64, cylinder: u32) -> Request {
+    Request::new(RequestId(id), Kind::Read, 0, 8, cylinder, 0)
+}
+
+/// Generic code written once for any scheduler.
+fn enqueue_and_serve(queue: &mut impl Scheduler, est: &impl ServiceEstimator) -> Vec<u64> {
+    for (id, cylinder) in [(1, 900), (2, 1010), (3, 20)] {
+        queue.enqueue(read(id, cylinder), 0).expect("room");
+    }
+    let mut served = Vec::new();
+    let mut head = Head::at(1000);
+    while let Some(d) = queue.next(head, 0, est) {
+        served.push(d.request.id.0);
+        head = Head::at(d.request.cylinder);
+    }
+    served
+}
+
+#[test]
+fn a_mutable_reference_a_box_and_a_dyn_are_schedulers_too() {
+    let mut sstf = Sstf::new(Inline::<8>::new(), 1962).unwrap();
+    assert_eq!(enqueue_and_serve(&mut &mut sstf, &NullEstimator), [2, 1, 3]);
+    let mut boxed: Box<dyn Scheduler> = Box::new(Sstf::new(Inline::<8>::new(), 1962).unwrap());
+    assert_eq!(enqueue_and_serve(&mut boxed, &&NullEstimator), [2, 1, 3]);
+    let dynamic: &mut dyn Scheduler = &mut sstf;
+    assert_eq!(enqueue_and_serve(&mut &mut *dynamic, &Box::new(NullEstimator)), [2, 1, 3]);
+}
+
+#[test]
+fn a_cloned_policy_is_a_queue_of_its_own() {
+    let mut original = Edf::new(Heap::new(16).unwrap());
+    original.enqueue(read(1, 5).with_deadline(50), 0).unwrap();
+    original.enqueue(read(2, 6).with_deadline(10), 0).unwrap();
+    let mut copy = original.clone();
+    let first = copy.next(Head::at(0), 0, &NullEstimator).unwrap();
+    assert_eq!(first.request.id, RequestId(2));
+    assert_eq!((copy.len(), original.len()), (1, 2));
+    assert!(original.contains(RequestId(2)));
+}
+
+#[test]
+fn policies_print_what_they_hold() {
+    let mut sstf = Sstf::new(Inline::<4>::new(), 100).unwrap();
+    sstf.enqueue(read(1, 5), 0).unwrap();
+    assert_eq!(format!("{sstf:?}"), "Sstf { queued: 1, capacity: 4, .. }");
+    let any: AnyScheduler<Heap> = "ssedo:m=3,beta=2"
+        .parse::<PolicySpec>()
+        .unwrap()
+        .build(Heap::new(32).unwrap(), 100)
+        .unwrap();
+    assert_eq!(format!("{any:?}"), "Ssedo { queued: 0, capacity: 32, .. }");
+    let mut drain_from = sstf.clone();
+    let drain = sched_core::drain(&mut drain_from);
+    assert_eq!(format!("{drain:?}"), "Drain { remaining: 1 }");
+}
