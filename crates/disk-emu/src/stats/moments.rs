@@ -1,4 +1,5 @@
-//! Streaming count, mean, variance, minimum and maximum (Welford's method).
+//! Streaming count, mean, variance, minimum and maximum of real numbers
+//! (Welford's method); whole numbers have the exact [`Tally`](super::Tally).
 
 use serde::{Deserialize, Serialize};
 
@@ -47,19 +48,12 @@ impl Moments {
     pub fn add(&mut self, x: f64) {
         self.count += 1;
         let delta = x - self.mean;
-        self.mean += delta / as_f64(self.count);
+        self.mean += delta / self.count as f64;
         // The second factor uses the updated mean: that is what makes the
         // recurrence exact in real arithmetic.
         self.m2 += delta * (x - self.mean);
         self.min = self.min.min(x);
         self.max = self.max.max(x);
-    }
-
-    /// Adds one whole-number observation (a time in ns, a count): the same
-    /// as `add(x as f64)`, converted more cheaply.
-    #[inline]
-    pub fn add_whole(&mut self, x: u64) {
-        self.add(as_f64(x));
     }
 
     /// Folds `other` into `self`, as if `self` had seen all of `other`'s
@@ -126,16 +120,6 @@ impl Moments {
             min: self.min().unwrap_or(f64::NAN),
             max: self.max().unwrap_or(f64::NAN),
         }
-    }
-}
-
-/// `x as f64`, exactly: below 2⁶³ through the signed conversion, one
-/// instruction on x86-64 where the unsigned one takes several.
-#[inline]
-fn as_f64(x: u64) -> f64 {
-    match i64::try_from(x) {
-        Ok(x) => x as f64,
-        Err(_) => x as f64,
     }
 }
 
