@@ -15,8 +15,10 @@
 #   VALID_DIR      DiskSim's validation suite (default: the tree's valid/)
 #   SPINDLE        the spindle binary (default: built here with cargo)
 #   REQUESTS       requests of the synthetic workload (default 200000)
+#   INSN_REQUESTS  requests of the instruction count (default 10000; see below)
 #
-# Requirements (Debian/Ubuntu): build-essential gcc-multilib bison flex bc git.
+# Requirements (Debian/Ubuntu): build-essential gcc-multilib bison flex bc git;
+# valgrind for the instruction ratio (skipped without it).
 #
 # Why DiskSim 4.0: the drive descriptions spindle reads (`.parv`, `.diskspecs`,
 # `.model`, `dm_layout_g1` blocks) are DiskSim 3/4's libparam format; DiskSim
@@ -92,15 +94,19 @@ echo "(DiskSim: its rms tool on its bucketed distributions; spindle: exact quant
 # --- speed: open random 1-block reads, FCFS, HP C2247A -----------------------------
 # The same workload in both: Poisson arrivals at 45.3/s (spindle's load 0.8
 # of this drive), uniformly random 1-block reads, FCFS, one disk.
+# synth_parv N FILE: DiskSim's description of N such requests.
+synth_parv() {
+    sed -e "s/Number of I\/O requests to generate = .*/Number of I\/O requests to generate = $1,/" \
+        -e 's/Maximum time of trace generated .*/Maximum time of trace generated = 1000000000000.0,/' \
+        -e 's/Probability of read access = .*/Probability of read access = 1.0,/' \
+        -e 's/Probability of time-critical request = .*/Probability of time-critical request = 0.0,/' \
+        -e 's/Blocking factor = .*/Blocking factor = 1,/' \
+        -e 's/General inter-arrival times *= .*/General inter-arrival times = [ exponential, 0.0, 22.075 ],/' \
+        -e 's/Sizes *= .*/Sizes = [ normal, 1.0, 0.0 ]/' \
+        "$valid/hp_c2247a.parv" > "$2"
+}
 synth="$work/hp_c2247a_synth.parv"
-sed -e "s/Number of I\/O requests to generate = .*/Number of I\/O requests to generate = $requests,/" \
-    -e 's/Maximum time of trace generated .*/Maximum time of trace generated = 1000000000000.0,/' \
-    -e 's/Probability of read access = .*/Probability of read access = 1.0,/' \
-    -e 's/Probability of time-critical request = .*/Probability of time-critical request = 0.0,/' \
-    -e 's/Blocking factor = .*/Blocking factor = 1,/' \
-    -e 's/General inter-arrival times *= .*/General inter-arrival times = [ exponential, 0.0, 22.075 ],/' \
-    -e 's/Sizes *= .*/Sizes = [ normal, 1.0, 0.0 ]/' \
-    "$valid/hp_c2247a.parv" > "$synth"
+synth_parv "$requests" "$synth"
 cp "$valid"/hp_c2247a.diskspecs "$valid"/hp_c2247a_validate.model "$valid"/statdefs "$work"/
 (
     cd "$work"
@@ -119,3 +125,38 @@ cp "$valid"/hp_c2247a.diskspecs "$valid"/hp_c2247a_validate.model "$valid"/statd
     printf '  spindle:         %10.0f requests/s, mean response %s ms\n' "$ours_rate" "$ours_resp"
     printf '  ratio:           %10.1f x\n' "$(echo "$ours_rate / $ds_rate" | bc -l)"
 )
+
+# --- instructions per request: independent of the machine's load -----------------
+# Counted by cachegrind on runs of N and 2N requests, so that what each
+# program does once (reading its description, building the drive, printing)
+# cancels: (instructions(2N) - instructions(N)) / N. DiskSim counts 32-bit
+# x86 instructions, spindle x86-64 ones; a figure of work done, not of time.
+if command -v valgrind >/dev/null; then
+    n=${INSN_REQUESTS:-10000}
+    # instructions COMMAND...: the instructions COMMAND executes, counted.
+    instructions() {
+        valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+            awk '/I *refs:/ {gsub(",", "", $NF); print $NF}'
+    }
+    (
+        cd "$work"
+        synth_parv "$n" "$work/insn_1.parv"
+        synth_parv "$((2 * n))" "$work/insn_2.parv"
+        ds1=$(instructions "$disksim" "$work/insn_1.parv" "$work/insn_1.outv" ascii 0 1)
+        ds2=$(instructions "$disksim" "$work/insn_2.parv" "$work/insn_2.outv" ascii 0 1)
+        spindle_insn() {
+            instructions "$SPINDLE" bench emu --disk hp-c2247a --policy fcfs --load 0.8 \
+                --requests "$1" --runs 1
+        }
+        sp1=$(spindle_insn "$n")
+        sp2=$(spindle_insn "$((2 * n))")
+        ds_per=$(echo "($ds2 - $ds1) / $n" | bc)
+        sp_per=$(echo "($sp2 - $sp1) / $n" | bc)
+        printf '\nInstructions per request (cachegrind, runs of %d and %d requests):\n' "$n" "$((2 * n))"
+        printf '  DiskSim 4.0 -O2: %10d\n' "$ds_per"
+        printf '  spindle:         %10d\n' "$sp_per"
+        printf '  ratio:           %10.1f x\n' "$(echo "$ds_per / $sp_per" | bc -l)"
+    )
+else
+    echo "(valgrind not found: no instruction counts)"
+fi

@@ -89,6 +89,6 @@ pub use random::{Exponential, Stream};
 pub use stats::{
     ArrayQueueReport, ArrayReport, ArrayStats, BreakdownReport, ClassReport, ClassStats,
     Completion, DiskReport, DiskStats, DiskUsageReport, Distribution, DistributionReport,
-    FOUND_BINS, Histogram, Moments, MomentsReport, QueueAccumulator, QueueReport, TimeWeighted,
-    WarmUp,
+    FOUND_BINS, Histogram, Moments, MomentsReport, QueueAccumulator, QueueReport, Tally,
+    TimeWeighted, WarmUp,
 };

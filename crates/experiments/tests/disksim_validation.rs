@@ -145,29 +145,45 @@ fn mean_random_reads_are_near_the_measured_access_times() {
     }
 }
 
+/// DiskSim 4.0's own demerit on each bundled drive's validation trace, ms:
+/// its `rms` tool on its `validate` run, DiskSim built from the public
+/// source (`nmsudatalab/disksim-4.0`) with `scripts/disksim-compare.sh`
+/// (issue 34 records the same four figures).
+const DISKSIM_DEMERIT_MS: [(&str, &str, f64); 4] = [
+    ("hp_c2247a.parv", "hp_c2247a.trace", 0.0899),
+    ("hp_c3323a.parv", "hp_c3323a.trace", 0.3057),
+    ("cheetah9LP.parv", "cheetah9LP.trace", 0.1069),
+    ("ibm18es.parv", "ibm18es.trace", 0.1359),
+];
+
 /// The demerit of each bundled drive, from `disk::validation` (exact
-/// quantiles), against DiskSim 4.0's own on the same trace (its `rms`
-/// figure: 0.090, 0.306, 0.107, 0.136 ms) plus 10 %.
+/// quantiles), at most 1.1 × DiskSim 4.0's on the same trace, and not
+/// suspiciously far below it (a model that suddenly beat DiskSim by half
+/// would have stopped replaying the trace as it is).
+///
+/// Except the IBM 18ES, whose bound is what the model measures (0.195 ms,
+/// 1.44 × DiskSim's): request by request the model is the closer of the two
+/// (mean |simulated − measured| 1.309 ms against DiskSim's 1.335; it takes a
+/// buffer hit for a miss or the reverse on 39 requests, DiskSim on 98), but
+/// DiskSim's demerit gains from two errors that offset: 57 re-reads the real
+/// drive (and the model) serves from its buffer in 0.5–0.9 ms DiskSim sends
+/// to the media (2–10 ms), which fills the band of 1.3–10 ms where both
+/// models have too few requests; the model has 35 of the real drive's
+/// 1.3–10 ms misses as hits or short reads (mostly a read just behind, or
+/// just after writes near, the previous request), DiskSim 41.
 #[test]
 fn bundled_drives_come_within_disksims_demerit() {
     use disk_emu::disk::validation::validate;
-    // (model, trace, the bound, ms)
-    let drives = [
-        ("hp_c2247a.parv", "hp_c2247a.trace", 0.098),
-        ("hp_c3323a.parv", "hp_c3323a.trace", 0.336),
-        ("cheetah9LP.parv", "cheetah9LP.trace", 0.118),
-        // DiskSim's 0.136 + 10 % would be 0.150; this model gets 0.195. The
-        // gap is 64 re-reads of just-read blocks that the model serves from
-        // the buffer in 0.73 ms on average (the real drive: 0.75 ms) and
-        // DiskSim from the media (5.5 ms): with DiskSim's times for those 64
-        // the model's demerit is 0.140. See the README.
-        ("ibm18es.parv", "ibm18es.trace", 0.200),
-    ];
-    for (parv, trace, bound) in drives {
+    for (parv, trace, disksim) in DISKSIM_DEMERIT_MS {
         let run = validate(&load(parv).spec, data(trace), Stream::numbered(1)).unwrap();
         let all = run.overall();
-        println!("{parv}: demerit {:.4} ms", all.demerit_ms);
-        assert!(all.demerit_ms <= bound, "{parv}: {all:?}");
+        let ratio = all.demerit_ms / disksim;
+        println!(
+            "{parv}: demerit {:.4} ms, {ratio:.3} x DiskSim's {disksim}",
+            all.demerit_ms
+        );
+        let most = if parv == "ibm18es.parv" { 1.44 } else { 1.1 };
+        assert!((0.5..=most).contains(&ratio), "{parv}: {ratio} {all:?}");
         assert!(
             (all.simulated_mean_ms / all.measured_mean_ms - 1.0).abs() < 0.015,
             "{parv}: {all:?}"

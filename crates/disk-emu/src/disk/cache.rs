@@ -457,6 +457,10 @@ struct Prefetch {
     start: Nanos,
     limit: u64,
     hold: u64,
+    /// When every block before `hold` is read, if known: the request that
+    /// started the read-ahead waited for its blocks, and without a minimum
+    /// read-ahead it holds the arm until then.
+    hold_read: Option<(u64, Nanos)>,
 }
 
 /// A write-back under way: `blocks` blocks from `first`, written from `start`
@@ -865,6 +869,18 @@ impl Pass<'_> {
         (lo < hi).then_some((lo, hi))
     }
 
+    /// Whether segment `i` may hold `block` at some time: it starts at or
+    /// before it, and it ends, or its read-ahead stops, after it. A segment
+    /// that may not is never [`Pass::readable`] at `block`.
+    fn may_hold(&self, i: usize, block: u64) -> bool {
+        let s = self.st.segments[i];
+        let reach = match self.st.prefetch {
+            Some(p) if p.segment == i => s.end.max(p.limit),
+            _ => s.end,
+        };
+        s.start <= block && block < reach
+    }
+
     /// Stops the read-ahead at `t`: its segment keeps what it read (its last
     /// `segment_blocks`), and the heads stay on the track of the last block
     /// read.
@@ -889,7 +905,10 @@ impl Pass<'_> {
 
     /// When the running read-ahead, if any, lets the arm go.
     fn held_until(&self) -> Nanos {
-        self.st.prefetch.map_or(0, |p| self.read_by(&p, p.hold))
+        self.st.prefetch.map_or(0, |p| match p.hold_read {
+            Some((hold, at)) if hold == p.hold => at,
+            _ => self.read_by(&p, p.hold),
+        })
     }
 
     /// Marks segment `i` used by this request.
@@ -1018,6 +1037,7 @@ impl Pass<'_> {
             start: ready + latency,
             limit,
             hold,
+            hold_read: None,
         };
         self.st.prefetch = Some(p);
         *self.arm = Arm::on(&target);
@@ -1025,15 +1045,22 @@ impl Pass<'_> {
     }
 
     fn read(&mut self, block: u64, end: u64, travel: Travel, start: Nanos) -> ServiceBreakdown {
-        // The segments that may serve the read, with what they hold now.
+        // The segments that may serve the read, with what they hold now:
+        // only those whose blocks could reach `block` are worked out (the
+        // read-ahead's progress is a walk over the media).
         let windows = || {
             (0..self.cfg.segments)
+                .filter(|&i| self.may_hold(i, block))
                 .filter_map(|i| self.readable(i, start).map(|(lo, hi)| (i, lo, hi)))
         };
         if let Some((i, _, hi)) = windows().find(|&(_, lo, hi)| lo <= block && end <= hi) {
             return self.read_hit(i, block, end, hi, start);
         }
-        if let Some(p) = self.running(start) {
+        if let Some(p) = self.st.prefetch
+            && self.may_hold(p.segment, block)
+            && block < p.limit
+            && let Some(p) = self.running(start)
+        {
             let s = self.st.segments[p.segment];
             let front = self.frontier(&p, start);
             let lo = s.start.max(front.saturating_sub(self.cfg.segment_blocks));
@@ -1157,9 +1184,13 @@ impl Pass<'_> {
         self.touch(i);
         let limit = self.ahead_limit(end, self.st.segments[i].start);
         let hold = limit.min(end + cfg.min_ahead);
-        let (p, distance, seek, rotation) =
+        let (mut p, distance, seek, rotation) =
             self.start_prefetch(i, first, limit, hold, free, travel);
         let last_in = self.read_by(&p, end);
+        if p.hold == end {
+            p.hold_read = Some((end, last_in));
+            self.st.prefetch = Some(p);
+        }
         let (first_in, bus_start) = if cached {
             let bus_start = match flush {
                 Some(done) if done > ready => done + cfg.reconnect,

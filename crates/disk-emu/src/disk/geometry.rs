@@ -297,6 +297,21 @@ impl Band {
         }
     }
 
+    /// Position of the band's block number `k` (below `blocks`), through
+    /// the track table where there is one: the holes searched are those of
+    /// the block's track.
+    fn nominal(&self, k: u64) -> u64 {
+        let t = (k / u64::from(self.sectors_per_track)) as usize;
+        match self.tracks.get(t) {
+            Some(track) => {
+                let next = self.tracks.get(t + 1);
+                let to = next.map_or(self.holes.len(), |n| n.holes_before as usize);
+                self.position_from(track.holes_before as usize, to, k)
+            }
+            None => self.position(k),
+        }
+    }
+
     /// The spare holding the block whose position is `nominal`, if that is
     /// a remapped defect.
     fn spare_of(&self, nominal: u64) -> Option<u64> {
@@ -765,6 +780,12 @@ impl Geometry {
             let track = (block - band.first_block) / u64::from(band.sectors_per_track);
             return Ok(band.first_cylinder + (track / u64::from(self.surfaces)) as u32);
         }
+        if band.remapped.is_empty() {
+            // Without remapped defects a block lies at its nominal position
+            // (as `place` finds it): only the track is wanted of it.
+            let track = band.nominal(block - band.first_block) / u64::from(band.sectors_per_track);
+            return Ok(band.first_cylinder + (track / u64::from(self.surfaces)) as u32);
+        }
         Ok(self.place(block).cylinder)
     }
 
@@ -806,14 +827,7 @@ impl Geometry {
         let band = &self.bands[self.bands.partition_point(|b| b.first_block <= block) - 1];
         let spt = u64::from(band.sectors_per_track);
         let k = block - band.first_block;
-        let nominal = match band.tracks.get((k / spt) as usize) {
-            Some(track) => {
-                let next = band.tracks.get((k / spt) as usize + 1);
-                let to = next.map_or(band.holes.len(), |t| t.holes_before as usize);
-                band.position_from(track.holes_before as usize, to, k)
-            }
-            None => band.position(k),
-        };
+        let nominal = band.nominal(k);
         if let Some(location) = self.place_on_plain_track(band, k, nominal) {
             return location;
         }

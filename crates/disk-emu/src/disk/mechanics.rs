@@ -345,7 +345,17 @@ impl Mechanics {
     }
 
     /// [`Mechanics::media_time`] from a start already located.
+    #[inline]
     pub(super) fn media_time_from(&self, from: &MediaStart, blocks: u64, period_ps: u64) -> Nanos {
+        let here = &from.at;
+        if blocks <= u64::from(here.contiguous()) {
+            // Within the first run of consecutive slots, as most requests
+            // are, the walk is its first step.
+            let p = u128::from(period_ps);
+            let first = u128::from(here.physical_sector());
+            let spt = here.sectors_per_track;
+            return ps_to_ns(angle(first + u128::from(blocks), spt, p) - angle(first, spt, p));
+        }
         ps_to_ns(self.media_walk::<false>(from, blocks, period_ps, 0).1)
     }
 

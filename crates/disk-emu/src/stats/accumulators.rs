@@ -3,7 +3,8 @@
 use sched_core::Nanos;
 use serde::{Deserialize, Serialize};
 
-use super::moments::{Moments, MomentsReport};
+use super::moments::MomentsReport;
+use super::tally::Tally;
 use super::time_weighted::TimeWeighted;
 
 /// Arrivals that found this many or more present share the last entry of the
@@ -19,7 +20,7 @@ pub const FOUND_BINS: usize = 32;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct QueueAccumulator {
     length: TimeWeighted,
-    found: Moments,
+    found: Tally,
     found_bins: [u64; FOUND_BINS],
 }
 
@@ -28,7 +29,7 @@ impl QueueAccumulator {
     pub const fn new(start: Nanos) -> Self {
         QueueAccumulator {
             length: TimeWeighted::new(start, 0),
-            found: Moments::new(),
+            found: Tally::new(),
             found_bins: [0; FOUND_BINS],
         }
     }
@@ -37,7 +38,7 @@ impl QueueAccumulator {
     /// recorded first.
     pub fn arrive(&mut self, now: Nanos) {
         let found = self.length.value();
-        self.found.add(found as f64);
+        self.found.add_unsigned(found);
         self.found_bins[(found as usize).min(FOUND_BINS - 1)] += 1;
         self.length.set(now, found + 1);
     }
@@ -66,14 +67,14 @@ impl QueueAccumulator {
     }
 
     /// Numbers found by arrivals.
-    pub fn found(&self) -> &Moments {
+    pub fn found(&self) -> &Tally {
         &self.found
     }
 
     /// Forgets the past; observation restarts at `now` with those present.
     pub fn reset(&mut self, now: Nanos) {
         self.length.reset(now);
-        self.found = Moments::new();
+        self.found = Tally::new();
         self.found_bins = [0; FOUND_BINS];
     }
 

@@ -17,21 +17,23 @@ use std::collections::BTreeMap;
 use sched_core::Nanos;
 use serde::{Deserialize, Serialize};
 
-use super::moments::{Moments, MomentsReport};
+use super::histogram::Distribution;
+use super::moments::MomentsReport;
+use super::tally::Tally;
 
 /// What one class measured so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct ClassAccumulator {
-    response: Moments,
-    waiting: Moments,
+    response: Tally,
+    waiting: Tally,
     /// Completions that had a deadline.
     with_deadline: u64,
     /// Of those, completions after their deadline.
     missed: u64,
     /// Requests dropped unserved because their deadline passed.
     dropped: u64,
-    lateness: Moments,
-    tardiness: Moments,
+    lateness: Tally,
+    tardiness: Tally,
 }
 
 /// Classes below this are kept in a table indexed by class (the common
@@ -85,8 +87,8 @@ impl ClassStats {
         deadline: Option<Nanos>,
     ) {
         let c = self.entry(class);
-        c.response.add(finish.saturating_sub(arrival) as f64);
-        c.waiting.add(start.saturating_sub(arrival) as f64);
+        c.response.add_unsigned(finish.saturating_sub(arrival));
+        c.waiting.add_unsigned(start.saturating_sub(arrival));
         Self::judge(c, finish, deadline);
     }
 
@@ -105,15 +107,15 @@ impl ClassStats {
         start: Nanos,
         finish: Nanos,
         deadline: Option<Nanos>,
-        (response, waiting): (&Moments, &Moments),
+        (response, waiting): (&Distribution, &Distribution),
     ) {
         match self.completed {
             Completed::Nothing => self.completed = Completed::Only(class),
             Completed::Only(only) if only == class => {}
             Completed::Only(only) => {
                 let first = self.entry(only);
-                first.response = *response;
-                first.waiting = *waiting;
+                first.response = response.moments();
+                first.waiting = waiting.moments();
                 self.completed = Completed::Several;
             }
             Completed::Several => {
@@ -123,8 +125,8 @@ impl ClassStats {
         let timing = (self.completed == Completed::Several).then_some((arrival, start));
         let c = self.entry(class);
         if let Some((arrival, start)) = timing {
-            c.response.add(finish.saturating_sub(arrival) as f64);
-            c.waiting.add(start.saturating_sub(arrival) as f64);
+            c.response.add_unsigned(finish.saturating_sub(arrival));
+            c.waiting.add_unsigned(start.saturating_sub(arrival));
         }
         Self::judge(c, finish, deadline);
     }
@@ -134,12 +136,13 @@ impl ClassStats {
     fn judge(c: &mut ClassAccumulator, finish: Nanos, deadline: Option<Nanos>) {
         if let Some(d) = deadline.filter(|&d| d != Nanos::MAX) {
             c.with_deadline += 1;
-            let late = finish as i128 - d as i128;
+            let late =
+                (i128::from(finish) - i128::from(d)).clamp(i64::MIN.into(), i64::MAX.into()) as i64;
             if late > 0 {
                 c.missed += 1;
             }
-            c.lateness.add(late as f64);
-            c.tardiness.add(late.max(0) as f64);
+            c.lateness.add(late);
+            c.tardiness.add(late.max(0));
         }
     }
 
@@ -192,13 +195,17 @@ impl ClassStats {
     /// [`report`](Self::report) of statistics kept with
     /// [`complete_sharing`](Self::complete_sharing): the whole stream's
     /// `response` and `waiting` are the sole class's, if one class completed.
-    pub fn report_sharing(&self, response: &Moments, waiting: &Moments) -> Vec<ClassReport> {
+    pub fn report_sharing(
+        &self,
+        response: &Distribution,
+        waiting: &Distribution,
+    ) -> Vec<ClassReport> {
         let mut reports = self.report();
         if let Completed::Only(class) = self.completed
             && let Some(r) = reports.iter_mut().find(|r| r.class == class)
         {
-            r.response = response.report();
-            r.waiting = waiting.report();
+            r.response = response.moments().report();
+            r.waiting = waiting.moments().report();
         }
         reports
     }
@@ -306,7 +313,7 @@ mod tests {
     fn shared_times_are_the_bits_of_kept_ones() {
         for second_joins_at in [None, Some(0), Some(37)] {
             let (mut kept, mut shared) = (ClassStats::new(), ClassStats::new());
-            let (mut response, mut waiting) = (Moments::new(), Moments::new());
+            let (mut response, mut waiting) = (Distribution::new(), Distribution::new());
             for i in 0..100u64 {
                 let class = match second_joins_at {
                     Some(k) if i >= k && i % 3 == 0 => 9,
@@ -324,8 +331,8 @@ mod tests {
                     deadline,
                     (&response, &waiting),
                 );
-                response.add((finish - arrival) as f64);
-                waiting.add((start - arrival) as f64);
+                response.record(finish - arrival);
+                waiting.record(start - arrival);
             }
             assert_eq!(kept.report(), shared.report_sharing(&response, &waiting));
         }

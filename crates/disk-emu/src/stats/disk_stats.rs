@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use super::accumulators::{QueueAccumulator, QueueReport};
 use super::class_stats::{ClassReport, ClassStats};
 use super::histogram::{Distribution, DistributionReport};
-use super::moments::{Moments, MomentsReport};
+use super::moments::MomentsReport;
+use super::tally::Tally;
 use super::time_weighted::TimeWeighted;
 use crate::disk::ServiceBreakdown;
 
@@ -66,11 +67,11 @@ pub struct DiskStats {
     response: Distribution,
     waiting: Distribution,
     service: Distribution,
-    seek: Moments,
-    rotation: Moments,
-    transfer: Moments,
-    overhead: Moments,
-    seek_distance: Moments,
+    seek: Tally,
+    rotation: Tally,
+    transfer: Tally,
+    overhead: Tally,
+    seek_distance: Tally,
     /// Requests waiting for service.
     queue: QueueAccumulator,
     /// Requests waiting or in service.
@@ -79,7 +80,7 @@ pub struct DiskStats {
     busy: TimeWeighted,
     /// Start of the idle period under way, if idle.
     idle_since: Option<Nanos>,
-    idle_periods: Moments,
+    idle_periods: Tally,
     classes: ClassStats,
 }
 
@@ -96,16 +97,16 @@ impl DiskStats {
             response: Distribution::new(),
             waiting: Distribution::new(),
             service: Distribution::new(),
-            seek: Moments::new(),
-            rotation: Moments::new(),
-            transfer: Moments::new(),
-            overhead: Moments::new(),
-            seek_distance: Moments::new(),
+            seek: Tally::new(),
+            rotation: Tally::new(),
+            transfer: Tally::new(),
+            overhead: Tally::new(),
+            seek_distance: Tally::new(),
             queue: QueueAccumulator::new(start),
             system: QueueAccumulator::new(start),
             busy: TimeWeighted::new(start, 0),
             idle_since: Some(start),
-            idle_periods: Moments::new(),
+            idle_periods: Tally::new(),
             classes: ClassStats::new(),
         }
     }
@@ -151,18 +152,18 @@ impl DiskStats {
         self.response = Distribution::new();
         self.waiting = Distribution::new();
         self.service = Distribution::new();
-        self.seek = Moments::new();
-        self.rotation = Moments::new();
-        self.transfer = Moments::new();
-        self.overhead = Moments::new();
-        self.seek_distance = Moments::new();
+        self.seek = Tally::new();
+        self.rotation = Tally::new();
+        self.transfer = Tally::new();
+        self.overhead = Tally::new();
+        self.seek_distance = Tally::new();
         self.queue.reset(now);
         self.system.reset(now);
         self.busy.reset(now);
         if self.idle_since.is_some() {
             self.idle_since = Some(now);
         }
-        self.idle_periods = Moments::new();
+        self.idle_periods = Tally::new();
         self.classes.reset();
     }
 
@@ -186,7 +187,7 @@ impl DiskStats {
         if let Some(since) = self.idle_since.take()
             && now > since
         {
-            self.idle_periods.add((now - since) as f64);
+            self.idle_periods.add_unsigned(now - since);
         }
     }
 
@@ -205,17 +206,17 @@ impl DiskStats {
             done.start,
             now,
             done.deadline,
-            (self.response.moments(), self.waiting.moments()),
+            (&self.response, &self.waiting),
         );
         self.response.record(response);
         self.waiting.record(waiting);
         self.service.record(now.saturating_sub(done.start));
         let b = &done.breakdown;
-        self.seek.add(b.seek as f64);
-        self.rotation.add(b.rotation as f64);
-        self.transfer.add(b.transfer as f64);
-        self.overhead.add(b.overhead as f64);
-        self.seek_distance.add(b.seek_distance as f64);
+        self.seek.add_unsigned(b.seek);
+        self.rotation.add_unsigned(b.rotation);
+        self.transfer.add_unsigned(b.transfer);
+        self.overhead.add_unsigned(b.overhead);
+        self.seek_distance.add(i64::from(b.seek_distance));
         self.completed_ever += 1;
         if let (false, WarmUp::Completions(n)) = (self.warm_up_done, self.warm_up)
             && self.completed_ever >= n
@@ -267,7 +268,7 @@ impl DiskStats {
 
     /// Completions counted in the current window.
     pub fn completions(&self) -> u64 {
-        self.response.moments().count()
+        self.response.count()
     }
 
     /// Response times (arrival → completion) in the window, to merge across
@@ -327,9 +328,7 @@ impl DiskStats {
             idle_periods: self.idle_periods.report(),
             queue: self.queue.report(end),
             system: self.system.report(end),
-            classes: self
-                .classes
-                .report_sharing(self.response.moments(), self.waiting.moments()),
+            classes: self.classes.report_sharing(&self.response, &self.waiting),
         }
     }
 }
@@ -401,8 +400,8 @@ mod tests {
     use super::*;
     use crate::random::Stream;
 
-    /// Means come from Welford's update, which may differ from the exact
-    /// fraction in the last bits; time averages are exact and use `assert_eq`.
+    /// Means are the exact sum over the count, rounded; compared with the
+    /// fraction written out, they may differ in the last bit.
     fn assert_close(x: f64, want: f64) {
         assert!((x - want).abs() <= 1e-12 * want.abs(), "{x} vs {want}");
     }

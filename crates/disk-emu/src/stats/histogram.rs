@@ -3,7 +3,7 @@
 use sched_core::Nanos;
 use serde::{Deserialize, Serialize};
 
-use super::moments::Moments;
+use super::tally::{Tally, saturate};
 
 /// Bits of sub-bucket index within one power of two: 2⁶ = 64 equal-width
 /// buckets per octave. A bucket of [2ᵉ, 2ᵉ⁺¹) is 2ᵉ⁻⁶ wide, so its midpoint is
@@ -58,6 +58,7 @@ impl Default for Histogram {
 }
 
 /// The bucket holding `v`.
+#[inline]
 fn bucket(v: u64) -> usize {
     if v < EXACT as u64 {
         return v as usize;
@@ -106,6 +107,7 @@ impl Histogram {
     }
 
     /// Counts one value.
+    #[inline]
     pub fn record(&mut self, v: u64) {
         let slot = &mut self.counts[bucket(v)];
         match slot.checked_add(1) {
@@ -190,38 +192,56 @@ impl Histogram {
     }
 }
 
-/// A [`Moments`] and a [`Histogram`] of the same nanosecond values: exact
-/// count, mean, deviation and range, plus percentiles.
+/// A [`Histogram`] of nanosecond values with their exact sum and sum of
+/// squares: exact count, mean, deviation and range, plus percentiles. The
+/// count and the range are the histogram's, kept once.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Distribution {
-    moments: Moments,
     histogram: Histogram,
+    sum: i128,
+    sum_sq: u128,
 }
 
 impl Distribution {
     /// An empty distribution.
     pub const fn new() -> Self {
         Distribution {
-            moments: Moments::new(),
             histogram: Histogram::new(),
+            sum: 0,
+            sum_sq: 0,
         }
     }
 
     /// Records one value.
+    #[inline]
     pub fn record(&mut self, v: Nanos) {
-        self.moments.add(v as f64);
         self.histogram.record(v);
+        self.sum += i128::from(v);
+        self.sum_sq += u128::from(v) * u128::from(v);
     }
 
     /// Folds in another distribution's values.
     pub fn merge(&mut self, other: &Distribution) {
-        self.moments.merge(&other.moments);
         self.histogram.merge(&other.histogram);
+        self.sum += other.sum;
+        self.sum_sq += other.sum_sq;
     }
 
-    /// The exact moments.
-    pub fn moments(&self) -> &Moments {
-        &self.moments
+    /// Number of values recorded.
+    pub fn count(&self) -> u64 {
+        self.histogram.count()
+    }
+
+    /// The exact moments (sums as described at [`Tally`]).
+    pub fn moments(&self) -> Tally {
+        let h = &self.histogram;
+        Tally::from_parts(
+            h.count(),
+            self.sum,
+            self.sum_sq,
+            h.min().map_or(i64::MAX, saturate),
+            h.max().map_or(i64::MIN, saturate),
+        )
     }
 
     /// The histogram.
@@ -236,7 +256,7 @@ impl Distribution {
 
     /// Moments and the usual percentiles, for a report.
     pub fn report(&self) -> DistributionReport {
-        let m = self.moments.report();
+        let m = self.moments().report();
         let p = |q| self.quantile(q).unwrap_or(f64::NAN);
         DistributionReport {
             count: m.count,
@@ -431,8 +451,9 @@ mod tests {
         assert!(other.saturated());
         assert!(
             Distribution {
-                moments: Moments::new(),
-                histogram: h
+                histogram: h,
+                sum: 0,
+                sum_sq: 0,
             }
             .report()
             .p50

@@ -1,4 +1,5 @@
-//! Streaming count, mean, variance, minimum and maximum (Welford's method).
+//! Streaming count, mean, variance, minimum and maximum of real numbers
+//! (Welford's method); whole numbers have the exact [`Tally`](super::Tally).
 
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +44,7 @@ impl Moments {
 
     /// Adds one observation. It should be finite: a NaN or infinity would
     /// make the mean and variance meaningless from then on.
+    #[inline]
     pub fn add(&mut self, x: f64) {
         self.count += 1;
         let delta = x - self.mean;
