@@ -224,12 +224,17 @@ const GLOBALS_NOT_APPLICABLE: [(&str, &[&str]); 16] = [
     ("merge", &["shard", "part"]),
     ("sweep", &["shard", "part", "html"]),
     ("serve", &["shard", "part", "out_dir", "html"]),
-    ("crash-states", &["format", "shard", "part", "out_dir", "html"]),
-    ("completions", &["format", "shard", "part", "out_dir", "html"]),
+    (
+        "crash-states",
+        &["format", "shard", "part", "out_dir", "html"],
+    ),
+    (
+        "completions",
+        &["format", "shard", "part", "out_dir", "html"],
+    ),
     ("control", &["format", "shard", "part", "out_dir", "html"]),
     ("man", &["format", "shard", "part", "out_dir", "html"]),
 ];
-
 
 /// Parses `args` (the program's name first) with [`cli_command`].
 fn parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
@@ -338,8 +343,10 @@ fn dispatch(command: Option<Command>, format: Format) -> Result<()> {
             command.build();
             for name in &subcommand {
                 let Some(found) = command.find_subcommand(name) else {
-                    let known: Vec<&str> =
-                        command.get_subcommands().map(clap::Command::get_name).collect();
+                    let known: Vec<&str> = command
+                        .get_subcommands()
+                        .map(clap::Command::get_name)
+                        .collect();
                     bail!(
                         "man: `{}` has no subcommand `{name}`; it has: {}",
                         command.get_display_name().unwrap_or("spindle"),

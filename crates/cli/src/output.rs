@@ -202,7 +202,11 @@ impl Cell {
                 half_width,
                 digits,
             } if half_width.is_finite() => {
-                format!("{} ± {}", fixed(*mean, *digits), fixed(*half_width, *digits))
+                format!(
+                    "{} ± {}",
+                    fixed(*mean, *digits),
+                    fixed(*half_width, *digits)
+                )
             }
             // One replication defined the figure: it has no interval.
             Cell::Estimate { mean, digits, .. } => format!("{} (1 run)", fixed(*mean, *digits)),

@@ -390,7 +390,15 @@ mod tests {
         let groups: [&[&str]; 5] = [
             &["fcfs", "sstf", "look", "c-look", "vscan", "sptf"],
             &["dmq", "cmq", "rt-dmq", "rt-cmq", "linux-raid1"],
-            &["ssedo", "fcfs", "rt-dmq", "rt-cmq", "mq-deadline", "bfq", "linux-raid1"],
+            &[
+                "ssedo",
+                "fcfs",
+                "rt-dmq",
+                "rt-cmq",
+                "mq-deadline",
+                "bfq",
+                "linux-raid1",
+            ],
             &["mq-deadline", "bfq", "sstf", "ssedo"],
             &["edf", "ssedo", "fd-scan", "fcfs"],
         ];

@@ -142,7 +142,6 @@ pub fn picture_page(title: &str, svg: &str) -> String {
     render(title, &report)
 }
 
-
 const STYLE: &str = "body{font-family:'DejaVu Sans',sans-serif;margin:1.5em auto;max-width:1500px;padding:0 1em;color:#222}\
 h1{font-size:1.25em;font-family:'DejaVu Sans Mono',monospace;word-break:break-all}\
 h2{font-size:1.1em;border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}\
@@ -451,7 +450,9 @@ pub fn write_picture(path: &Path, svg: &str) -> Result<()> {
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase());
     let bytes = match extension.as_deref() {
-        Some("png") => crate::plot::rasterise(svg)?.encode_png().context("encoding the PNG")?,
+        Some("png") => crate::plot::rasterise(svg)?
+            .encode_png()
+            .context("encoding the PNG")?,
         Some("html") => {
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
             picture_page(name.as_deref().unwrap_or("picture"), svg).into_bytes()

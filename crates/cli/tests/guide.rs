@@ -135,7 +135,10 @@ fn every_spindle_command_runs_in_a_console_block() {
             let words: Vec<&str> = args.split_whitespace().collect();
             let place = format!("{}:{}", document.display(), n + 1);
             if words.first().is_some_and(|w| LONG_RUNNING.contains(w)) {
-                long_running.push((place, words.iter().map(|w| w.to_string()).collect::<Vec<_>>()));
+                long_running.push((
+                    place,
+                    words.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
+                ));
             } else {
                 hidden.push(format!("{place}: {line}"));
             }

@@ -34,7 +34,10 @@ fn a_mutable_reference_a_box_and_a_dyn_are_schedulers_too() {
     let mut boxed: Box<dyn Scheduler> = Box::new(Sstf::new(Inline::<8>::new(), 1962).unwrap());
     assert_eq!(enqueue_and_serve(&mut boxed, &&NullEstimator), [2, 1, 3]);
     let dynamic: &mut dyn Scheduler = &mut sstf;
-    assert_eq!(enqueue_and_serve(&mut &mut *dynamic, &Box::new(NullEstimator)), [2, 1, 3]);
+    assert_eq!(
+        enqueue_and_serve(&mut &mut *dynamic, &Box::new(NullEstimator)),
+        [2, 1, 3]
+    );
 }
 
 #[test]
@@ -76,7 +79,10 @@ fn array_policies_forward_and_print_too() {
         .build(Heap::new(64).unwrap(), 2, 1962, 7)
         .unwrap();
     assert_eq!(open(&&mut any), (2, 0));
-    assert_eq!(format!("{any:?}"), "AnyArray { disks: 2, in_system: 0, .. }");
+    assert_eq!(
+        format!("{any:?}"),
+        "AnyArray { disks: 2, in_system: 0, .. }"
+    );
     let boxed: Box<dyn ArrayPolicy> = Box::new(any);
     assert_eq!(open(&boxed), (2, 0));
 }
