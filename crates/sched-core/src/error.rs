@@ -4,7 +4,8 @@
 //!
 //! Nothing is lost when one is returned: requests are `Copy`, so the caller
 //! still holds whatever was refused. Every enum is `#[non_exhaustive]`, so new
-//! refusals can be added without breaking a driver's `match`.
+//! refusals can be added without breaking a driver's `match`. [`Error`]
+//! holds any of them, for a caller that handles errors in one place.
 
 use core::fmt;
 
@@ -469,3 +470,88 @@ pub(crate) const fn check_cylinders(cylinders: u32) -> Result<(), BuildError> {
         Ok(())
     }
 }
+
+/// Any error of this crate, for a caller that handles them in one place
+/// (`?` converts each operation's error into it). Each variant keeps the
+/// operation's own error, which says what was refused and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A policy description did not parse.
+    Spec(SpecError),
+    /// An array policy description did not parse.
+    ArraySpec(ArraySpecError),
+    /// A description of any policy did not parse.
+    AnySpec(crate::AnySpecError),
+    /// A storage capacity out of range.
+    Capacity(crate::CapacityError),
+    /// A policy could not be built.
+    Build(BuildError),
+    /// A request was refused.
+    Enqueue(EnqueueError),
+    /// A cancel was refused.
+    Cancel(CancelError),
+    /// A completion was refused.
+    Complete(CompleteError),
+    /// A disk-state change was refused.
+    DiskState(DiskStateError),
+    /// An array could not say what to start.
+    Poll(PollError),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Spec(e) => e.fmt(f),
+            Error::ArraySpec(e) => e.fmt(f),
+            Error::AnySpec(e) => e.fmt(f),
+            Error::Capacity(e) => e.fmt(f),
+            Error::Build(e) => e.fmt(f),
+            Error::Enqueue(e) => e.fmt(f),
+            Error::Cancel(e) => e.fmt(f),
+            Error::Complete(e) => e.fmt(f),
+            Error::DiskState(e) => e.fmt(f),
+            Error::Poll(e) => e.fmt(f),
+        }
+    }
+}
+
+impl core::error::Error for Error {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        Some(match self {
+            Error::Spec(e) => e,
+            Error::ArraySpec(e) => e,
+            Error::AnySpec(e) => e,
+            Error::Capacity(e) => e,
+            Error::Build(e) => e,
+            Error::Enqueue(e) => e,
+            Error::Cancel(e) => e,
+            Error::Complete(e) => e,
+            Error::DiskState(e) => e,
+            Error::Poll(e) => e,
+        })
+    }
+}
+
+macro_rules! into_error {
+    ($($variant:ident($ty:ty)),* $(,)?) => {$(
+        impl From<$ty> for Error {
+            fn from(e: $ty) -> Self {
+                Error::$variant(e)
+            }
+        }
+    )*};
+}
+
+into_error!(
+    Spec(SpecError),
+    ArraySpec(ArraySpecError),
+    AnySpec(crate::AnySpecError),
+    Capacity(crate::CapacityError),
+    Build(BuildError),
+    Enqueue(EnqueueError),
+    Cancel(CancelError),
+    Complete(CompleteError),
+    DiskState(DiskStateError),
+    Poll(PollError),
+);

@@ -95,7 +95,8 @@ mod scheduler;
 mod storage;
 
 pub use error::{
-    BuildError, CancelError, CompleteError, DiskStateError, EnqueueError, PollError, SpecError,
+    BuildError, CancelError, CompleteError, DiskStateError, EnqueueError, Error, PollError,
+    SpecError,
 };
 pub use policy::ExpiredRule;
 pub use policy_table::{AnyScheduler, AnySpec, AnySpecError, PolicySpec};

@@ -86,3 +86,22 @@ fn array_policies_forward_and_print_too() {
     let boxed: Box<dyn ArrayPolicy> = Box::new(any);
     assert_eq!(open(&boxed), (2, 0));
 }
+
+#[test]
+fn every_error_goes_into_one_with_its_words_kept() {
+    fn build_and_fill() -> Result<usize, sched_core::Error> {
+        let spec: PolicySpec = "sstf".parse()?;
+        let mut queue = spec.build(Heap::new(1)?, 100)?;
+        queue.enqueue(read(1, 5), 0)?;
+        queue.enqueue(read(2, 6), 0)?;
+        Ok(queue.len())
+    }
+    let e = build_and_fill().unwrap_err();
+    assert!(matches!(e, sched_core::Error::Enqueue(_)), "{e:?}");
+    let words = e.to_string();
+    let source = core::error::Error::source(&e).expect("the operation's own error");
+    assert_eq!(words, source.to_string());
+    let unknown: Result<PolicySpec, sched_core::Error> =
+        "no-such-policy".parse().map_err(Into::into);
+    assert!(matches!(unknown, Err(sched_core::Error::Spec(_))));
+}

@@ -758,7 +758,7 @@ fn a_line_of_exactly_the_limit_is_read() {
 
 #[test]
 fn missing_file_is_an_io_error_naming_it() {
-    let path = data("no-such.trace");
+    let path = shared_data::disksim_valid().join("no-such.trace");
     let e = open(&path, None, TraceOptions::default()).unwrap_err();
     assert!(
         matches!(&e, TraceError::Io { file, .. } if **file == *path.display().to_string()),
