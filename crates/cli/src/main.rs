@@ -24,27 +24,27 @@ struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
     /// Output format of the results: aligned table, CSV or JSON.
-    #[arg(long, value_enum, default_value_t = Format::Table, global = true)]
+    #[arg(long, value_enum, default_value_t = Format::Table, global = true, help_heading = "Output")]
     format: Format,
     /// Run as shard INDEX/COUNT (INDEX from 0) of this command's units
     /// (replications of configuration points): compute only this shard's
     /// share and write it to --part; `spindle merge` puts the parts together
     /// into exactly what the unsharded command prints. For run, repro and txn.
-    #[arg(long, global = true, value_name = "INDEX/COUNT")]
+    #[arg(long, global = true, value_name = "INDEX/COUNT", help_heading = "Sharding")]
     shard: Option<Shard>,
     /// Where a shard writes its part [default: part-INDEX-of-COUNT.spindle].
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE", help_heading = "Sharding")]
     part: Option<PathBuf>,
     /// Write each result table to its own file in DIR (NN-title.csv, .json or
     /// .txt as --format says) rather than all to standard output: one
     /// parseable CSV per table for the commands that print several.
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, global = true, value_name = "DIR", help_heading = "Output")]
     out_dir: Option<PathBuf>,
     /// Also write the command's tables and pictures as one self-contained
     /// web page (inline SVG, nothing fetched: readable offline in a
     /// browser). Commands that draw (run, replay, validate, repro, analyze)
     /// draw into it even without --plot.
-    #[arg(long, global = true, value_name = "FILE.html", value_parser = spindle::bounds::html_path)]
+    #[arg(long, global = true, value_name = "FILE.html", value_parser = spindle::bounds::html_path, help_heading = "Output")]
     html: Option<PathBuf>,
 }
 
