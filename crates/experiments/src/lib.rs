@@ -82,8 +82,9 @@ pub use mirror_experiment::{
 pub use parallel::parallel;
 pub use placement::Placement;
 pub use rate_based::{
-    APERIODIC_BACKLOG, MAX_RATE_TASKS, RateReport, RateTaskSpec, RateWorkload, TaskOutcome,
-    Tsai04Distribution, rate_label, run_rate,
+    APERIODIC_BACKLOG, BFQ_RATE_LABEL, MAX_BFQ_RATE_TASKS, MAX_RATE_TASKS, RateReport,
+    RateTaskSpec, RateWorkload, TaskOutcome, Tsai04Distribution, bfq_rate_weights, rate_label,
+    run_rate, run_rate_bfq,
 };
 pub use replay_target::MirrorPolicy;
 pub use replication::{CopyCost, Replication, ReplicationConfig, ReplicationPolicy};

@@ -37,7 +37,7 @@ use std::collections::hash_map::Entry;
 use disk_emu::disk::DiskModel;
 use disk_emu::{Device, DiskDevice, Outcome, QUEUE_CAPACITY, Rank, Stream};
 use sched_core::array::{Copies, Location};
-use sched_core::policy::{RateTask, WrrMode, WrrScan};
+use sched_core::policy::{BFQ_MAX_WEIGHT, BFQ_QUEUES, Bfq, BfqParams, RateTask, WrrMode, WrrScan};
 use sched_core::{AnySpec, Boxed, Kind, Nanos, Request, RequestId, Scheduler};
 use serde::{Deserialize, Serialize};
 
@@ -345,6 +345,12 @@ pub fn run_rate(
     replication: u64,
 ) -> Result<RateReport, RunError> {
     let service = Unit::new(seed, 0, replication).stream(Purpose::Service { disk: 0 });
+    let run = |rounds| Run {
+        duration,
+        seed,
+        replication,
+        rounds,
+    };
     match policy {
         AnySpec::RateBased(params) => {
             let mut wrr: WrrScan<Boxed<QUEUE_CAPACITY>, Boxed<MAX_RATE_TASKS>> =
@@ -378,36 +384,14 @@ pub fn run_rate(
                     scattered,
                     align,
                 },
-                &Run {
-                    duration,
-                    seed,
-                    replication,
-                    rounds: round.map(|r| (r.length, r.aperiodic_blocks)),
-                },
+                &run(round.map(|r| (r.length, r.aperiodic_blocks))),
             )?;
             report.policy = rate_label(policy);
             Ok(report)
         }
         AnySpec::Disk(spec) => {
             let queue = spec.build(Boxed::<QUEUE_CAPACITY>::new(), model.cylinders())?;
-            let device = DiskDevice::with_policy(model.clone(), queue, service);
-            let admitted = vec![true; workload.tasks.len()];
-            let mut report = drive(
-                device,
-                workload,
-                &admitted,
-                |task| Layout {
-                    piece: workload.tasks[task].blocks,
-                    scattered: false,
-                    align: None,
-                },
-                &Run {
-                    duration,
-                    seed,
-                    replication,
-                    rounds: None,
-                },
-            )?;
+            let mut report = run_every_task(model, workload, queue, &run(None))?;
             report.policy = rate_label(policy);
             Ok(report)
         }
@@ -416,6 +400,109 @@ pub fn run_rate(
             expected: "a rate-based or a single-disk policy (a rate-based run drives one disk)",
         }),
     }
+}
+
+/// The label of [`run_rate_bfq`]'s rows.
+pub const BFQ_RATE_LABEL: &str = "BFQ (rate weights)";
+
+/// Most tasks [`run_rate_bfq`] runs: BFQ keeps [`BFQ_QUEUES`] class queues
+/// and the aperiodic reads take one of them. A larger set is refused rather
+/// than merged, since tasks sharing a queue would share its weight.
+pub const MAX_BFQ_RATE_TASKS: usize = BFQ_QUEUES - 1;
+
+/// BFQ's weight for each class of `workload`, `(class, weight)`: each task
+/// a class, the aperiodic reads (class 0) one more when they arrive at all.
+/// A class's weight is proportional to its rate, blocks a second (b_i / P_i
+/// for a task, one block per mean gap for the aperiodic stream), scaled so
+/// that the fastest gets [`BFQ_MAX_WEIGHT`] (1000): `round(1000 · r / r_max)`,
+/// clamped to 1 ..= 1000. Proportional weights are what BFQ's shares depend
+/// on; mapping the fastest to 1000 keeps the most resolution, and only a
+/// class slower than 1/2000 of the fastest has its share raised (to 1).
+///
+/// # Errors
+/// [`WorkloadError::Invalid`] for more than [`MAX_BFQ_RATE_TASKS`] tasks.
+pub fn bfq_rate_weights(workload: &RateWorkload) -> Result<Vec<(u16, u16)>, WorkloadError> {
+    if workload.tasks.len() > MAX_BFQ_RATE_TASKS {
+        return Err(WorkloadError::Invalid {
+            field: "tasks",
+            expected: "at most 15 tasks under BFQ: it keeps 16 class queues, one a task and one for the aperiodic reads",
+            value: workload.tasks.len().to_string(),
+        });
+    }
+    let per_second = |blocks: u32, every: Nanos| f64::from(blocks) * 1e9 / every.max(1) as f64;
+    let rates: Vec<(u16, f64)> = workload
+        .tasks
+        .iter()
+        .map(|t| (t.class, per_second(t.blocks, t.period)))
+        .chain((workload.aperiodic_gap > 0).then(|| (0, per_second(1, workload.aperiodic_gap))))
+        .collect();
+    let fastest = rates.iter().map(|&(_, r)| r).fold(0.0, f64::max);
+    Ok(rates
+        .into_iter()
+        .map(|(class, rate)| {
+            let weight = (f64::from(BFQ_MAX_WEIGHT) * rate / fastest).round();
+            (class, weight.clamp(1.0, f64::from(BFQ_MAX_WEIGHT)) as u16)
+        })
+        .collect())
+}
+
+/// Runs `workload` as [`run_rate`] runs a single-disk policy (every task
+/// runs, each job one request from its task's contiguous file), under BFQ
+/// with `params` and the weights of [`bfq_rate_weights`]: Linux's
+/// proportional-share answer to the rate-based tasks, with no admission.
+///
+/// # Errors
+/// [`RunError::Workload`] for more than [`MAX_BFQ_RATE_TASKS`] tasks; as
+/// [`run_rate`] otherwise.
+pub fn run_rate_bfq(
+    model: &DiskModel,
+    workload: &RateWorkload,
+    params: BfqParams,
+    duration: Nanos,
+    seed: u64,
+    replication: u64,
+) -> Result<RateReport, RunError> {
+    let mut bfq = Bfq::new(Boxed::<QUEUE_CAPACITY>::new(), model.cylinders(), params)?;
+    for (class, weight) in bfq_rate_weights(workload)? {
+        bfq.set_weight(class, weight)?;
+    }
+    let mut report = run_every_task(
+        model,
+        workload,
+        bfq,
+        &Run {
+            duration,
+            seed,
+            replication,
+            rounds: None,
+        },
+    )?;
+    report.policy = BFQ_RATE_LABEL.to_string();
+    Ok(report)
+}
+
+/// Every task of `workload` run under a single-disk `queue`, each job read
+/// in one request from its task's contiguous file.
+fn run_every_task<S: Scheduler>(
+    model: &DiskModel,
+    workload: &RateWorkload,
+    queue: S,
+    run: &Run,
+) -> Result<RateReport, RunError> {
+    let service = Unit::new(run.seed, 0, run.replication).stream(Purpose::Service { disk: 0 });
+    let device = DiskDevice::with_policy(model.clone(), queue, service);
+    let admitted = vec![true; workload.tasks.len()];
+    drive(
+        device,
+        workload,
+        &admitted,
+        |task| Layout {
+            piece: workload.tasks[task].blocks,
+            scattered: false,
+            align: None,
+        },
+        run,
+    )
 }
 
 /// How a task's jobs are cut and placed.
@@ -954,6 +1041,53 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn bfq_weights_follow_the_rates_and_refuse_a_sixteenth_task() {
+        let w = RateWorkload {
+            tasks: [
+                (1, 1_000_000_000, 100),
+                (2, 2_000_000_000, 10),
+                (3, 1_000_000_000, 1),
+            ]
+            .map(|(class, period, blocks)| RateTaskSpec {
+                class,
+                release: 0,
+                period,
+                blocks,
+            })
+            .to_vec(),
+            // One block every 40 ms: 25 a second.
+            aperiodic_gap: 40_000_000,
+            block_sectors: 8,
+        };
+        // 100, 5, 1 and 25 blocks a second against the fastest's 100; the
+        // slowest's 10 is exact, nothing clamped.
+        assert_eq!(
+            bfq_rate_weights(&w).unwrap(),
+            vec![(1, 1000), (2, 50), (3, 10), (0, 250)]
+        );
+        let crowd = RateWorkload {
+            tasks: (1..=16)
+                .map(|class| RateTaskSpec {
+                    class,
+                    release: 0,
+                    period: 1_000_000_000,
+                    blocks: 1,
+                })
+                .collect(),
+            ..w
+        };
+        assert!(matches!(
+            bfq_rate_weights(&crowd),
+            Err(WorkloadError::Invalid { field: "tasks", .. })
+        ));
+        let fifteen = RateWorkload {
+            tasks: crowd.tasks[..15].to_vec(),
+            ..crowd
+        };
+        assert_eq!(bfq_rate_weights(&fifteen).unwrap().len(), 16);
     }
 
     #[test]

@@ -133,6 +133,12 @@ pub struct RunArgs {
         arg(long, value_enum, default_value = "paper", requires = "tasks")
     )]
     pub wrr_constants: WrrConstants,
+    /// Add Linux's proportional-share answer to a --tasks run: BFQ, each
+    /// task a class weighted in proportion to its rate, the aperiodic reads
+    /// a class of their own; no admission, every task runs. BFQ keeps 16
+    /// class queues, so a file of more than 15 tasks is refused.
+    #[cfg_attr(feature = "cli", arg(long, requires = "tasks"))]
+    pub with_linux: bool,
     /// Simulated seconds per replication of a --tasks run [default: 60].
     #[cfg_attr(feature = "cli", arg(long, requires = "tasks", value_parser = crate::bounds::seconds()))]
     pub seconds: Option<u64>,

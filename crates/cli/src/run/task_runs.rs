@@ -13,6 +13,15 @@
 //! a policy that names a different, non-default share is refused as a
 //! contradiction.
 //!
+//! **Linux beside them** (`--with-linux`): BFQ with the kernel's defaults
+//! (`BfqParams::LINUX`), each task a class whose weight is proportional to
+//! its rate (`experiments::bfq_rate_weights`: the fastest task or the
+//! aperiodic stream 1000, the rest `round(1000 · rate / fastest)`, at least
+//! 1), the aperiodic reads a class of their own; like SCAN-EDF it admits
+//! everything and reads each job in one request. BFQ keeps 16 class queues,
+//! so a file of more than 15 tasks is refused with that flag rather than
+//! merging tasks into shared queues (which would share their weights).
+//!
 //! **Other disks.** WRR-SCAN's test uses the HP 97560 constants of the
 //! paper's Table 2 (`WrrParams::tsai04`). On another disk the run goes on
 //! with a warning: its guarantee is computed for a disk it is not running
@@ -23,8 +32,11 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use disk_emu::disk::DiskModel;
 use experiments::seeds::{Purpose, Unit};
-use experiments::{MetricTable, RateReport, RateTaskSpec, RateWorkload, rate_label, run_rate};
-use sched_core::policy::{AperiodicReserve, WrrMode, WrrParams};
+use experiments::{
+    BFQ_RATE_LABEL, MAX_BFQ_RATE_TASKS, MetricTable, RateReport, RateTaskSpec, RateWorkload,
+    bfq_rate_weights, rate_label, run_rate, run_rate_bfq,
+};
+use sched_core::policy::{AperiodicReserve, BFQ_QUEUES, BfqParams, WrrMode, WrrParams};
 use sched_core::{AnySpec, Nanos};
 
 use super::{RunArgs, WrrConstants};
@@ -69,9 +81,17 @@ pub(super) fn execute(args: &RunArgs, file: &Path) -> Result<Vec<Table>> {
     if wrr.is_some() {
         admit::warn_of_paper_constants(&disk.name, args.wrr_constants);
     }
+    if args.with_linux && set.tasks.len() > MAX_BFQ_RATE_TASKS {
+        bail!(
+            "--with-linux: {} has {} tasks, and BFQ keeps at most {BFQ_QUEUES} class queues, one a task and one for the aperiodic reads: give at most {MAX_BFQ_RATE_TASKS} tasks",
+            file.display(),
+            set.tasks.len()
+        );
+    }
     let seconds = args.seconds.unwrap_or(DEFAULT_SECONDS);
     let duration: Nanos = seconds * 1_000_000_000;
-    let bar = progress(policies.len() as u64 * args.replications, "replications");
+    let runs_due = policies.len() as u64 + u64::from(args.with_linux);
+    let bar = progress(runs_due * args.replications, "replications");
     let mut runs = Vec::with_capacity(policies.len());
     for policy in &policies {
         // What decides the results, for the sharded runs' bookkeeping.
@@ -84,6 +104,17 @@ pub(super) fn execute(args: &RunArgs, file: &Path) -> Result<Vec<Table>> {
         })
         .with_context(|| rate_label(policy))?;
         runs.push((rate_label(policy), reports));
+    }
+    if args.with_linux {
+        let point = ("bfq-rate-weights", &set, &disk.name, seconds, args.seed);
+        let reports = experiments::replicate(&point, args.replications, args.jobs, |r| {
+            let workload = workload(&set, block_sectors, args.seed, r);
+            let out = run_rate_bfq(&model, &workload, BfqParams::LINUX, duration, args.seed, r);
+            bar.inc(1);
+            out
+        })
+        .context(BFQ_RATE_LABEL)?;
+        runs.push((BFQ_RATE_LABEL.to_string(), reports));
     }
     bar.finish_and_clear();
     let mut summary = Table::new(
@@ -148,6 +179,24 @@ pub(super) fn execute(args: &RunArgs, file: &Path) -> Result<Vec<Table>> {
             ms(p.rotation),
             ms(p.block_time),
             ms(p.revolution)
+        ));
+    }
+    if args.with_linux {
+        // The weights depend on the periods and blocks alone, the same in
+        // every replication.
+        let weights = bfq_rate_weights(&workload(&set, block_sectors, args.seed, 0))?;
+        // The tasks' weights in file order, then the aperiodic stream's.
+        let named: Vec<String> = weights
+            .iter()
+            .enumerate()
+            .map(|(i, &(_, weight))| match set.names.get(i) {
+                Some(name) => format!("{name} {weight}"),
+                None => format!("aperiodic {weight}"),
+            })
+            .collect();
+        summary.note(format!(
+            "{BFQ_RATE_LABEL}: Linux's BFQ with the kernel's defaults, no admission; each task a class weighted in proportion to its rate, the fastest 1000 (1 ..= 1000): {}.",
+            named.join(", ")
         ));
     }
     let mut per_task = Table::new(

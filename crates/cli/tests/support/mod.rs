@@ -75,6 +75,7 @@ pub(crate) fn run_args(policies: &[&str], requests: u64, replications: u64) -> R
         samples: None,
         tasks: None,
         seconds: None,
+        with_linux: false,
         wrr_constants: Default::default(),
     }
 }
