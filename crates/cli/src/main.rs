@@ -30,7 +30,12 @@ struct Cli {
     /// (replications of configuration points): compute only this shard's
     /// share and write it to --part; `spindle merge` puts the parts together
     /// into exactly what the unsharded command prints. For run, repro and txn.
-    #[arg(long, global = true, value_name = "INDEX/COUNT", help_heading = "Sharding")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "INDEX/COUNT",
+        help_heading = "Sharding"
+    )]
     shard: Option<Shard>,
     /// Where a shard writes its part [default: part-INDEX-of-COUNT.spindle].
     #[arg(long, global = true, value_name = "FILE", help_heading = "Sharding")]

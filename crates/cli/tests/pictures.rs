@@ -792,9 +792,13 @@ fn plot_files_are_named_as_the_help_says() {
     let png = std::fs::read(dir.path().join("a3.png")).unwrap();
     assert_eq!(&png[1..4], b"PNG");
     // The help says so, the placeholder intact (clap turns "{n}" into a
-    // line break).
+    // line break), whatever column the help wraps at.
     let help = stdout(&spindle(&["analyze", "towsley91", "--help"]));
-    assert!(help.contains("--plot 'fig{N}.png' writes fig1.png"));
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains("--plot 'fig{N}.png' writes fig1.png"),
+        "{help}"
+    );
     // --log-y shapes the pictures of --html's page too.
     let page = dir.path().join("page.html");
     let out = Command::new(env!("CARGO_BIN_EXE_spindle"))

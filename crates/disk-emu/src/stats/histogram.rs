@@ -217,14 +217,15 @@ impl Distribution {
     pub fn record(&mut self, v: Nanos) {
         self.histogram.record(v);
         self.sum += i128::from(v);
-        self.sum_sq += u128::from(v) * u128::from(v);
+        // Saturates rather than wraps past 2¹²⁸ (see `Tally`).
+        self.sum_sq = self.sum_sq.saturating_add(u128::from(v) * u128::from(v));
     }
 
     /// Folds in another distribution's values.
     pub fn merge(&mut self, other: &Distribution) {
         self.histogram.merge(&other.histogram);
         self.sum += other.sum;
-        self.sum_sq += other.sum_sq;
+        self.sum_sq = self.sum_sq.saturating_add(other.sum_sq);
     }
 
     /// Number of values recorded.

@@ -17,7 +17,10 @@ use super::moments::MomentsReport;
 ///
 /// The sums are exact while `Σx²` stays below 2¹²⁸: 2⁴⁰ observations of
 /// values below 2⁴⁴ (about 4.9 hours in nanoseconds), far beyond any run.
-/// Merging two tallies is exact.
+/// Past that (values near 2⁶³, a deadline at the end of time) `Σx²`
+/// saturates and the deviation is reported as NaN, not as a wrapped
+/// number; the count, mean and range stay exact. Merging two tallies is
+/// exact.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tally {
     count: u64,
@@ -69,7 +72,7 @@ impl Tally {
         self.count += 1;
         self.sum += i128::from(x);
         let magnitude = u128::from(x.unsigned_abs());
-        self.sum_sq += magnitude * magnitude;
+        self.sum_sq = self.sum_sq.saturating_add(magnitude * magnitude);
         self.min = self.min.min(x);
         self.max = self.max.max(x);
     }
@@ -86,7 +89,7 @@ impl Tally {
     pub fn merge(&mut self, other: &Tally) {
         self.count += other.count;
         self.sum += other.sum;
-        self.sum_sq += other.sum_sq;
+        self.sum_sq = self.sum_sq.saturating_add(other.sum_sq);
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
     }
@@ -131,12 +134,24 @@ impl Tally {
     /// (Σx)²/n = q²·n + 2·q·r + r²/n, and every integer term is at most Σx²
     /// (Cauchy–Schwarz), so the integer part is formed exactly in `u128` and
     /// only the fraction of r²/n is rounded.
+    /// A saturated `Σx²` (or a term past `u128`) gives NaN.
     fn squared_deviations(&self) -> f64 {
+        if self.sum_sq == u128::MAX {
+            return f64::NAN;
+        }
         let n = u128::from(self.count);
         let total = self.sum.unsigned_abs();
         let (q, r) = (total / n, total % n);
-        let whole = self.sum_sq - q * q * n - 2 * q * r - r * r / n;
-        let fraction = (r * r % n) as f64 / n as f64;
+        let square = q
+            .checked_mul(q)
+            .and_then(|qq| qq.checked_mul(n))
+            .zip(q.checked_mul(2 * r))
+            .zip(r.checked_mul(r));
+        let Some(((qqn, qr2), rr)) = square else {
+            return f64::NAN;
+        };
+        let whole = self.sum_sq - qqn - qr2 - rr / n;
+        let fraction = (rr % n) as f64 / n as f64;
         whole as f64 - fraction
     }
 
@@ -176,6 +191,25 @@ mod tests {
 
     fn close(a: f64, b: f64, rel: f64) -> bool {
         (a - b).abs() <= rel * b.abs().max(1e-300)
+    }
+
+    #[test]
+    fn values_at_the_end_of_time_saturate_into_nan_not_a_wrapped_number() {
+        let mut t = Tally::new();
+        for _ in 0..8 {
+            t.add(i64::MIN + 1);
+            t.add_unsigned(u64::MAX);
+        }
+        assert_eq!(t.count(), 16);
+        assert_eq!(t.min(), Some(i64::MIN + 1));
+        assert_eq!(t.max(), Some(i64::MAX));
+        assert!(t.std_dev().unwrap().is_nan());
+        let mut small = Tally::new();
+        for x in [1, 2, 3, 4] {
+            small.add(x);
+        }
+        small.merge(&t);
+        assert!(small.std_dev().unwrap().is_nan());
     }
 
     #[test]

@@ -67,34 +67,3 @@ pub use sstf::*;
 pub use vscan::*;
 pub use wrr_admission::*;
 pub use wrr_scan::*;
-
-/// `Debug` for the policies: what a queue holds and its capacity, not its
-/// slots (thousands of them, mostly empty, in an order only the policy
-/// reads).
-macro_rules! debug_as_queue {
-    ($($name:ident),* $(,)?) => {$(
-        impl<S: crate::Storage> core::fmt::Debug for $name<S> {
-            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                f.debug_struct(stringify!($name))
-                    .field("queued", &crate::Scheduler::len(self))
-                    .field("capacity", &crate::Scheduler::capacity(self))
-                    .finish_non_exhaustive()
-            }
-        }
-    )*};
-}
-
-debug_as_queue!(
-    AgedSptf, Bfq, CLook, CScan, Edf, Fcfs, FdScan, Look, MqDeadline, SatfEw, Scan, ScanEdf, Sptf,
-    Ssedo, Ssedv, Sstf, VScan,
-);
-
-impl<S: crate::Storage, T: crate::Storage> core::fmt::Debug for WrrScan<S, T> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("WrrScan")
-            .field("queued", &crate::Scheduler::len(self))
-            .field("capacity", &crate::Scheduler::capacity(self))
-            .field("round", &self.round())
-            .finish_non_exhaustive()
-    }
-}

@@ -683,6 +683,17 @@ impl<S: Storage, T: Storage> Scheduler for WrrScan<S, T> {
     }
 }
 
+/// What the queue holds, its capacity and the round in force, not its slots.
+impl<S: Storage, T: Storage> core::fmt::Debug for WrrScan<S, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("WrrScan")
+            .field("queued", &Scheduler::len(self))
+            .field("capacity", &Scheduler::capacity(self))
+            .field("round", &self.round())
+            .finish_non_exhaustive()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -284,6 +284,20 @@ macro_rules! policy_table {
             }
         }
 
+        // `Debug` for each policy: what its queue holds and its capacity,
+        // not its slots (thousands of them, mostly empty, in an order only
+        // the policy reads).
+        $(
+            impl<S: Storage> core::fmt::Debug for $V<S> {
+                fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                    f.debug_struct(stringify!($V))
+                        .field("queued", &Scheduler::len(self))
+                        .field("capacity", &Scheduler::capacity(self))
+                        .finish_non_exhaustive()
+                }
+            }
+        )*
+
         impl<S: Storage> Scheduler for AnyScheduler<S> {
             #[inline]
             fn enqueue(&mut self, req: Request, now: Nanos) -> Result<(), EnqueueError> {
