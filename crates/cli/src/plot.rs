@@ -9,7 +9,7 @@
 //! and a key of the styles; axes carry their units, integral axes whole
 //! ticks, tick labels no needless decimals; either axis may be
 //! logarithmic ([`Scales`]). A run's sheet is in [`crate::sheet`]. Every
-//! picture is drawn as SVG text and reaches its file through [`save`].
+//! picture is drawn as SVG text and reaches its file through [`crate::report::save`].
 
 mod axis;
 mod figure;

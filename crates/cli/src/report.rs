@@ -377,7 +377,7 @@ pub fn emit_table(table: &Table, format: Format) -> anyhow::Result<()> {
     emit_tables(std::slice::from_ref(table), format)
 }
 
-/// Prints a command's result tables (as [`render_all`]), or writes each to
+/// Prints a command's result tables (as [`crate::output::render_all`]), or writes each to
 /// its own file under the `--out-dir` ([`tables_into`]).
 ///
 /// # Errors
