@@ -25,6 +25,10 @@ impl fmt::Display for RequestId {
 }
 
 /// Direction of data transfer.
+///
+/// Exhaustive on purpose (not `#[non_exhaustive]`): a scheduled block
+/// request reads or writes; a flush or a discard is a command to the device
+/// the driver handles around the queue, not a request a policy orders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum Kind {
     /// Data flows from the disk to the host.
