@@ -93,10 +93,13 @@ fn clients_that_queue_past_the_budget_and_vanish_leave_nothing_behind() {
     // The budget holds 64 of them; what the server holds is at most that
     // (it took no more) and not nothing (the clients did queue).
     assert!((2..=64).contains(&held), "{held} requests held");
+    let at_vanish = s.model_times();
     flood.vanish();
-    // Cancelled: what was in service finishes (a few model-time tenths of a
-    // second); without cancellation the 64 queued would take ~15 s.
-    let deadline = Instant::now() + Duration::from_secs(8);
+    // Cancelled: what was in service finishes and the rest is dropped, so
+    // the disk serves only a few of the requests it held (counted in model
+    // terms, whatever the machine's load); without cancellation it would
+    // serve every one. The minute is a hang bound, not a speed.
+    let deadline = Instant::now() + Duration::from_secs(60);
     while s.model_times().held > 0 {
         assert!(
             Instant::now() < deadline,
@@ -104,6 +107,16 @@ fn clients_that_queue_past_the_budget_and_vanish_leave_nothing_behind() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+    let served_after = s.model_times().modelled - at_vanish.modelled;
+    println!(
+        "{} requests held when the clients vanished, {served_after} served after",
+        at_vanish.held
+    );
+    assert!(
+        served_after <= (at_vanish.held / 4).max(2),
+        "{served_after} of {} held requests served after the clients vanished",
+        at_vanish.held
+    );
     let after = reads(&s);
     println!("4 KB reads: {idle:.2} ms idle, {after:.2} ms after the flood (model time)");
     assert!(after <= 2.0 * idle, "{after} ms against {idle} ms");
