@@ -471,12 +471,47 @@ pub(crate) const fn check_cylinders(cylinders: u32) -> Result<(), BuildError> {
     }
 }
 
-/// Any error of this crate, for a caller that handles them in one place
-/// (`?` converts each operation's error into it). Each variant keeps the
-/// operation's own error, which says what was refused and why.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Error {
+/// The umbrella [`Error`] from one list of its variants: the enum, its
+/// words (the operation's own), its source and a `From` for each.
+macro_rules! umbrella {
+    ($($(#[$doc:meta])* $variant:ident($ty:ty),)*) => {
+        /// Any error of this crate, for a caller that handles them in one
+        /// place (`?` converts each operation's error into it). Each variant
+        /// keeps the operation's own error, which says what was refused and
+        /// why.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[non_exhaustive]
+        pub enum Error {
+            $($(#[$doc])* $variant($ty),)*
+        }
+
+        impl fmt::Display for Error {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self {
+                    $(Error::$variant(e) => e.fmt(f),)*
+                }
+            }
+        }
+
+        impl core::error::Error for Error {
+            fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+                Some(match self {
+                    $(Error::$variant(e) => e,)*
+                })
+            }
+        }
+
+        $(
+            impl From<$ty> for Error {
+                fn from(e: $ty) -> Self {
+                    Error::$variant(e)
+                }
+            }
+        )*
+    };
+}
+
+umbrella! {
     /// A policy description did not parse.
     Spec(SpecError),
     /// An array policy description did not parse.
@@ -498,60 +533,3 @@ pub enum Error {
     /// An array could not say what to start.
     Poll(PollError),
 }
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Spec(e) => e.fmt(f),
-            Error::ArraySpec(e) => e.fmt(f),
-            Error::AnySpec(e) => e.fmt(f),
-            Error::Capacity(e) => e.fmt(f),
-            Error::Build(e) => e.fmt(f),
-            Error::Enqueue(e) => e.fmt(f),
-            Error::Cancel(e) => e.fmt(f),
-            Error::Complete(e) => e.fmt(f),
-            Error::DiskState(e) => e.fmt(f),
-            Error::Poll(e) => e.fmt(f),
-        }
-    }
-}
-
-impl core::error::Error for Error {
-    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
-        Some(match self {
-            Error::Spec(e) => e,
-            Error::ArraySpec(e) => e,
-            Error::AnySpec(e) => e,
-            Error::Capacity(e) => e,
-            Error::Build(e) => e,
-            Error::Enqueue(e) => e,
-            Error::Cancel(e) => e,
-            Error::Complete(e) => e,
-            Error::DiskState(e) => e,
-            Error::Poll(e) => e,
-        })
-    }
-}
-
-macro_rules! into_error {
-    ($($variant:ident($ty:ty)),* $(,)?) => {$(
-        impl From<$ty> for Error {
-            fn from(e: $ty) -> Self {
-                Error::$variant(e)
-            }
-        }
-    )*};
-}
-
-into_error!(
-    Spec(SpecError),
-    ArraySpec(ArraySpecError),
-    AnySpec(crate::AnySpecError),
-    Capacity(crate::CapacityError),
-    Build(BuildError),
-    Enqueue(EnqueueError),
-    Cancel(CancelError),
-    Complete(CompleteError),
-    DiskState(DiskStateError),
-    Poll(PollError),
-);

@@ -82,18 +82,6 @@ pub struct RouteView<'a> {
     pub queues: &'a dyn QueueOrder,
 }
 
-impl core::fmt::Debug for RouteView<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("RouteView")
-            .field("request", self.request)
-            .field("copies", self.copies)
-            .field("eligible", &self.eligible)
-            .field("idle", &self.idle)
-            .field("array", self.array)
-            .finish_non_exhaustive()
-    }
-}
-
 impl RouteView<'_> {
     /// The cylinder distance from disk `d`'s arm to its copy.
     #[inline]
@@ -183,17 +171,25 @@ pub struct WriteView<'a> {
     pub load: DiskLoad<'a>,
 }
 
-impl core::fmt::Debug for WriteView<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("WriteView")
-            .field("request", self.request)
-            .field("copies", self.copies)
-            .field("eligible", &self.eligible)
-            .field("idle", &self.idle)
-            .field("array", self.array)
-            .finish_non_exhaustive()
-    }
+/// `Debug` for the routings' views: what arrives and where it may go, not
+/// the estimators behind the array view.
+macro_rules! debug_route_views {
+    ($($name:ident),*) => {$(
+        impl core::fmt::Debug for $name<'_> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("request", self.request)
+                    .field("copies", self.copies)
+                    .field("eligible", &self.eligible)
+                    .field("idle", &self.idle)
+                    .field("array", self.array)
+                    .finish_non_exhaustive()
+            }
+        }
+    )*};
 }
+
+debug_route_views!(RouteView, WriteView);
 
 /// Chooses which disks holding a copy get a new write now. Holders left out
 /// are reported in the write's [`Completion::skipped`](super::Completion::skipped) for the driver to
