@@ -18,14 +18,18 @@ mod svg;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use plotters::prelude::*;
 
 pub use axis::{Axis, Tick};
+pub(crate) use figure::{AXIS_INK, GRID, INK, MINOR_GRID};
 pub use figure::{
     CurveLayout, Drawing, Layout, LegendEntry, LegendLayout, PanelLayout, Rect, TextBox, TextRole,
 };
-pub(crate) use svg::escape;
 pub use svg::text_width;
+pub(crate) use svg::{ASCENT, Anchor, Stroke, Svg, escape};
+
+/// A colour, as red, green and blue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rgb(pub u8, pub u8, pub u8);
 
 /// How a series was obtained, which decides how it is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,27 +113,27 @@ pub struct Scales {
 /// with Linux's, the deadline policies (the test
 /// `compared_policies_stand_apart`). A policy added to the registry moves
 /// those after it: that test says when the slots need placing again.
-const COLOURS: [RGBColor; 20] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(0, 128, 128),
-    RGBColor(0, 100, 60),
-    RGBColor(227, 119, 194),
-    RGBColor(148, 103, 189),
-    RGBColor(188, 189, 34),
-    RGBColor(23, 190, 207),
-    RGBColor(123, 65, 115),
-    RGBColor(140, 86, 75),
-    RGBColor(82, 84, 163),
-    RGBColor(140, 109, 49),
-    RGBColor(200, 60, 140),
-    RGBColor(57, 59, 121),
-    RGBColor(173, 73, 74),
-    RGBColor(99, 121, 57),
-    RGBColor(107, 110, 207),
-    RGBColor(214, 97, 107),
+const COLOURS: [Rgb; 20] = [
+    Rgb(31, 119, 180),
+    Rgb(255, 127, 14),
+    Rgb(44, 160, 44),
+    Rgb(214, 39, 40),
+    Rgb(0, 128, 128),
+    Rgb(0, 100, 60),
+    Rgb(227, 119, 194),
+    Rgb(148, 103, 189),
+    Rgb(188, 189, 34),
+    Rgb(23, 190, 207),
+    Rgb(123, 65, 115),
+    Rgb(140, 86, 75),
+    Rgb(82, 84, 163),
+    Rgb(140, 109, 49),
+    Rgb(200, 60, 140),
+    Rgb(57, 59, 121),
+    Rgb(173, 73, 74),
+    Rgb(99, 121, 57),
+    Rgb(107, 110, 207),
+    Rgb(214, 97, 107),
 ];
 
 /// The policy a label names: the place in the policy registry
@@ -157,7 +161,7 @@ fn policy_index(label: &str) -> Option<usize> {
 /// (see `policy_index` for the labels that name a policy). Labels that
 /// name no policy take the colour of their place in the picture
 /// (`fallback`).
-pub fn policy_colour(label: &str, fallback: usize) -> RGBColor {
+pub fn policy_colour(label: &str, fallback: usize) -> Rgb {
     COLOURS[policy_index(label).unwrap_or(fallback) % COLOURS.len()]
 }
 
@@ -167,7 +171,7 @@ pub fn policy_colour(label: &str, fallback: usize) -> RGBColor {
 /// variants of a policy, as RT-DMQ(SSEDO) and RT-DMQ(FD-SCAN); or policies
 /// the palette's length apart in the registry), the later takes the next
 /// colour of the palette not yet taken.
-pub fn curve_colours(labels: &[&str]) -> Vec<RGBColor> {
+pub fn curve_colours(labels: &[&str]) -> Vec<Rgb> {
     let mut taken: Vec<usize> = Vec::new();
     let mut unnamed = 0;
     for label in labels {
@@ -192,20 +196,6 @@ pub(crate) fn tick_label(v: f64) -> String {
     } else {
         text.to_string()
     }
-}
-
-/// `v` if it is 1, 2 or 5 times a power of ten (to rounding): the only
-/// ticks a log axis labels, so that its labels do not crowd each other.
-pub(crate) fn one_two_five(v: f64) -> Option<f64> {
-    if !(v > 0.0 && v.is_finite()) {
-        return None;
-    }
-    let decade = 10f64.powf(v.log10().floor());
-    let lead = v / decade;
-    [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .any(|m| (lead - m).abs() < 1e-6 * m)
-        .then_some(v)
 }
 
 /// Draws `panels` under `title` as one figure: the panels in a grid of at
@@ -374,7 +364,7 @@ mod tests {
     /// "redmean" distance (a cheap approximation of perceived distance)
     /// under 150, a line drawn by eye (the palette's orange and red, which
     /// read apart, are 193).
-    fn alike(a: RGBColor, b: RGBColor) -> bool {
+    fn alike(a: Rgb, b: Rgb) -> bool {
         let mean_red = (f64::from(a.0) + f64::from(b.0)) / 2.0;
         let d = |x: u8, y: u8| f64::from(x) - f64::from(y);
         let (dr, dg, db) = (d(a.0, b.0), d(a.1, b.1), d(a.2, b.2));

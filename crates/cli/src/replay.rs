@@ -179,7 +179,7 @@ pub fn run(args: &ReplayArgs, format: Format) -> Result<()> {
     let replay = replay(args, args.plot.is_some() || crate::report::collecting())?;
     if let Some(sheet) = &replay.sheet {
         crate::report::picture(args.plot.as_deref(), &sheet.title, || {
-            crate::sheet::render_run_sheet(sheet)
+            Ok(crate::sheet::render_run_sheet(sheet))
         })?;
     }
     crate::report::emit_table(&replay.table, format)?;

@@ -12,16 +12,15 @@ use std::process::Command;
 mod support;
 use support::{spindle, stdout};
 
-use plotters::style::RGBColor;
 use resvg::tiny_skia::Pixmap;
 use resvg::usvg;
-use spindle::plot::{self, Drawing, Panel, Rect, Scales, Source, TextRole};
+use spindle::plot::{self, Drawing, Panel, Rect, Rgb, Scales, Source, TextRole};
 use spindle::repro::{
     ReproOptions, chen_towsley91, ivy, towsley91, towsley91_analysis, tsai04, zhang02,
 };
 
 /// Distance between two colours, per channel.
-fn distance(a: [u8; 3], b: RGBColor) -> f64 {
+fn distance(a: [u8; 3], b: Rgb) -> f64 {
     let d = |x: u8, y: u8| (f64::from(x) - f64::from(y)).powi(2);
     (d(a[0], b.0) + d(a[1], b.1) + d(a[2], b.2)).sqrt()
 }
@@ -36,15 +35,15 @@ fn pixel(pixmap: &Pixmap, (x, y): (f64, f64)) -> [u8; 3] {
 }
 
 /// `colour` at `opacity` over white.
-fn over_white(colour: RGBColor, opacity: f64) -> RGBColor {
+fn over_white(colour: Rgb, opacity: f64) -> Rgb {
     let mix = |c: u8| (f64::from(c) * opacity + 255.0 * (1.0 - opacity)).round() as u8;
-    RGBColor(mix(colour.0), mix(colour.1), mix(colour.2))
+    Rgb(mix(colour.0), mix(colour.1), mix(colour.2))
 }
 
 /// Whether `pixel` is `colour` laid over white at `min_opacity` or more
 /// (an edge smoothed by the renderer, a thin line, or the colour itself),
 /// rather than white, grey or another colour.
-fn tint_of(pixel: [u8; 3], colour: RGBColor, min_opacity: f64) -> bool {
+fn tint_of(pixel: [u8; 3], colour: Rgb, min_opacity: f64) -> bool {
     let p = pixel.map(|v| 255.0 - f64::from(v));
     let c = [colour.0, colour.1, colour.2].map(|v| 255.0 - f64::from(v));
     let norm = c.iter().map(|v| v * v).sum::<f64>();
@@ -59,7 +58,7 @@ fn tint_of(pixel: [u8; 3], colour: RGBColor, min_opacity: f64) -> bool {
 }
 
 /// Pixels within `rect` showing `colour` at `min_opacity` or more.
-fn count_tint(pixmap: &Pixmap, rect: &Rect, colour: RGBColor, min_opacity: f64) -> usize {
+fn count_tint(pixmap: &Pixmap, rect: &Rect, colour: Rgb, min_opacity: f64) -> usize {
     let x0 = rect.x.max(0.0).floor() as u32;
     let y0 = rect.y.max(0.0).floor() as u32;
     let x1 = (rect.right().ceil() as u32).min(pixmap.width());
@@ -74,7 +73,7 @@ fn count_tint(pixmap: &Pixmap, rect: &Rect, colour: RGBColor, min_opacity: f64) 
 }
 
 /// Pixels within `rect` close to `colour`.
-fn count(pixmap: &Pixmap, rect: &Rect, colour: RGBColor) -> usize {
+fn count(pixmap: &Pixmap, rect: &Rect, colour: Rgb) -> usize {
     let x0 = rect.x.max(0.0).floor() as u32;
     let y0 = rect.y.max(0.0).floor() as u32;
     let x1 = (rect.right().ceil() as u32).min(pixmap.width());
@@ -171,7 +170,7 @@ fn look(name: &str, title: &str, panels: &[Panel], scales: Scales, curves: &[&st
         }
     }
 
-    let all_colours: Vec<RGBColor> = legend.curves.iter().filter_map(|e| e.colour).collect();
+    let all_colours: Vec<Rgb> = legend.curves.iter().filter_map(|e| e.colour).collect();
     for (i, colour) in all_colours.iter().enumerate() {
         assert!(
             !all_colours[..i].contains(colour),

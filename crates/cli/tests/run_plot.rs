@@ -227,7 +227,11 @@ fn the_sheet_has_a_lane_and_a_legend_entry_per_policy_whatever_jobs_says() {
     let dir = tempfile::tempdir().unwrap();
     let one = sheet("1", dir.path());
     assert_eq!(one, sheet("3", dir.path()), "the sheet depends on --jobs");
-    let lines: Vec<&str> = one.lines().map(str::trim).collect();
+    // Every text drawn: what stands between a `<text …>` and its `</text>`.
+    let lines: Vec<&str> = one
+        .split("</text>")
+        .filter_map(|chunk| chunk.rsplit_once('>').map(|(_, text)| text))
+        .collect();
     for p in POLICIES {
         let lane = format!("{p}: arm position, first 40 requests");
         assert_eq!(lines.iter().filter(|l| **l == lane).count(), 1, "{p}");

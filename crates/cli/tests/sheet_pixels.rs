@@ -19,7 +19,7 @@ fn args(policies: &[&str]) -> RunArgs {
 }
 
 fn render(sheet: &RunSheet) -> Pixmap {
-    spindle::plot::rasterise(&render_run_sheet(sheet).unwrap()).unwrap()
+    spindle::plot::rasterise(&render_run_sheet(sheet)).unwrap()
 }
 
 type Rgb = (u8, u8, u8);

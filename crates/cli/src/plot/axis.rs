@@ -47,7 +47,7 @@ impl Axis {
     /// A linear axis over `lo..hi` with ticks every 1, 2, 2.5 or 5 times a
     /// power of ten, at most `intervals` of them across the axis; whole
     /// steps (1, 2, 5, 10…) when the axis is `integral`.
-    pub(super) fn linear(lo: f64, hi: f64, integral: bool, intervals: usize) -> Axis {
+    pub(crate) fn linear(lo: f64, hi: f64, integral: bool, intervals: usize) -> Axis {
         let (lo, hi) = widen(lo, hi, false);
         let raw = (hi - lo) / intervals.max(1) as f64;
         let decade = 10f64.powf(raw.log10().floor());
@@ -85,7 +85,7 @@ impl Axis {
     ///
     /// A range too narrow to hold two of those steps (21..26) is labelled
     /// as a linear axis would be (21, 22, … 26), at logarithmic places.
-    pub(super) fn logarithmic(lo: f64, hi: f64) -> Axis {
+    pub(crate) fn logarithmic(lo: f64, hi: f64) -> Axis {
         let (lo, hi) = widen(lo, hi, true);
         let values: Vec<(u32, f64)> = ((lo.log10().floor() as i32)..=(hi.log10().ceil() as i32))
             .flat_map(|d| (1..=9).map(move |m| (m, f64::from(m) * 10f64.powi(d))))

@@ -3,11 +3,9 @@
 //! beside them, so that no legend covers data. The layout is returned with
 //! the SVG text, so that tests can check what a reader would see.
 
-use plotters::style::RGBColor;
-
 use super::axis::Axis;
 use super::svg::{ASCENT, Anchor, DESCENT, Stroke, Svg, text_width};
-use super::{Panel, Scales, Series, Source, curve_colours};
+use super::{Panel, Rgb, Scales, Series, Source, curve_colours};
 
 const TITLE_SIZE: f64 = 18.0;
 const CAPTION_SIZE: f64 = 14.0;
@@ -28,12 +26,12 @@ const LEGEND_TEXT_MAX: f64 = 230.0;
 const SWATCH_W: f64 = 28.0;
 const LINE_SPACING: f64 = 1.3;
 
-const INK: RGBColor = RGBColor(34, 34, 34);
-const AXIS_INK: RGBColor = RGBColor(85, 85, 85);
-const GRID: RGBColor = RGBColor(222, 222, 222);
-const MINOR_GRID: RGBColor = RGBColor(241, 241, 241);
-const KEY_INK: RGBColor = RGBColor(90, 90, 90);
-const LEGEND_BORDER: RGBColor = RGBColor(190, 190, 190);
+pub(crate) const INK: Rgb = Rgb(34, 34, 34);
+pub(crate) const AXIS_INK: Rgb = Rgb(85, 85, 85);
+pub(crate) const GRID: Rgb = Rgb(222, 222, 222);
+pub(crate) const MINOR_GRID: Rgb = Rgb(241, 241, 241);
+const KEY_INK: Rgb = Rgb(90, 90, 90);
+const LEGEND_BORDER: Rgb = Rgb(190, 190, 190);
 
 /// A rectangle, pixels from the picture's top left corner.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -128,7 +126,7 @@ pub struct CurveLayout {
     /// How it was obtained, which sets its style.
     pub source: Source,
     /// Its colour.
-    pub colour: RGBColor,
+    pub colour: Rgb,
     /// Its points on the axes' scales, pixels.
     pub points: Vec<(f64, f64)>,
     /// Markers at the plot's edge for points a log axis cannot show (zero
@@ -159,7 +157,7 @@ pub struct LegendEntry {
     /// Its text.
     pub text: String,
     /// The curve's colour; `None` for an entry of the style key.
-    pub colour: Option<RGBColor>,
+    pub colour: Option<Rgb>,
     /// Where its sample line is.
     pub swatch: Rect,
     /// The curve drawn over this one with the very same values, which
@@ -797,7 +795,7 @@ impl Marker {
         ][curve_index % 4]
     }
 
-    fn draw(self, svg: &mut Svg, (x, y): (f64, f64), colour: RGBColor) {
+    fn draw(self, svg: &mut Svg, (x, y): (f64, f64), colour: Rgb) {
         match self {
             Marker::Circle => svg.circle((x, y), 3.2, colour),
             Marker::Square => svg.polygon(
@@ -825,7 +823,7 @@ impl Marker {
 }
 
 /// A small triangle pointing off the scale, at `at`.
-fn off_scale_marker(svg: &mut Svg, (x, y): (f64, f64), colour: RGBColor) {
+fn off_scale_marker(svg: &mut Svg, (x, y): (f64, f64), colour: Rgb) {
     svg.polygon(
         &[(x - 4.5, y - 4.0), (x + 4.5, y - 4.0), (x, y + 4.0)],
         colour,
@@ -835,7 +833,7 @@ fn off_scale_marker(svg: &mut Svg, (x, y): (f64, f64), colour: RGBColor) {
 
 /// The dash pattern of a model's line: curves drawn over one another show
 /// their colours in turn, each dash shifted by a third of the pattern.
-fn model_stroke(colour: RGBColor, phase: usize) -> Stroke {
+fn model_stroke(colour: Rgb, phase: usize) -> Stroke {
     Stroke {
         colour,
         width: 2.0,
@@ -844,7 +842,7 @@ fn model_stroke(colour: RGBColor, phase: usize) -> Stroke {
     }
 }
 
-fn bound_stroke(colour: RGBColor, phase: usize) -> Stroke {
+fn bound_stroke(colour: Rgb, phase: usize) -> Stroke {
     Stroke {
         colour,
         width: 1.3,
@@ -853,7 +851,7 @@ fn bound_stroke(colour: RGBColor, phase: usize) -> Stroke {
     }
 }
 
-fn measurement_stroke(colour: RGBColor) -> Stroke {
+fn measurement_stroke(colour: Rgb) -> Stroke {
     Stroke {
         colour,
         width: 7.0,
@@ -868,7 +866,7 @@ fn draw_panel(
     plot: Rect,
     cell_left: f64,
     curves: &[&str],
-    colour_of: &dyn Fn(&str) -> RGBColor,
+    colour_of: &dyn Fn(&str) -> Rgb,
 ) -> PanelLayout {
     let panel = plan.panel;
     let (x, y) = (&plan.x, &plan.y);
@@ -1142,7 +1140,7 @@ fn swatch(svg: &mut Svg, entry: &Entry, (x, cy): (f64, f64)) {
 struct Entry {
     text: String,
     lines: Vec<String>,
-    colour: Option<RGBColor>,
+    colour: Option<Rgb>,
     style: KeyStyle,
     marker: Marker,
     hidden_under: Option<String>,
@@ -1168,7 +1166,7 @@ fn same_values(panels: &[Panel], a: &str, b: &str) -> bool {
 fn draw_legend(canvas: &mut Canvas, frame: Rect, curves: &[Entry], key: &[Entry]) -> LegendLayout {
     canvas.svg.rect(
         frame.parts(),
-        Some((RGBColor(255, 255, 255), 1.0)),
+        Some((Rgb(255, 255, 255), 1.0)),
         Some(&Stroke::solid(LEGEND_BORDER, 1.0)),
     );
     let swatch_x = frame.x + 10.0;

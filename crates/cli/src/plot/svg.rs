@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use plotters::style::RGBColor;
+use super::Rgb;
 
 /// Advance widths of DejaVu Sans (the "sans-serif" of [`super::rasterise`])
 /// for the printable ASCII characters, in thousandths of an em, read from
@@ -18,9 +18,9 @@ const ADVANCE: [u16; 95] = [
 
 /// How far text reaches above its baseline, in ems (accents and
 /// parentheses included).
-pub(super) const ASCENT: f64 = 0.82;
+pub(crate) const ASCENT: f64 = 0.82;
 /// How far text reaches below its baseline, in ems.
-pub(super) const DESCENT: f64 = 0.24;
+pub(crate) const DESCENT: f64 = 0.24;
 
 /// The width of `text` set in DejaVu Sans at `size` pixels. Characters
 /// outside ASCII and the Greek letters the figures use count as the widest
@@ -41,16 +41,16 @@ pub fn text_width(text: &str, size: f64) -> f64 {
 
 /// How a line is drawn.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Stroke {
-    pub(super) colour: RGBColor,
-    pub(super) width: f64,
+pub(crate) struct Stroke {
+    pub(crate) colour: Rgb,
+    pub(crate) width: f64,
     /// (dash, gap, offset) in pixels; solid when `None`.
-    pub(super) dash: Option<(f64, f64, f64)>,
-    pub(super) opacity: f64,
+    pub(crate) dash: Option<(f64, f64, f64)>,
+    pub(crate) opacity: f64,
 }
 
 impl Stroke {
-    pub(super) fn solid(colour: RGBColor, width: f64) -> Stroke {
+    pub(crate) fn solid(colour: Rgb, width: f64) -> Stroke {
         Stroke {
             colour,
             width,
@@ -62,14 +62,14 @@ impl Stroke {
 
 /// Where a text's anchor is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Anchor {
+pub(crate) enum Anchor {
     Start,
     Middle,
     End,
 }
 
 /// A picture being written.
-pub(super) struct Svg {
+pub(crate) struct Svg {
     out: String,
 }
 
@@ -84,7 +84,7 @@ fn n(v: f64) -> String {
     }
 }
 
-pub(super) fn hex(c: RGBColor) -> String {
+pub(crate) fn hex(c: Rgb) -> String {
     format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
 }
 
@@ -111,7 +111,7 @@ fn stroke_attributes(s: &Stroke) -> String {
 
 impl Svg {
     /// A white picture `width` × `height` pixels.
-    pub(super) fn new(width: f64, height: f64) -> Svg {
+    pub(crate) fn new(width: f64, height: f64) -> Svg {
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -128,7 +128,7 @@ impl Svg {
         Svg { out }
     }
 
-    pub(super) fn line(&mut self, a: (f64, f64), b: (f64, f64), stroke: &Stroke) {
+    pub(crate) fn line(&mut self, a: (f64, f64), b: (f64, f64), stroke: &Stroke) {
         let _ = writeln!(
             self.out,
             r#"<line x1="{}" y1="{}" x2="{}" y2="{}" {}/>"#,
@@ -140,7 +140,7 @@ impl Svg {
         );
     }
 
-    pub(super) fn polyline(&mut self, points: &[(f64, f64)], stroke: &Stroke) {
+    pub(crate) fn polyline(&mut self, points: &[(f64, f64)], stroke: &Stroke) {
         if points.len() < 2 {
             return;
         }
@@ -152,7 +152,7 @@ impl Svg {
         );
     }
 
-    pub(super) fn polygon(&mut self, points: &[(f64, f64)], fill: RGBColor, opacity: f64) {
+    pub(crate) fn polygon(&mut self, points: &[(f64, f64)], fill: Rgb, opacity: f64) {
         let _ = writeln!(
             self.out,
             r#"<polygon points="{}" fill="{}" fill-opacity="{}" stroke="none"/>"#,
@@ -162,7 +162,7 @@ impl Svg {
         );
     }
 
-    pub(super) fn circle(&mut self, centre: (f64, f64), r: f64, fill: RGBColor) {
+    pub(crate) fn circle(&mut self, centre: (f64, f64), r: f64, fill: Rgb) {
         let _ = writeln!(
             self.out,
             r#"<circle cx="{}" cy="{}" r="{}" fill="{}"/>"#,
@@ -173,11 +173,23 @@ impl Svg {
         );
     }
 
+    /// A circle's outline.
+    pub(crate) fn ring(&mut self, centre: (f64, f64), r: f64, stroke: &Stroke) {
+        let _ = writeln!(
+            self.out,
+            r#"<circle cx="{}" cy="{}" r="{}" {}/>"#,
+            n(centre.0),
+            n(centre.1),
+            n(r),
+            stroke_attributes(stroke)
+        );
+    }
+
     /// A rectangle, filled (colour and opacity) and/or outlined.
-    pub(super) fn rect(
+    pub(crate) fn rect(
         &mut self,
         (x, y, w, h): (f64, f64, f64, f64),
-        fill: Option<(RGBColor, f64)>,
+        fill: Option<(Rgb, f64)>,
         stroke: Option<&Stroke>,
     ) {
         let fill = fill.map_or_else(
@@ -199,13 +211,13 @@ impl Svg {
 
     /// Text with its baseline at `y`; turned a quarter anticlockwise about
     /// its anchor when `vertical`.
-    pub(super) fn text(
+    pub(crate) fn text(
         &mut self,
         (x, y): (f64, f64),
         text: &str,
         size: f64,
         anchor: Anchor,
-        colour: RGBColor,
+        colour: Rgb,
         vertical: bool,
     ) {
         let anchor = match anchor {
@@ -229,7 +241,7 @@ impl Svg {
         );
     }
 
-    pub(super) fn finish(mut self) -> String {
+    pub(crate) fn finish(mut self) -> String {
         self.out.push_str("</svg>\n");
         self.out
     }

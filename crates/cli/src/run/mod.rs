@@ -301,7 +301,7 @@ pub fn run(args: &RunArgs, format: Format) -> Result<()> {
     if draw {
         let sheet = sheet_of(&plan, args.plot_requests, &reports)?;
         crate::report::picture(args.plot.as_deref(), &sheet.title, || {
-            crate::sheet::render_run_sheet(&sheet)
+            Ok(crate::sheet::render_run_sheet(&sheet))
         })?;
     }
     crate::report::emit_table(&table, format)?;
