@@ -140,16 +140,7 @@ fn axes(svg: &mut Svg, area: Rect, chart: &Chart, y_description: &str, vertical_
         );
     }
     for (value, label) in chart.y.labels() {
-        let y = chart.py(value);
-        svg.line((chart.left - TICK_LEN, y), (chart.left, y), &ink);
-        svg.text(
-            (chart.left - TICK_LEN - TICK_GAP, y + 0.35 * TICK_SIZE),
-            label,
-            TICK_SIZE,
-            Anchor::End,
-            INK,
-            false,
-        );
+        y_tick(svg, chart, value, label);
     }
     svg.text(
         (
@@ -161,6 +152,24 @@ fn axes(svg: &mut Svg, area: Rect, chart: &Chart, y_description: &str, vertical_
         Anchor::Middle,
         INK,
         true,
+    );
+}
+
+/// A y tick's mark and label, left of the axis.
+fn y_tick(svg: &mut Svg, chart: &Chart, value: f64, label: &str) {
+    let y = chart.py(value);
+    svg.line(
+        (chart.left - TICK_LEN, y),
+        (chart.left, y),
+        &Stroke::solid(AXIS_INK, 1.0),
+    );
+    svg.text(
+        (chart.left - TICK_LEN - TICK_GAP, y + 0.35 * TICK_SIZE),
+        label,
+        TICK_SIZE,
+        Anchor::End,
+        INK,
+        false,
     );
 }
 
@@ -330,7 +339,6 @@ fn draw_queue(
     // Grid and labels first, then the axes over the whole panel, then the
     // steps.
     let grid = Stroke::solid(GRID, 1.0);
-    let ink = Stroke::solid(AXIS_INK, 1.0);
     for k in 0..strips {
         let s = strip(k);
         for t in s.x.ticks.iter().filter(|t| t.label.is_some()) {
@@ -340,15 +348,7 @@ fn draw_queue(
         for (value, label) in s.y.labels() {
             let y = s.py(value);
             svg.line((s.left, y), (s.left + s.width, y), &grid);
-            svg.line((s.left - TICK_LEN, y), (s.left, y), &ink);
-            svg.text(
-                (s.left - TICK_LEN - TICK_GAP, y + 0.35 * TICK_SIZE),
-                label,
-                TICK_SIZE,
-                Anchor::End,
-                INK,
-                false,
-            );
+            y_tick(svg, &s, value, label);
         }
     }
     axes(
