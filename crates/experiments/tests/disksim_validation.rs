@@ -157,20 +157,15 @@ const DISKSIM_DEMERIT_MS: [(&str, &str, f64); 4] = [
 ];
 
 /// The demerit of each bundled drive, from `disk::validation` (exact
-/// quantiles), at most 1.1 × DiskSim 4.0's on the same trace, and not
-/// suspiciously far below it (a model that suddenly beat DiskSim by half
-/// would have stopped replaying the trace as it is).
+/// quantiles), at most 1.1 × DiskSim 4.0's on the same trace (the IBM 18ES
+/// at most DiskSim's own), and not suspiciously far below it (a model that
+/// suddenly beat DiskSim by half would have stopped replaying the trace as
+/// it is).
 ///
-/// Except the IBM 18ES, whose bound is what the model measures (0.195 ms,
-/// 1.44 × DiskSim's): request by request the model is the closer of the two
-/// (mean |simulated − measured| 1.309 ms against DiskSim's 1.335; it takes a
-/// buffer hit for a miss or the reverse on 39 requests, DiskSim on 98), but
-/// DiskSim's demerit gains from two errors that offset: 57 re-reads the real
-/// drive (and the model) serves from its buffer in 0.5–0.9 ms DiskSim sends
-/// to the media (2–10 ms), which fills the band of 1.3–10 ms where both
-/// models have too few requests; the model has 35 of the real drive's
-/// 1.3–10 ms misses as hits or short reads (mostly a read just behind, or
-/// just after writes near, the previous request), DiskSim 41.
+/// The IBM 18ES was at 1.44 × DiskSim's (0.195 ms) while its reads on the
+/// arm's own cylinder waited 0.062 ms of head switch where the real drive
+/// settles for about a millisecond; with the settling of a one-cylinder
+/// seek (see `disk_emu::disk::cache`) it is at 0.815 × (0.1108 ms).
 #[test]
 fn bundled_drives_come_within_disksims_demerit() {
     use disk_emu::disk::validation::validate;
@@ -182,7 +177,7 @@ fn bundled_drives_come_within_disksims_demerit() {
             "{parv}: demerit {:.4} ms, {ratio:.3} x DiskSim's {disksim}",
             all.demerit_ms
         );
-        let most = if parv == "ibm18es.parv" { 1.44 } else { 1.1 };
+        let most = if parv == "ibm18es.parv" { 1.0 } else { 1.1 };
         assert!((0.5..=most).contains(&ratio), "{parv}: {ratio} {all:?}");
         assert!(
             (all.simulated_mean_ms / all.measured_mean_ms - 1.0).abs() < 0.015,

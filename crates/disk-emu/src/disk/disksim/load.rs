@@ -82,7 +82,7 @@ const MECH_IGNORED: [&str; 4] = [
     "Percent error in rpms",
 ];
 
-const DISK_KEYS: [&str; 36] = [
+const DISK_KEYS: [&str; 37] = [
     "Model",
     "Per-request overhead time",
     "Time scale for overheads",
@@ -92,6 +92,7 @@ const DISK_KEYS: [&str; 36] = [
     "Enable caching in buffer",
     "Use separate write segment",
     "Allow read hits on write data",
+    "Read any free blocks",
     "Fast write level",
     "Buffer continuous read",
     "Minimum read-ahead (blks)",
@@ -131,7 +132,7 @@ const DISK_KEYS: [&str; 36] = [
 /// overheads DiskSim runs in parallel with media work; and the buffer
 /// policies whose value the cache model fixes (see the approximations in
 /// the module documentation).
-const DISK_IGNORED: [&str; 29] = [
+const DISK_IGNORED: [&str; 28] = [
     "Scheduler",
     "Max queue length",
     "Print stats",
@@ -154,7 +155,6 @@ const DISK_IGNORED: [&str; 29] = [
     "Combine seq writes",
     "Write hit stop prefetch",
     "Stop prefetch in sector",
-    "Read any free blocks",
     "Maximum number of write segments",
     "Low (write) water mark",
     "Extradisc 2nd disconnect overhead",
@@ -756,6 +756,7 @@ impl<'a> Loader<'a> {
             segment_blocks,
             write_segment: flag("Use separate write segment")? && segments > 1,
             read_hits_on_write_data: flag("Allow read hits on write data")?,
+            read_free_blocks: flag("Read any free blocks")?,
             write_back,
             read_ahead: ReadAheadSpec {
                 scheme,

@@ -41,6 +41,7 @@
 //! | `Number of buffer segments`, `Segment size (in blks)` | `cache.segments`, `cache.segment_blocks` |
 //! | `Use separate write segment` | `cache.write_segment` |
 //! | `Allow read hits on write data` | `cache.read_hits_on_write_data` |
+//! | `Read any free blocks` | `cache.read_free_blocks` |
 //! | `Fast write level` 0, 1, 2 | `cache.write_back` = `off`, `appends`, `all` |
 //! | `Buffer continuous read` 0 … 4 | `cache.read_ahead.scheme` = `none`, `track`, `cylinder`, `segment`, `next-track` |
 //! | `Minimum read-ahead (blks)`, `Maximum read-ahead (blks)` | `cache.read_ahead.min_blocks`, `.max_blocks` (a maximum of 0, "no limit", becomes the segment size) |
@@ -72,7 +73,7 @@
 //! - **Overheads DiskSim runs in parallel** with media work (disconnect
 //!   overheads, `Extradisc 2nd disconnect overhead`) are not charged; nor
 //!   are `Minimum seek delay` (which DiskSim's mechanical model does not use
-//!   either), `Read any free blocks`, `Stop prefetch in sector` (read-ahead
+//!   either), `Stop prefetch in sector` (read-ahead
 //!   always stops at a block boundary), `Write hit stop prefetch` (any write
 //!   stops it), `Hold bus entire read/write xfer`, `Immed transfer partial
 //!   hit` (always), `Combine seq writes` (always) and `Maximum number of
@@ -81,6 +82,15 @@
 //!   the request, one track further once the segment spans more than a
 //!   track, whatever `Maximum read-ahead` and the segment size say; a
 //!   segment shorter than that wraps and keeps the blocks read last.
+//! - **Read any free blocks**: DiskSim starts such a read with the first
+//!   block of the track, in whatever order the blocks come under the heads;
+//!   the model reads the request in order and keeps the blocks that passed
+//!   before it (see [`crate::disk::cache`]), so a read that starts after its
+//!   track's first block is no faster for it.
+//! - **Head switches** on the arm's cylinder that start a media read take
+//!   at least the one-cylinder seek time, where DiskSim takes `Head switch
+//!   time` alone (see [`crate::disk::cache`]: the validation traces show the
+//!   settling).
 //! - **Watermarks** as a fraction of the segment (`Set watermark by reqsize
 //!   = 0`) are taken as the whole request, which a segment's fraction
 //!   usually exceeds; the low (write) water mark is not used: a media write
