@@ -24,7 +24,8 @@ use std::time::{Duration, Instant};
 
 use sched_core::array::{AnyArray, ArrayPolicy, ArraySpec, ArrayView, Copies, Location};
 use sched_core::{
-    BuildError, Head, Kind, Nanos, Request, RequestId, Scheduler, ServiceEstimator, Storage,
+    Block, Blocks, BuildError, Cyl, Head, Kind, Nanos, Request, RequestId, Scheduler,
+    ServiceEstimator, Storage,
 };
 
 /// HP 97560 cylinder count (Ruemmler & Wilkes; the WRR-SCAN paper's disk).
@@ -114,7 +115,15 @@ impl Workload {
         let slack = self.rng.below(self.max_slack + 1);
         let id = RequestId(self.next_id);
         self.next_id += 1;
-        Request::new(id, Kind::Read, block, 8, cylinder, self.now).with_deadline(self.now + slack)
+        Request::new(
+            id,
+            Kind::Read,
+            Block(block),
+            Blocks(8),
+            Cyl(cylinder),
+            self.now,
+        )
+        .with_deadline(self.now + slack)
     }
 
     /// Records a dispatch: the arm moves and the disk is busy for a while.

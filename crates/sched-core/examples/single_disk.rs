@@ -12,7 +12,8 @@ use std::collections::VecDeque;
 
 use sched_core::policy::Sstf;
 use sched_core::{
-    EnqueueError, Head, Inline, Kind, Nanos, Request, RequestId, Scheduler, ServiceEstimator,
+    Block, Blocks, Cyl, EnqueueError, Head, Inline, Kind, Nanos, Request, RequestId, Scheduler,
+    ServiceEstimator,
 };
 
 const CYLINDERS: u32 = 1962;
@@ -93,9 +94,9 @@ fn main() {
             let req = Request::new(
                 RequestId(i as u64),
                 kind,
-                u64::from(cylinder) * 64,
-                8,
-                cylinder,
+                Block(u64::from(cylinder) * 64),
+                Blocks(8),
+                Cyl(cylinder),
                 t,
             );
             match queue.enqueue(req, now) {

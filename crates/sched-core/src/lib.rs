@@ -17,7 +17,7 @@
 //! The driver loop is the same everywhere:
 //!
 //! ```
-//! use sched_core::{Head, Inline, Kind, NullEstimator, Request, RequestId, Scheduler, policy::Sstf};
+//! use sched_core::{Block, Blocks, Cyl, Head, Inline, Kind, NullEstimator, Request, RequestId, Scheduler, policy::Sstf};
 //!
 //! // A 64-deep SSTF queue for a 1962-cylinder disk, stored inline.
 //! let mut queue = Sstf::new(Inline::<64>::new(), 1962).unwrap();
@@ -30,7 +30,7 @@
 //!     // Arrivals up to the current time join the queue.
 //!     while let Some(&(i, &(t, cyl))) = pending.peek() {
 //!         if t > now { break; }
-//!         let req = Request::new(RequestId(i as u64), Kind::Read, 0, 8, cyl, t);
+//!         let req = Request::new(RequestId(i as u64), Kind::Read, Block(0), Blocks(8), Cyl(cyl), t);
 //!         queue.enqueue(req, now).expect("the queue has room");
 //!         pending.next();
 //!     }
@@ -101,7 +101,8 @@ pub use error::{
 pub use policy::ExpiredRule;
 pub use policy_table::{AnyScheduler, AnySpec, AnySpecError, PolicySpec};
 pub use request::{
-    Cylinder, Direction, Dispatch, FreeBlock, Head, Kind, Nanos, Request, RequestId, Travel,
+    Block, Blocks, Cyl, Cylinder, Direction, Dispatch, FreeBlock, Head, Kind, Nanos, Request,
+    RequestId, Travel,
 };
 pub use scheduler::{Drain, NullEstimator, Scheduler, ServiceEstimator, drain};
 #[cfg(feature = "alloc")]

@@ -5,12 +5,19 @@
 use sched_core::array::{ArrayPolicy, ArraySpec};
 use sched_core::policy::{Edf, Sstf};
 use sched_core::{
-    AnyScheduler, Head, Heap, Inline, Kind, NullEstimator, PolicySpec, Request, RequestId,
-    Scheduler, ServiceEstimator,
+    AnyScheduler, Block, Blocks, Cyl, Head, Heap, Inline, Kind, NullEstimator, PolicySpec, Request,
+    RequestId, Scheduler, ServiceEstimator,
 };
 
 fn read(id: u64, cylinder: u32) -> Request {
-    Request::new(RequestId(id), Kind::Read, 0, 8, cylinder, 0)
+    Request::new(
+        RequestId(id),
+        Kind::Read,
+        Block(0),
+        Blocks(8),
+        Cyl(cylinder),
+        0,
+    )
 }
 
 /// Generic code written once for any scheduler.
@@ -38,6 +45,32 @@ fn a_mutable_reference_a_box_and_a_dyn_are_schedulers_too() {
         enqueue_and_serve(&mut &mut *dynamic, &Box::new(NullEstimator)),
         [2, 1, 3]
     );
+}
+
+/// The wrapped arguments land in the fields they name (a swap does not
+/// compile: see the `compile_fail` examples on `Request::new`).
+#[test]
+fn each_wrapped_argument_lands_in_its_own_field() {
+    let req = Request::new(
+        RequestId(7),
+        Kind::Write,
+        Block(4096),
+        Blocks(8),
+        Cyl(1500),
+        2_000_000,
+    );
+    assert_eq!(
+        (
+            req.id,
+            req.kind,
+            req.block,
+            req.blocks,
+            req.cylinder,
+            req.arrival
+        ),
+        (RequestId(7), Kind::Write, 4096, 8, 1500, 2_000_000)
+    );
+    assert_eq!((req.deadline, req.class), (None, 0));
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //! `Documentation/block/bfq-iosched.rst`).
 
 use sched_core::policy::{Bfq, BfqParams, MqDeadline};
-use sched_core::{Head, Inline, Kind, Nanos, NullEstimator, Request, RequestId, Scheduler};
+use sched_core::{
+    Block, Blocks, Cyl, Head, Inline, Kind, Nanos, NullEstimator, Request, RequestId, Scheduler,
+};
 
 const MS: Nanos = 1_000_000;
 
@@ -13,11 +15,25 @@ fn deadline() -> MqDeadline<Inline<64>> {
 }
 
 fn read(id: u64, cylinder: u32, arrival: Nanos) -> Request {
-    Request::new(RequestId(id), Kind::Read, 0, 8, cylinder, arrival)
+    Request::new(
+        RequestId(id),
+        Kind::Read,
+        Block(0),
+        Blocks(8),
+        Cyl(cylinder),
+        arrival,
+    )
 }
 
 fn write(id: u64, cylinder: u32, arrival: Nanos) -> Request {
-    Request::new(RequestId(id), Kind::Write, 0, 8, cylinder, arrival)
+    Request::new(
+        RequestId(id),
+        Kind::Write,
+        Block(0),
+        Blocks(8),
+        Cyl(cylinder),
+        arrival,
+    )
 }
 
 /// Ids in the order `q` serves them at `now`, the arm following each request.

@@ -3,12 +3,19 @@
 
 use sched_core::policy::{AgedSptf, CLook, Fcfs, FdScan, Look, ScanEdf, Sptf, Sstf};
 use sched_core::{
-    Direction, ExpiredRule, Head, Inline, Kind, Nanos, NullEstimator, PolicySpec, Request,
-    RequestId, Scheduler,
+    Block, Blocks, Cyl, Direction, ExpiredRule, Head, Inline, Kind, Nanos, NullEstimator,
+    PolicySpec, Request, RequestId, Scheduler,
 };
 
 fn req(id: u64, cylinder: u32, arrival: Nanos) -> Request {
-    Request::new(RequestId(id), Kind::Read, 0, 1, cylinder, arrival)
+    Request::new(
+        RequestId(id),
+        Kind::Read,
+        Block(0),
+        Blocks(1),
+        Cyl(cylinder),
+        arrival,
+    )
 }
 
 fn serve(q: &mut dyn Scheduler, head: u32, now: Nanos) -> u64 {

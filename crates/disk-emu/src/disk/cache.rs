@@ -1357,6 +1357,7 @@ mod tests {
         DiskModel, DiskSpec, GeometrySpec, RotationSpec, SeekSpec, SpecFormat, TransferSpec,
         presets,
     };
+    use sched_core::{Block, Blocks, Cyl};
     use sched_core::{Head, RequestId, ServiceEstimator};
 
     /// 1000 cylinders of 4 tracks of 100 blocks at 6000 RPM: a block every
@@ -1431,9 +1432,9 @@ mod tests {
         Request::new(
             RequestId(at),
             kind,
-            block,
-            blocks,
-            disk.locate(block).unwrap(),
+            Block(block),
+            Blocks(blocks),
+            Cyl(disk.locate(block).unwrap()),
             at,
         )
     }
@@ -1720,9 +1721,9 @@ mod tests {
             let req = Request::new(
                 RequestId(i),
                 kind,
-                block,
-                blocks,
-                disk.locate(block).unwrap(),
+                Block(block),
+                Blocks(blocks),
+                Cyl(disk.locate(block).unwrap()),
                 now,
             );
             let estimate = disk.service_time(disk.head(), &req, now);

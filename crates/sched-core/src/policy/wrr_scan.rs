@@ -182,7 +182,7 @@ enum Phase {
 ///
 /// ```
 /// use sched_core::policy::{AdmitError, AperiodicReserve, RateTask, WrrMode, WrrParams, WrrScan};
-/// use sched_core::{Head, Inline, Kind, NullEstimator, Request, RequestId, Scheduler};
+/// use sched_core::{Block, Blocks, Cyl, Head, Inline, Kind, NullEstimator, Request, RequestId, Scheduler};
 ///
 /// let params = WrrParams::tsai04(WrrMode::Contiguous, AperiodicReserve::Blocks(2));
 /// let mut q: WrrScan<Inline<64>, Inline<8>> =
@@ -196,8 +196,8 @@ enum Phase {
 /// let hog = RateTask { class: 2, period: 1_000_000_000, blocks: 5_000 };
 /// assert!(matches!(q.admit(hog), Err(AdmitError::Unschedulable { .. })));
 /// // The task's requests carry its class; aperiodic ones class 0.
-/// q.enqueue(Request::new(RequestId(1), Kind::Read, 0, 112, 900, 0).with_class(1), 0)?;
-/// q.enqueue(Request::new(RequestId(2), Kind::Read, 0, 8, 100, 0), 0)?;
+/// q.enqueue(Request::new(RequestId(1), Kind::Read, Block(0), Blocks(112), Cyl(900), 0).with_class(1), 0)?;
+/// q.enqueue(Request::new(RequestId(2), Kind::Read, Block(0), Blocks(8), Cyl(100), 0), 0)?;
 /// // A round opens at 0 and sweeps from 1 ns on, up from cylinder 0 first.
 /// assert!(q.next(Head::at(0), 0, &NullEstimator).is_none());
 /// assert_eq!(q.next_eligible_at(0), Some(1));
@@ -698,6 +698,7 @@ impl<S: Storage, T: Storage> core::fmt::Debug for WrrScan<S, T> {
 mod tests {
     use super::*;
     use crate::policy::{AperiodicReserve, Bound};
+    use crate::request::{Block, Blocks, Cyl};
     use crate::request::{Kind, RequestId};
     use crate::scheduler::NullEstimator;
     use crate::storage::Inline;
@@ -715,7 +716,15 @@ mod tests {
     }
 
     fn req(id: u64, class: u16, cylinder: u32, sectors: u32) -> Request {
-        Request::new(RequestId(id), Kind::Read, 0, sectors, cylinder, 0).with_class(class)
+        Request::new(
+            RequestId(id),
+            Kind::Read,
+            Block(0),
+            Blocks(sectors),
+            Cyl(cylinder),
+            0,
+        )
+        .with_class(class)
     }
 
     fn task(class: u16) -> RateTask {

@@ -380,7 +380,7 @@ impl<const F: usize> InOrder<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::request::{Kind, Request, RequestId};
+    use crate::request::{Block, Blocks, Cyl, Kind, Request, RequestId};
 
     #[test]
     fn pops_in_deadline_order_and_removes_anywhere() {
@@ -393,8 +393,15 @@ mod tests {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            let r = Request::new(RequestId(i as u64), Kind::Read, 0, 1, 0, (x >> 40) % 5)
-                .with_deadline(x % 50);
+            let r = Request::new(
+                RequestId(i as u64),
+                Kind::Read,
+                Block(0),
+                Blocks(1),
+                Cyl(0),
+                (x >> 40) % 5,
+            )
+            .with_deadline(x % 50);
             *slot = slab.insert(&r).unwrap();
             heap.push(&slab, *slot);
         }

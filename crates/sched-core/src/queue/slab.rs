@@ -207,10 +207,19 @@ impl<S: Storage> Slab<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::request::{Block, Blocks, Cyl};
     use crate::storage::Inline;
 
     fn req(id: u64) -> Request {
-        Request::new(RequestId(id), Kind::Write, id * 8, 8, id as u32, id).with_deadline(id + 5)
+        Request::new(
+            RequestId(id),
+            Kind::Write,
+            Block(id * 8),
+            Blocks(8),
+            Cyl(id as u32),
+            id,
+        )
+        .with_deadline(id + 5)
     }
 
     #[test]
