@@ -3,7 +3,9 @@
 #![cfg(feature = "alloc")]
 
 use sched_core::array::{ArrayPolicy, ArraySpec};
-use sched_core::policy::{Edf, Sstf};
+use std::sync::Mutex;
+
+use sched_core::policy::{CLook, CScan, Edf, Fcfs, Look, Scan, Sstf};
 use sched_core::{
     AnyScheduler, Block, Blocks, Cyl, Head, Heap, Inline, Kind, NullEstimator, PolicySpec, Request,
     RequestId, Scheduler, ServiceEstimator,
@@ -71,6 +73,46 @@ fn each_wrapped_argument_lands_in_its_own_field() {
         (RequestId(7), Kind::Write, 4096, 8, 1500, 2_000_000)
     );
     assert_eq!((req.deadline, req.class), (None, 0));
+}
+
+// Policies on inline storage built in const context, as an embedded program
+// without a heap keeps its queue.
+static SSTF: Mutex<Sstf<Inline<64>>> = Mutex::new(Sstf::new_inline(1962));
+static SCAN: Mutex<Scan<Inline<8>>> = Mutex::new(Scan::new_inline(1962));
+static LOOK: Mutex<Look<Inline<8>>> = Mutex::new(Look::new_inline(1962));
+static CSCAN: Mutex<CScan<Inline<8>>> = Mutex::new(CScan::new_inline(1962));
+static CLOOK: Mutex<CLook<Inline<8>>> = Mutex::new(CLook::new_inline(1962));
+static FCFS: Mutex<Fcfs<Inline<8>>> = Mutex::new(Fcfs::new_inline());
+static EDF: Mutex<Edf<Inline<8>>> = Mutex::new(Edf::new_inline());
+
+/// A policy in a `static` serves as the same policy built at run time does.
+#[test]
+fn policies_in_statics_serve_as_built_at_run_time() {
+    let mut sstf = SSTF.lock().unwrap();
+    assert_eq!(sstf.capacity(), 64);
+    assert_eq!(enqueue_and_serve(&mut *sstf, &NullEstimator), [2, 1, 3]);
+    let served = |queue: &mut dyn Scheduler| enqueue_and_serve(&mut &mut *queue, &NullEstimator);
+    let inline = Inline::<8>::new;
+    assert_eq!(
+        served(&mut *SCAN.lock().unwrap()),
+        served(&mut Scan::new(inline(), 1962).unwrap())
+    );
+    assert_eq!(
+        served(&mut *LOOK.lock().unwrap()),
+        served(&mut Look::new(inline(), 1962).unwrap())
+    );
+    assert_eq!(
+        served(&mut *CSCAN.lock().unwrap()),
+        served(&mut CScan::new(inline(), 1962).unwrap())
+    );
+    assert_eq!(served(&mut *CLOOK.lock().unwrap()), [2, 3, 1]);
+    assert_eq!(
+        served(&mut *CLOOK.lock().unwrap()),
+        served(&mut CLook::new(inline(), 1962).unwrap())
+    );
+    assert_eq!(served(&mut *FCFS.lock().unwrap()), [1, 2, 3]);
+    assert_eq!(served(&mut *EDF.lock().unwrap()), [1, 2, 3]);
+    assert_eq!(EDF.lock().unwrap().capacity(), 8);
 }
 
 #[test]

@@ -12,7 +12,7 @@
 //! Memory: 8 bytes of entry plus a 2-byte position per slot.
 
 use super::slab::{NIL, Slab, Slot};
-use crate::storage::{Slots, Storage};
+use crate::storage::{Inline, Slots, Storage};
 
 const ARITY: usize = 4;
 /// The low bits of an entry that hold the slot.
@@ -56,7 +56,20 @@ impl<S: Storage> DeadlineHeap<S> {
             len: 0,
         }
     }
+}
 
+impl<const N: usize> DeadlineHeap<Inline<N>> {
+    /// [`DeadlineHeap::new`] on inline storage, in const context.
+    pub(crate) const fn inline() -> Self {
+        DeadlineHeap {
+            heap: Slots::inline(0),
+            pos: Slots::inline(NIL),
+            len: 0,
+        }
+    }
+}
+
+impl<S: Storage> DeadlineHeap<S> {
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.len

@@ -36,7 +36,7 @@ pub(crate) use slab::{NIL, Slab, Slot};
 
 use crate::error::{CancelError, EnqueueError};
 use crate::request::{Request, RequestId};
-use crate::storage::Storage;
+use crate::storage::{Inline, Storage};
 
 /// An ordering of the queued slots, kept in step with the slab by [`Queue`].
 pub(crate) trait Index<S: Storage> {
@@ -143,6 +143,19 @@ impl<S: Storage, X: Index<S>> Queue<S, X> {
 
     pub(crate) fn contains(&self, id: RequestId) -> bool {
         self.slab.find(id).is_some()
+    }
+}
+
+impl<const N: usize, X> Queue<Inline<N>, X> {
+    /// [`Queue::new`] on inline storage, in const context. `Inline::<N>::new`
+    /// is called for its compile-time check of `N`: a capacity of 0 or above
+    /// [`MAX_CAPACITY`](crate::MAX_CAPACITY) stops the build here.
+    pub(crate) const fn inline(index: X) -> Self {
+        let _checked = Inline::<N>::new();
+        Queue {
+            slab: Slab::inline(),
+            index,
+        }
     }
 }
 
