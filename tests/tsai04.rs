@@ -120,10 +120,10 @@ fn scan_edf_serves_aperiodic_requests_only_when_no_job_is_pending() {
     };
     // Aperiodic (no deadline) reads right under the arm, jobs far away.
     for id in 0..4 {
-        q.enqueue(req(id, 100), 0).unwrap();
+        q.enqueue(req(id, 100)).unwrap();
     }
     for id in 4..8 {
-        q.enqueue(req(id, 1900).with_deadline(10_000 * id).with_class(1), 0)
+        q.enqueue(req(id, 1900).with_deadline(10_000 * id).with_class(1))
             .unwrap();
     }
     let order: Vec<u64> = std::iter::from_fn(|| q.next(Head::at(100), 0, &NullEstimator))

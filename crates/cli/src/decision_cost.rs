@@ -141,7 +141,7 @@ pub fn prefill<S: Scheduler + ?Sized>(queue: &mut S, depth: usize) -> Workload {
     let mut w = Workload::new(depth);
     for _ in 0..depth {
         let r = w.fresh();
-        queue.enqueue(r, w.now).expect("prefill fits the capacity");
+        queue.enqueue(r).expect("prefill fits the capacity");
         w.now += SERVICE / depth as Nanos + 1;
     }
     w
@@ -161,7 +161,7 @@ pub fn step<S: Scheduler + ?Sized>(queue: &mut S, w: &mut Workload) -> u64 {
     while let Some(r) = queue.take_expired(w.now) {
         black_box(r);
         let r = w.fresh();
-        queue.enqueue(r, w.now).expect("depth stays below capacity");
+        queue.enqueue(r).expect("depth stays below capacity");
         requests += 1;
     }
     let d = queue
@@ -169,7 +169,7 @@ pub fn step<S: Scheduler + ?Sized>(queue: &mut S, w: &mut Workload) -> u64 {
         .expect("queue is never empty");
     w.served(black_box(&d.request));
     let r = w.fresh();
-    queue.enqueue(r, w.now).expect("depth stays below capacity");
+    queue.enqueue(r).expect("depth stays below capacity");
     requests
 }
 

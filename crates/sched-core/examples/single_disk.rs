@@ -84,7 +84,7 @@ fn main() {
         while queue.len() < queue.capacity()
             && let Some(r) = refused.pop_front()
         {
-            queue.enqueue(r, now).expect("there is room");
+            queue.enqueue(r).expect("there is room");
         }
         // Arrivals up to now join the queue.
         while let Some(&(i, (t, cylinder, kind))) = pending.peek() {
@@ -99,7 +99,7 @@ fn main() {
                 Cyl(cylinder),
                 t,
             );
-            match queue.enqueue(req, now) {
+            match queue.enqueue(req) {
                 Ok(()) => {}
                 Err(EnqueueError::QueueFull { .. }) => {
                     refusals += 1;

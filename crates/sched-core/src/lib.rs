@@ -33,7 +33,7 @@
 //!     while let Some(&(i, &(t, cyl))) = pending.peek() {
 //!         if t > now { break; }
 //!         let req = Request::new(RequestId(i as u64), Kind::Read, Block(0), Blocks(8), Cyl(cyl), t);
-//!         queue.enqueue(req, now).expect("the queue has room");
+//!         queue.enqueue(req).expect("the queue has room");
 //!         pending.next();
 //!     }
 //!     // The disk is free: ask the policy, "serve" for 5 ms, move the arm.
@@ -68,7 +68,8 @@
 //! policies for up to 64 disks implement [`array::ArrayPolicy`], composing
 //! single-disk [`Scheduler`]s as their per-queue disciplines. A rate-based
 //! policy such as WRR-SCAN fits the same trait: its tasks are told apart by
-//! [`Request::class`], its rounds advance with the `now` each call receives,
+//! [`Request::class`], its rounds advance with the `now` that
+//! [`Scheduler::next`] receives,
 //! [`Scheduler::next_eligible_at`] tells the driver when a held job becomes
 //! eligible, and admission control is an inherent method of the policy returning a
 //! reservation or a typed refusal, since it is asked of one policy, not of

@@ -92,12 +92,19 @@ impl ServiceEstimator for NullEstimator {
 pub trait Scheduler {
     /// Adds a request to the queue.
     ///
+    /// There is no `now` here: the time a request arrived is its
+    /// [`Request::arrival`], which the driver stamps with its own clock, and
+    /// that one clock is what the policies order by. A request the driver
+    /// queues later than it arrived (a held-back array operation, one moved
+    /// from another queue) keeps its arrival time and its place in arrival
+    /// order.
+    ///
     /// # Errors
     /// [`EnqueueError::QueueFull`] when the queue is at capacity,
     /// [`EnqueueError::DuplicateId`] when a request with the same id is queued,
     /// [`EnqueueError::CylinderOutOfRange`] when the policy orders by cylinder
     /// and the request lies beyond the disk it was built for. The queue is unchanged.
-    fn enqueue(&mut self, req: Request, now: Nanos) -> Result<(), EnqueueError>;
+    fn enqueue(&mut self, req: Request) -> Result<(), EnqueueError>;
 
     /// Removes and returns the request the disk should serve next, or `None` when
     /// nothing is queued (or, for policies that drop expired requests, when only
@@ -201,8 +208,8 @@ macro_rules! forward_scheduler {
         $(#[$attr])*
         impl<$($generics)*> Scheduler for $ty {
             #[inline]
-            fn enqueue(&mut self, req: Request, now: Nanos) -> Result<(), EnqueueError> {
-                (**self).enqueue(req, now)
+            fn enqueue(&mut self, req: Request) -> Result<(), EnqueueError> {
+                (**self).enqueue(req)
             }
             #[inline]
             fn next(

@@ -25,7 +25,7 @@ fn read(id: u64, cylinder: u32) -> Request {
 /// Generic code written once for any scheduler.
 fn enqueue_and_serve(queue: &mut impl Scheduler, est: &impl ServiceEstimator) -> Vec<u64> {
     for (id, cylinder) in [(1, 900), (2, 1010), (3, 20)] {
-        queue.enqueue(read(id, cylinder), 0).expect("room");
+        queue.enqueue(read(id, cylinder)).expect("room");
     }
     let mut served = Vec::new();
     let mut head = Head::at(1000);
@@ -118,8 +118,8 @@ fn policies_in_statics_serve_as_built_at_run_time() {
 #[test]
 fn a_cloned_policy_is_a_queue_of_its_own() {
     let mut original = Edf::new(Heap::new(16).unwrap());
-    original.enqueue(read(1, 5).with_deadline(50), 0).unwrap();
-    original.enqueue(read(2, 6).with_deadline(10), 0).unwrap();
+    original.enqueue(read(1, 5).with_deadline(50)).unwrap();
+    original.enqueue(read(2, 6).with_deadline(10)).unwrap();
     let mut copy = original.clone();
     let first = copy.next(Head::at(0), 0, &NullEstimator).unwrap();
     assert_eq!(first.request.id, RequestId(2));
@@ -130,7 +130,7 @@ fn a_cloned_policy_is_a_queue_of_its_own() {
 #[test]
 fn policies_print_what_they_hold() {
     let mut sstf = Sstf::new(Inline::<4>::new(), 100).unwrap();
-    sstf.enqueue(read(1, 5), 0).unwrap();
+    sstf.enqueue(read(1, 5)).unwrap();
     assert_eq!(format!("{sstf:?}"), "Sstf { queued: 1, capacity: 4, .. }");
     let any: AnyScheduler<Heap> = "ssedo:m=3,beta=2"
         .parse::<PolicySpec>()
@@ -167,8 +167,8 @@ fn every_error_goes_into_one_with_its_words_kept() {
     fn build_and_fill() -> Result<usize, sched_core::Error> {
         let spec: PolicySpec = "sstf".parse()?;
         let mut queue = spec.build(Heap::new(1)?, 100)?;
-        queue.enqueue(read(1, 5), 0)?;
-        queue.enqueue(read(2, 6), 0)?;
+        queue.enqueue(read(1, 5))?;
+        queue.enqueue(read(2, 6))?;
         Ok(queue.len())
     }
     let e = build_and_fill().unwrap_err();

@@ -60,7 +60,7 @@ fn a_65535_deep_sstf_on_the_heap_serves_10000_requests_on_a_256_kb_stack() {
                 now,
             );
             next_id += 1;
-            q.enqueue(r, now).unwrap();
+            q.enqueue(r).unwrap();
             *model.entry(cyl).or_default() += 1;
         };
         for _ in 0..MAX_CAPACITY {

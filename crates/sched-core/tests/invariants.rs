@@ -79,12 +79,12 @@ fn full_queue_refuses_and_loses_nothing() {
                 i,
             )
             .with_deadline(1_000 + i);
-            q.enqueue(r, i).unwrap();
+            q.enqueue(r).unwrap();
         }
         let refused = Request::new(RequestId(99), Kind::Write, Block(5), Blocks(1), Cyl(50), 10)
             .with_deadline(2_000);
         assert_eq!(
-            q.enqueue(refused, 10),
+            q.enqueue(refused),
             Err(EnqueueError::QueueFull { capacity: 4 }),
             "{spec}"
         );
@@ -93,10 +93,14 @@ fn full_queue_refuses_and_loses_nothing() {
         // Other refusals at capacity report the full queue first, except a
         // cylinder the disk does not have, which is checked before anything is stored.
         assert_eq!(
-            q.enqueue(
-                Request::new(RequestId(2), Kind::Read, Block(0), Blocks(1), Cyl(1), 10),
+            q.enqueue(Request::new(
+                RequestId(2),
+                Kind::Read,
+                Block(0),
+                Blocks(1),
+                Cyl(1),
                 10
-            ),
+            )),
             Err(EnqueueError::QueueFull { capacity: 4 })
         );
         assert_eq!(
@@ -107,10 +111,10 @@ fn full_queue_refuses_and_loses_nothing() {
             .next(Head::at(0), 20, &NullEstimator)
             .expect("a request is queued");
         assert_eq!(q.len(), 3);
-        assert_eq!(q.enqueue(refused, 20), Ok(()), "{spec}");
+        assert_eq!(q.enqueue(refused), Ok(()), "{spec}");
         // Full again: a duplicate is reported as the full queue it meets first...
         assert_eq!(
-            q.enqueue(refused, 20),
+            q.enqueue(refused),
             Err(EnqueueError::QueueFull { capacity: 4 })
         );
         let second = q
@@ -119,11 +123,11 @@ fn full_queue_refuses_and_loses_nothing() {
         // ...and as a duplicate once there is room.
         if second.request.id != RequestId(99) {
             assert_eq!(
-                q.enqueue(refused, 30),
+                q.enqueue(refused),
                 Err(EnqueueError::DuplicateId(RequestId(99)))
             );
         }
-        assert_eq!(q.enqueue(second.request, 30), Ok(()), "{spec}");
+        assert_eq!(q.enqueue(second.request), Ok(()), "{spec}");
         // The served request's id may be reused.
         assert_eq!(
             q.cancel(served.request.id),
@@ -146,7 +150,7 @@ fn out_of_range_cylinders_are_refused() {
     for spec in all_specs() {
         let mut q = spec.build(Inline::<4>::new(), 100).unwrap();
         let r = Request::new(RequestId(1), Kind::Read, Block(0), Blocks(1), Cyl(100), 0);
-        let res = q.enqueue(r, 0);
+        let res = q.enqueue(r);
         if common::checks_cylinders(&spec) {
             assert_eq!(
                 res,

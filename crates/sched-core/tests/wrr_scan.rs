@@ -127,7 +127,7 @@ proptest! {
             // Arrivals up to now.
             while next_arrival < stream.len() && stream[next_arrival].0 <= now {
                 let r = stream[next_arrival].1;
-                q.enqueue(r, now).unwrap();
+                q.enqueue(r).unwrap();
                 pending.insert(r.id.0);
                 if r.class == 0 {
                     aperiodic_waiting.push(r.arrival);

@@ -238,7 +238,7 @@ impl<S: Scheduler> Device for DiskDevice<S> {
             .model
             .check_extent(req.block, req.blocks)
             .map_err(|source| DeviceError::Extent { id: req.id, source })?;
-        self.queue.enqueue(req, now)?;
+        self.queue.enqueue(req)?;
         self.clock = now;
         self.stats.arrive(now);
         if self.in_service.is_none() {

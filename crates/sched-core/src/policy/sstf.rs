@@ -44,7 +44,7 @@ impl<const N: usize> Sstf<Inline<N>> {
     /// static QUEUE: Mutex<Sstf<Inline<64>>> = Mutex::new(Sstf::new_inline(1962));
     ///
     /// let mut queue = QUEUE.lock().unwrap();
-    /// queue.enqueue(Request::new(RequestId(1), Kind::Read, Block(0), Blocks(8), Cyl(1500), 0), 0)?;
+    /// queue.enqueue(Request::new(RequestId(1), Kind::Read, Block(0), Blocks(8), Cyl(1500), 0))?;
     /// let served = queue.next(Head::at(1400), 0, &NullEstimator).map(|d| d.request.id);
     /// assert_eq!(served, Some(RequestId(1)));
     /// # Ok::<(), sched_core::EnqueueError>(())

@@ -163,11 +163,7 @@ impl<const N: usize, X> Queue<Inline<N>, X> {
 /// `queue: Queue<S, _>` field unchanged.
 macro_rules! delegate_to_queue {
     () => {
-        fn enqueue(
-            &mut self,
-            req: $crate::Request,
-            _now: $crate::Nanos,
-        ) -> Result<(), $crate::EnqueueError> {
+        fn enqueue(&mut self, req: $crate::Request) -> Result<(), $crate::EnqueueError> {
             self.queue.enqueue(&req).map(|_| ())
         }
         fn cancel(

@@ -225,7 +225,7 @@ pub(crate) fn run(
                 {
                     {
                         let before = q.len();
-                        let res = q.enqueue(r, now);
+                        let res = q.enqueue(r);
                         out.push(Out::Enqueue(res));
                         if too_many_classes(&res) {
                             assert_eq!(
@@ -270,7 +270,7 @@ pub(crate) fn run(
                     r = r.with_deadline(if s == Nanos::MAX { s } else { arrival + s });
                 }
                 let before = q.len();
-                let res = q.enqueue(r, now);
+                let res = q.enqueue(r);
                 out.push(Out::Enqueue(res));
                 if live.len() == cap {
                     assert_eq!(
@@ -402,7 +402,7 @@ pub(crate) fn run(
                     now,
                 );
                 let before = q.len();
-                let res = q.enqueue(r, now);
+                let res = q.enqueue(r);
                 if live.len() == cap {
                     assert_eq!(
                         res,
@@ -431,7 +431,7 @@ pub(crate) fn run(
                     now,
                 );
                 let before = q.len();
-                let res = q.enqueue(r, now);
+                let res = q.enqueue(r);
                 assert_eq!(
                     res,
                     Err(EnqueueError::CylinderOutOfRange {
