@@ -8,7 +8,14 @@ use crate::request::{Direction, Dispatch, FreeBlock, Head, Nanos, Request, Reque
 /// Disk models implement it (disk-emu's mechanical models track the spindle's
 /// rotational phase from the clock, so `now` matters). Policies that only look at
 /// cylinder distance or deadlines never call it.
-pub trait ServiceEstimator {
+///
+/// An estimator is `Sync`: it answers through `&self` alone, and every
+/// estimator of this workspace (disk-emu's models, the null one) is plain
+/// data. So a `&dyn ServiceEstimator` may be shared across threads, and an
+/// [`ArrayView`](crate::array::ArrayView), which holds them, is `Send` and
+/// `Sync`: a driver may poll its array from a worker thread. A model that
+/// caches answers behind `&self` uses a lock or atomics, not a `Cell`.
+pub trait ServiceEstimator: Sync {
     /// Time to position the heads over the first block of `req` if the arm is at
     /// `head` at time `now`: seek plus rotational latency, with any head switch.
     fn positioning_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos;

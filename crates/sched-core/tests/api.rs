@@ -2,7 +2,7 @@
 //! and boxes in generic code, cloned, and printed.
 #![cfg(feature = "alloc")]
 
-use sched_core::array::{ArrayPolicy, ArraySpec};
+use sched_core::array::{ArrayPolicy, ArraySpec, ArrayView, Copies, Location};
 use std::sync::Mutex;
 
 use sched_core::policy::{CLook, CScan, Edf, Fcfs, Look, Scan, Sstf};
@@ -160,6 +160,64 @@ fn array_policies_forward_and_print_too() {
     );
     let boxed: Box<dyn ArrayPolicy> = Box::new(any);
     assert_eq!(open(&boxed), (2, 0));
+}
+
+fn send_and_sync<T: Send + Sync>(_: &T) {}
+
+/// Estimators are `Sync`, so the view that holds them and the policies that
+/// read them may cross threads: an array polled from a worker thread starts
+/// what it would start on the caller's.
+#[test]
+fn an_array_view_and_its_estimators_cross_threads() {
+    let heads = [Head::at(0), Head::at(1900)];
+    let estimators: [&dyn ServiceEstimator; 2] = [&NullEstimator, &NullEstimator];
+    let view = ArrayView {
+        now: 0,
+        heads: &heads,
+        estimators: &estimators,
+    };
+    send_and_sync(&view);
+    send_and_sync(&estimators[0]);
+    let build = || {
+        "sq-dmq"
+            .parse::<ArraySpec>()
+            .unwrap()
+            .build(Heap::new(8).unwrap(), 2, 1962, 7)
+            .unwrap()
+    };
+    let (mut here, mut there) = (build(), build());
+    send_and_sync(&here);
+    let copies = Copies::everywhere(
+        2,
+        Location {
+            block: 4096,
+            cylinder: 1800,
+        },
+    );
+    let read = Request::new(
+        RequestId(1),
+        Kind::Read,
+        Block(4096),
+        Blocks(8),
+        Cyl(1800),
+        0,
+    );
+    let start_here = {
+        here.submit(read, &copies, &view).unwrap();
+        here.poll_start(&view).unwrap()
+    };
+    let start_there = std::thread::scope(|s| {
+        s.spawn(|| {
+            there.submit(read, &copies, &view).unwrap();
+            there.poll_start(&view).unwrap()
+        })
+        .join()
+        .unwrap()
+    });
+    // Both queues are empty: the tie goes to the nearer arm, disk 1 (100
+    // cylinders away, not 1800).
+    assert_eq!(start_here.map(|s| s.disk), Some(1));
+    assert_eq!(start_there, start_here);
 }
 
 #[test]
