@@ -71,7 +71,7 @@ struct Naive {
 }
 
 impl Scheduler for Naive {
-    fn enqueue(&mut self, req: Request, _now: Nanos) -> Result<(), EnqueueError> {
+    fn enqueue(&mut self, req: Request) -> Result<(), EnqueueError> {
         self.queue.push(req);
         Ok(())
     }
@@ -145,7 +145,7 @@ impl StdCylinders {
 }
 
 impl Scheduler for StdCylinders {
-    fn enqueue(&mut self, req: Request, _now: Nanos) -> Result<(), EnqueueError> {
+    fn enqueue(&mut self, req: Request) -> Result<(), EnqueueError> {
         let key = (req.cylinder, req.arrival, req.id.0);
         if self.keys.insert(req.id, key).is_some() {
             return Err(EnqueueError::DuplicateId(req.id));
@@ -216,7 +216,7 @@ struct StdEdf {
 }
 
 impl Scheduler for StdEdf {
-    fn enqueue(&mut self, req: Request, _now: Nanos) -> Result<(), EnqueueError> {
+    fn enqueue(&mut self, req: Request) -> Result<(), EnqueueError> {
         if self.queued.insert(req.id, req).is_some() {
             return Err(EnqueueError::DuplicateId(req.id));
         }
@@ -392,9 +392,9 @@ struct WrrDriver {
 }
 
 impl Scheduler for WrrDriver {
-    fn enqueue(&mut self, mut req: Request, now: Nanos) -> Result<(), EnqueueError> {
+    fn enqueue(&mut self, mut req: Request) -> Result<(), EnqueueError> {
         req.class = self.rng.below(u64::from(WRR_TASKS) + 1) as u16;
-        self.q.enqueue(req, now + self.skew)
+        self.q.enqueue(req)
     }
     fn next(&mut self, head: Head, now: Nanos, est: &dyn ServiceEstimator) -> Option<Dispatch> {
         loop {

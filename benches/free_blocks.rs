@@ -12,7 +12,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use disk_emu::Stream;
 use disk_emu::disk::{DiskModel, presets};
 use experiments::free_map::{FreeMap, TrackTable};
-use sched_core::{Direction, Head, Kind, Request, RequestId, ServiceEstimator};
+use sched_core::{Block, Blocks, Cyl, Direction, Head, Kind, Request, RequestId, ServiceEstimator};
 
 fn free_blocks(c: &mut Criterion) {
     let model = DiskModel::from_spec(&presets::cheetah9lp_sync()).expect("a preset");
@@ -55,8 +55,14 @@ fn free_blocks(c: &mut Criterion) {
                     .filter(|&s| table.location(s).cylinder >= head.cylinder)
                     .map(|s| {
                         let at = table.location(s);
-                        let req =
-                            Request::new(RequestId(0), Kind::Write, at.block, 8, at.cylinder, 0);
+                        let req = Request::new(
+                            RequestId(0),
+                            Kind::Write,
+                            Block(at.block),
+                            Blocks(8),
+                            Cyl(at.cylinder),
+                            0,
+                        );
                         (model.positioning_time(head, &req, now), s)
                     })
                     .min();

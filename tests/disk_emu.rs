@@ -7,7 +7,7 @@ use disk_emu::disk::{DiskModel, presets};
 use experiments::MetricTable;
 use experiments::seeds::{Purpose, Unit};
 use experiments::{Arrivals, DiskExperiment, Load, RequestMix, metric_table};
-use sched_core::{Head, Kind, PolicySpec, Request, RequestId, Travel};
+use sched_core::{Block, Blocks, Cyl, Head, Kind, PolicySpec, Request, RequestId, Travel};
 
 /// Seek time the model charges for moving `distance` cylinders from cylinder 0.
 fn seek_ms(model: &mut DiskModel, distance: u32) -> f64 {
@@ -16,7 +16,14 @@ fn seek_ms(model: &mut DiskModel, distance: u32) -> f64 {
     let block = u64::from(distance) * sectors_per_cylinder;
     let cylinder = model.locate(block).unwrap();
     assert_eq!(cylinder, distance);
-    let req = Request::new(RequestId(0), Kind::Read, block, 1, cylinder, 0);
+    let req = Request::new(
+        RequestId(0),
+        Kind::Read,
+        Block(block),
+        Blocks(1),
+        Cyl(cylinder),
+        0,
+    );
     let mut rng = Unit::new(1, 0, 0).stream(Purpose::Service { disk: 0 });
     model.serve(&req, Travel::Direct, 0, &mut rng).seek as f64 / 1e6
 }
@@ -78,7 +85,14 @@ fn mean_rotational_latency_is_half_a_revolution() {
     for i in 0..n {
         let block = rng.below(model.capacity_blocks());
         let cylinder = model.locate(block).unwrap();
-        let req = Request::new(RequestId(i), Kind::Read, block, 1, cylinder, now);
+        let req = Request::new(
+            RequestId(i),
+            Kind::Read,
+            Block(block),
+            Blocks(1),
+            Cyl(cylinder),
+            now,
+        );
         let b = model.serve(&req, Travel::Direct, now, &mut service);
         // Without a seek, rotation may include a head switch: count only
         // requests the arm moved for.
@@ -211,9 +225,9 @@ fn estimator_and_service_agree_on_the_hp97560() {
         let req = Request::new(
             RequestId(i),
             Kind::Read,
-            block,
-            16,
-            model.locate(block).unwrap(),
+            Block(block),
+            Blocks(16),
+            Cyl(model.locate(block).unwrap()),
             now,
         );
         let head: Head = model.head();

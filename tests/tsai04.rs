@@ -11,7 +11,10 @@ use proptest::prelude::*;
 use sched_core::policy::{
     AdmitError, AperiodicReserve, Bound, RateTask, ScanEdf, TaskError, WrrMode, WrrParams, WrrScan,
 };
-use sched_core::{AnySpec, Head, Heap, Inline, Kind, NullEstimator, Request, RequestId, Scheduler};
+use sched_core::{
+    AnySpec, Block, Blocks, Cyl, Head, Heap, Inline, Kind, NullEstimator, Request, RequestId,
+    Scheduler,
+};
 use spindle::admit::{TaskSetError, load};
 use spindle::repro::tsai04::{
     CAPACITY_OFFER, DEFAULT_SHARE_PPM, Tsai04Options, admitted, contenders, run_point,
@@ -105,13 +108,22 @@ fn at_heavy_load_scan_edf_seeks_further_and_ca_uses_the_disk_best() {
 #[test]
 fn scan_edf_serves_aperiodic_requests_only_when_no_job_is_pending() {
     let mut q = ScanEdf::new(Inline::<16>::new(), 1962, 1).unwrap();
-    let req = |id, cylinder| Request::new(RequestId(id), Kind::Read, 0, 8, cylinder, 0);
+    let req = |id, cylinder| {
+        Request::new(
+            RequestId(id),
+            Kind::Read,
+            Block(0),
+            Blocks(8),
+            Cyl(cylinder),
+            0,
+        )
+    };
     // Aperiodic (no deadline) reads right under the arm, jobs far away.
     for id in 0..4 {
-        q.enqueue(req(id, 100), 0).unwrap();
+        q.enqueue(req(id, 100)).unwrap();
     }
     for id in 4..8 {
-        q.enqueue(req(id, 1900).with_deadline(10_000 * id).with_class(1), 0)
+        q.enqueue(req(id, 1900).with_deadline(10_000 * id).with_class(1))
             .unwrap();
     }
     let order: Vec<u64> = std::iter::from_fn(|| q.next(Head::at(100), 0, &NullEstimator))

@@ -35,7 +35,7 @@ use bytes::Bytes;
 use disk_emu::faults::{Applied, Fate, Fault, FaultError, FaultInjector, Lost, Silent};
 use disk_emu::{ArrayDevice, Device, DeviceError, DiskDevice, FaultTarget, Outcome, ResyncRate};
 use sched_core::array::{Copies, DiskSet, DiskState, Location};
-use sched_core::{EnqueueError, Kind, Nanos, Request, RequestId};
+use sched_core::{Block, Blocks, Cyl, EnqueueError, Kind, Nanos, Request, RequestId};
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::backing::{Store, StoreError};
@@ -724,7 +724,14 @@ impl<D: Emulated> Engine<D> {
             Op::Write(_) | Op::Zero => Kind::Write,
         };
         let now = self.device.now();
-        let req = Request::new(RequestId(id), kind, block, blocks as u32, 0, now);
+        let req = Request::new(
+            RequestId(id),
+            kind,
+            Block(block),
+            Blocks(blocks as u32),
+            Cyl(0),
+            now,
+        );
         let at = Location { block, cylinder: 0 };
         let mut copies = Copies::new();
         for d in (0..self.device.disks()).filter(|&d| !p.avoid.contains(d)) {

@@ -16,7 +16,7 @@ use disk_emu::disk::{DiskModel, presets};
 use disk_emu::{Device, DeviceError, DiskDevice, Outcome, Stream};
 use experiments::{Driver, Flow, Simulation};
 use sched_core::array::{Copies, Location};
-use sched_core::{Kind, Nanos, PolicySpec, Request, RequestId};
+use sched_core::{Block, Blocks, Cyl, Kind, Nanos, PolicySpec, Request, RequestId};
 
 use common::{Client, options, socket_dir};
 
@@ -43,7 +43,14 @@ impl Driver<DiskDevice> for OneAtATime {
         (): (),
     ) -> Result<Flow, DeviceError> {
         let block = self.blocks[self.next];
-        let req = Request::new(RequestId(self.next as u64), Kind::Read, block, 8, 0, now);
+        let req = Request::new(
+            RequestId(self.next as u64),
+            Kind::Read,
+            Block(block),
+            Blocks(8),
+            Cyl(0),
+            now,
+        );
         let at = Copies::everywhere(1, Location { block, cylinder: 0 });
         self.next += 1;
         sim.with_device(0, |d| d.submit(req, &at, now))?;

@@ -24,7 +24,8 @@ use std::time::{Duration, Instant};
 
 use sched_core::array::{AnyArray, ArrayPolicy, ArraySpec, ArrayView, Copies, Location};
 use sched_core::{
-    BuildError, Head, Kind, Nanos, Request, RequestId, Scheduler, ServiceEstimator, Storage,
+    Block, Blocks, BuildError, Cyl, Head, Kind, Nanos, Request, RequestId, Scheduler,
+    ServiceEstimator, Storage,
 };
 
 /// HP 97560 cylinder count (Ruemmler & Wilkes; the WRR-SCAN paper's disk).
@@ -114,7 +115,15 @@ impl Workload {
         let slack = self.rng.below(self.max_slack + 1);
         let id = RequestId(self.next_id);
         self.next_id += 1;
-        Request::new(id, Kind::Read, block, 8, cylinder, self.now).with_deadline(self.now + slack)
+        Request::new(
+            id,
+            Kind::Read,
+            Block(block),
+            Blocks(8),
+            Cyl(cylinder),
+            self.now,
+        )
+        .with_deadline(self.now + slack)
     }
 
     /// Records a dispatch: the arm moves and the disk is busy for a while.
@@ -132,7 +141,7 @@ pub fn prefill<S: Scheduler + ?Sized>(queue: &mut S, depth: usize) -> Workload {
     let mut w = Workload::new(depth);
     for _ in 0..depth {
         let r = w.fresh();
-        queue.enqueue(r, w.now).expect("prefill fits the capacity");
+        queue.enqueue(r).expect("prefill fits the capacity");
         w.now += SERVICE / depth as Nanos + 1;
     }
     w
@@ -152,7 +161,7 @@ pub fn step<S: Scheduler + ?Sized>(queue: &mut S, w: &mut Workload) -> u64 {
     while let Some(r) = queue.take_expired(w.now) {
         black_box(r);
         let r = w.fresh();
-        queue.enqueue(r, w.now).expect("depth stays below capacity");
+        queue.enqueue(r).expect("depth stays below capacity");
         requests += 1;
     }
     let d = queue
@@ -160,7 +169,7 @@ pub fn step<S: Scheduler + ?Sized>(queue: &mut S, w: &mut Workload) -> u64 {
         .expect("queue is never empty");
     w.served(black_box(&d.request));
     let r = w.fresh();
-    queue.enqueue(r, w.now).expect("depth stays below capacity");
+    queue.enqueue(r).expect("depth stays below capacity");
     requests
 }
 

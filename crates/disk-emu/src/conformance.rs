@@ -29,7 +29,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use sched_core::array::{Copies, DiskState, Location};
-use sched_core::{CancelError, Kind, Nanos, Request, RequestId};
+use sched_core::{Block, Blocks, CancelError, Cyl, Kind, Nanos, Request, RequestId};
 
 use crate::device::{Device, DeviceError, Outcome};
 use crate::random::Stream;
@@ -501,7 +501,14 @@ fn drive<D: Device>(dev: &mut D, o: &Options) -> Result<Summary, Violation> {
             Kind::Read
         };
         let block = rng.below(positions) * u64::from(o.blocks);
-        let req = Request::new(RequestId(i), kind, block, o.blocks, 0, now);
+        let req = Request::new(
+            RequestId(i),
+            kind,
+            Block(block),
+            Blocks(o.blocks),
+            Cyl(0),
+            now,
+        );
         let placed = copies(disks, block, o.blocks);
         match run.dev.submit(req, &placed, now) {
             Ok(()) => {
@@ -545,7 +552,14 @@ fn drive<D: Device>(dev: &mut D, o: &Options) -> Result<Summary, Violation> {
                 });
             }
             if let Some(due) = run.dev.next_event_time() {
-                let late = Request::new(RequestId(u64::MAX >> 1), Kind::Read, 0, 1, 0, due + 1);
+                let late = Request::new(
+                    RequestId(u64::MAX >> 1),
+                    Kind::Read,
+                    Block(0),
+                    Blocks(1),
+                    Cyl(0),
+                    due + 1,
+                );
                 if run.dev.submit(late, &copies(disks, 0, 1), due + 1).is_ok() {
                     return Err(Violation::Clock {
                         at,

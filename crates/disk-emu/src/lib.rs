@@ -43,13 +43,13 @@
 //! use disk_emu::disk::{DiskModel, presets};
 //! use disk_emu::{ArrayDevice, Device, Outcome, Stream};
 //! use sched_core::array::{Copies, Location};
-//! use sched_core::{Kind, Request, RequestId};
+//! use sched_core::{Block, Blocks, Cyl, Kind, Request, RequestId};
 //!
 //! let model = DiskModel::from_spec(&presets::hp97560())?;
 //! let streams = vec![Stream::numbered(1), Stream::numbered(2)];
 //! let mut mirror = ArrayDevice::new(vec![model.clone(), model], &"rt-dmq".parse()?, streams, 7)?;
 //! let at = Location { block: 4_000, cylinder: 0 };
-//! let write = Request::new(RequestId(1), Kind::Write, 4_000, 8, 0, 0);
+//! let write = Request::new(RequestId(1), Kind::Write, Block(4_000), Blocks(8), Cyl(0), 0);
 //! mirror.submit(write, &Copies::everywhere(2, at), 0)?;
 //! let mut done = Vec::new();
 //! while let Some(t) = mirror.next_event_time() {

@@ -10,7 +10,7 @@ use disk_emu::disk::{DiskModel, Unflushed, WriteBack, preset};
 use disk_emu::faults::{CrashModel, Fate, Fault, FaultInjector};
 use disk_emu::{Device, DiskDevice, Done, Outcome, Stream};
 use sched_core::array::{Copies, Location};
-use sched_core::{Kind, PolicySpec, Request, RequestId};
+use sched_core::{Block, Blocks, Cyl, Kind, PolicySpec, Request, RequestId};
 
 fn cheetah(write_back: WriteBack) -> DiskDevice {
     let mut spec = preset("cheetah9lp").unwrap();
@@ -23,7 +23,14 @@ fn submit<D: Device>(dev: &mut D, id: u64, kind: Kind, block: u64, blocks: u32) 
     let now = dev.now();
     let copies = Copies::everywhere(dev.disks(), Location { block, cylinder: 0 });
     dev.submit(
-        Request::new(RequestId(id), kind, block, blocks, 0, now),
+        Request::new(
+            RequestId(id),
+            kind,
+            Block(block),
+            Blocks(blocks),
+            Cyl(0),
+            now,
+        ),
         &copies,
         now,
     )

@@ -8,7 +8,7 @@ use disk_emu::disk::{DiskModel, preset, presets};
 use disk_emu::faults::{Fate, Fault, FaultInjector, RandomFaults, Schedule};
 use disk_emu::{ArrayDevice, ArrayOptions, Device, DiskDevice, Outcome, ResyncRate, Stream};
 use sched_core::array::{Copies, DiskState, Location};
-use sched_core::{Kind, Nanos, PolicySpec, Request, RequestId};
+use sched_core::{Block, Blocks, Cyl, Kind, Nanos, PolicySpec, Request, RequestId};
 
 fn disk(name: &str) -> DiskDevice {
     let model = DiskModel::from_spec(&preset(name).unwrap()).unwrap();
@@ -38,7 +38,14 @@ fn one<D: Device>(dev: &mut D, id: u64, kind: Kind, block: u64, blocks: u32) -> 
     let now = dev.now();
     let copies = Copies::everywhere(dev.disks(), Location { block, cylinder: 0 });
     dev.submit(
-        Request::new(RequestId(id), kind, block, blocks, 0, now),
+        Request::new(
+            RequestId(id),
+            kind,
+            Block(block),
+            Blocks(blocks),
+            Cyl(0),
+            now,
+        ),
         &copies,
         now,
     )

@@ -6,7 +6,7 @@ use disk_emu::disk::{DiskModel, preset};
 use disk_emu::faults::{Fault, FaultInjector, Silent, SilentKind, SilentRates};
 use disk_emu::{Device, DiskDevice, Outcome, Stream};
 use sched_core::array::{Copies, Location};
-use sched_core::{Kind, PolicySpec, Request, RequestId};
+use sched_core::{Block, Blocks, Cyl, Kind, PolicySpec, Request, RequestId};
 
 fn hp() -> FaultInjector<DiskDevice> {
     let model = DiskModel::from_spec(&preset("hp97560").unwrap()).unwrap();
@@ -17,7 +17,7 @@ fn one(dev: &mut FaultInjector<DiskDevice>, id: u64, kind: Kind, block: u64) {
     let now = dev.now();
     let copies = Copies::everywhere(1, Location { block, cylinder: 0 });
     dev.submit(
-        Request::new(RequestId(id), kind, block, 8, 0, now),
+        Request::new(RequestId(id), kind, Block(block), Blocks(8), Cyl(0), now),
         &copies,
         now,
     )

@@ -20,7 +20,7 @@ use disk_emu::{ArrayDevice, Device, DeviceError, Outcome, Rank, Stream};
 use experiments::Placement;
 use experiments::simulation::{Driver, Flow, Simulation};
 use sched_core::array::ArraySpec;
-use sched_core::{CancelError, Kind, Nanos, Request, RequestId};
+use sched_core::{Block, Blocks, CancelError, Cyl, Kind, Nanos, Request, RequestId};
 
 const MS: Nanos = 1_000_000;
 
@@ -86,8 +86,15 @@ impl Driver<ArrayDevice> for Clients {
                     Kind::Write
                 };
                 let block = self.rng.below(self.capacity / 8) * 8;
-                let req = Request::new(RequestId(self.next_id), kind, block, 8, 0, now)
-                    .with_deadline(now + self.deadline);
+                let req = Request::new(
+                    RequestId(self.next_id),
+                    kind,
+                    Block(block),
+                    Blocks(8),
+                    Cyl(0),
+                    now,
+                )
+                .with_deadline(now + self.deadline);
                 let copies = Placement::MIRROR.copies(block, 8, self.capacity);
                 sim.with_device(0, |array| array.submit(req, &copies, now))?;
                 self.open.insert(self.next_id, (client, false));

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use disk_emu::trace::TraceReader;
 use disk_emu::{Device, DeviceError, Moments, Outcome};
 use sched_core::array::Copies;
-use sched_core::{EnqueueError, Kind, Nanos, Request, RequestId};
+use sched_core::{Block, Blocks, Cyl, EnqueueError, Kind, Nanos, Request, RequestId};
 
 use crate::array_experiment::{ArrayError, ArrayReport, GroupDevice, SECTORS};
 use crate::array_layout::Layout;
@@ -333,7 +333,14 @@ impl ArrayRun {
                 arrival,
             },
         );
-        let req = Request::new(RequestId(id), Kind::Write, 0, SECTORS, 0, arrival);
+        let req = Request::new(
+            RequestId(id),
+            Kind::Write,
+            Block(0),
+            Blocks(SECTORS),
+            Cyl(0),
+            arrival,
+        );
         self.submit_user(sim, req, block, set, now)
     }
 
@@ -416,7 +423,15 @@ impl ArrayRun {
             },
         );
         let class = if forced { FORCED } else { PROPAGATION };
-        let req = Request::new(RequestId(id), Kind::Write, 0, SECTORS, 0, now).with_class(class);
+        let req = Request::new(
+            RequestId(id),
+            Kind::Write,
+            Block(0),
+            Blocks(SECTORS),
+            Cyl(0),
+            now,
+        )
+        .with_class(class);
         let copies = self.copies(block, 1 << r);
         let (g, _) = self.layout.locate(block);
         self.submit(sim, g, req, &copies, now)
@@ -577,7 +592,14 @@ impl Driver<GroupDevice> for ArrayRun {
                         arrival: now,
                     },
                 );
-                let req = Request::new(RequestId(id), Kind::Read, 0, SECTORS, 0, now);
+                let req = Request::new(
+                    RequestId(id),
+                    Kind::Read,
+                    Block(0),
+                    Blocks(SECTORS),
+                    Cyl(0),
+                    now,
+                );
                 let fresh = self.map.fresh(block);
                 self.submit_user(sim, req, block, fresh, now)?;
             }

@@ -661,6 +661,7 @@ mod tests {
     use super::*;
     use disk_emu::disk::presets;
     use sched_core::Kind;
+    use sched_core::{Block, Blocks, Cyl};
 
     fn cheetah() -> DiskModel {
         DiskModel::from_spec(&presets::cheetah9lp_sync()).unwrap()
@@ -695,8 +696,14 @@ mod tests {
                     })
                     .map(|s| {
                         let at = table.location(s);
-                        let req =
-                            Request::new(RequestId(0), Kind::Write, at.block, 8, at.cylinder, 0);
+                        let req = Request::new(
+                            RequestId(0),
+                            Kind::Write,
+                            Block(at.block),
+                            Blocks(8),
+                            Cyl(at.cylinder),
+                            0,
+                        );
                         (model.positioning_time(head, &req, now), s)
                     })
                     .min();

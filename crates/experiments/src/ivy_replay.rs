@@ -54,7 +54,8 @@ use disk_emu::trace::{self, TraceError, TraceFormat, TraceOptions};
 use disk_emu::{ArrayDevice, Device, DeviceError, Moments, Outcome, Stream};
 use sched_core::array::{ArrayPolicy, ArraySpec, Copies, DiskSet, Location, MAX_COPIES, Routing};
 use sched_core::{
-    Boxed, BuildError, EnqueueError, Kind, Nanos, PolicySpec, Request, RequestId, Travel,
+    Block, Blocks, Boxed, BuildError, Cyl, EnqueueError, Kind, Nanos, PolicySpec, Request,
+    RequestId, Travel,
 };
 use serde::{Deserialize, Serialize};
 
@@ -736,7 +737,7 @@ impl IvyRun<'_> {
             block: self.scales[usize::from(traced)].block(block, blocks),
             cylinder: 0,
         };
-        let req = Request::new(id, kind, at.block, blocks, 0, now);
+        let req = Request::new(id, kind, Block(at.block), Blocks(blocks), Cyl(0), now);
         let g = self.array_of[usize::from(traced)];
         let mut before = [0usize; MAX_COPIES];
         for d in to.iter() {

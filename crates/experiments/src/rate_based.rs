@@ -38,7 +38,7 @@ use disk_emu::disk::DiskModel;
 use disk_emu::{Device, DiskDevice, Outcome, QUEUE_CAPACITY, Rank, Stream};
 use sched_core::array::{Copies, Location};
 use sched_core::policy::{BFQ_MAX_WEIGHT, BFQ_QUEUES, Bfq, BfqParams, RateTask, WrrMode, WrrScan};
-use sched_core::{AnySpec, Boxed, Kind, Nanos, Request, RequestId, Scheduler};
+use sched_core::{AnySpec, Block, Blocks, Boxed, Cyl, Kind, Nanos, Request, RequestId, Scheduler};
 use serde::{Deserialize, Serialize};
 
 use crate::run_error::RunError;
@@ -638,9 +638,9 @@ impl RateRun<'_> {
                     let req = Request::new(
                         RequestId(self.ids),
                         Kind::Read,
-                        block * spb,
-                        len * spb as u32,
-                        0,
+                        Block(block * spb),
+                        Blocks(len * spb as u32),
+                        Cyl(0),
                         t,
                     )
                     .with_deadline(deadline)
@@ -663,9 +663,9 @@ impl RateRun<'_> {
                 let req = Request::new(
                     RequestId(self.ids),
                     Kind::Read,
-                    self.places.below(self.capacity) * spb,
-                    spb as u32,
-                    0,
+                    Block(self.places.below(self.capacity) * spb),
+                    Blocks(spb as u32),
+                    Cyl(0),
                     t,
                 );
                 Self::submit(sim, req, t)?;

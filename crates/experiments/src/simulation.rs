@@ -298,7 +298,7 @@ mod tests {
     use disk_emu::disk::{DiskModel, presets};
     use disk_emu::{DiskDevice, Stream};
     use sched_core::array::{Copies, Location};
-    use sched_core::{Kind, PolicySpec, Request, RequestId};
+    use sched_core::{Block, Blocks, Cyl, Kind, PolicySpec, Request, RequestId};
 
     use super::*;
 
@@ -320,7 +320,7 @@ mod tests {
         ) -> Result<Flow, DeviceError> {
             self.seen.push((now, event));
             if event == "submit" {
-                let req = Request::new(RequestId(1), Kind::Read, 0, 1, 0, now);
+                let req = Request::new(RequestId(1), Kind::Read, Block(0), Blocks(1), Cyl(0), now);
                 let at = Location {
                     block: 0,
                     cylinder: 0,

@@ -45,7 +45,7 @@ use disk_emu::trace::{
     self, Position, TraceError, TraceFormat, TraceOptions, TraceReader, TraceRecord,
 };
 use disk_emu::{Device, DeviceError, DiskReport, Outcome};
-use sched_core::{Nanos, PolicySpec, Request, RequestId};
+use sched_core::{Block, Blocks, Cyl, Nanos, PolicySpec, Request, RequestId};
 use serde::Serialize;
 
 use crate::head_trace::{ArrayTrace, HeadTrace};
@@ -334,9 +334,9 @@ impl<T: Target> Driver<T::Device> for ReplayRun<'_, '_, T> {
         let req = Request::new(
             RequestId(self.requests),
             record.kind,
-            block,
-            record.blocks,
-            0,
+            Block(block),
+            Blocks(record.blocks),
+            Cyl(0),
             now,
         )
         .with_class(kind_class(record.kind));

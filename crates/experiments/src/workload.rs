@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use disk_emu::{Exponential, Stream};
-use sched_core::{Kind, Nanos, Request, RequestId};
+use sched_core::{Block, Blocks, Cyl, Kind, Nanos, Request, RequestId};
 use serde::{Deserialize, Serialize};
 
 /// How request addresses are chosen.
@@ -265,7 +265,14 @@ pub struct Draw {
 impl Draw {
     /// The request `id` arriving at `now` (cylinder 0: the device fills it in).
     pub fn request(&self, id: RequestId, now: Nanos) -> Request {
-        let mut req = Request::new(id, self.kind, self.block, self.blocks, 0, now);
+        let mut req = Request::new(
+            id,
+            self.kind,
+            Block(self.block),
+            Blocks(self.blocks),
+            Cyl(0),
+            now,
+        );
         req.deadline = self.deadline;
         req
     }

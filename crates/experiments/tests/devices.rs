@@ -11,7 +11,7 @@ use disk_emu::{
 };
 use experiments::simulation::{Driver, Flow, Simulation};
 use sched_core::array::{Copies, DiskState, Location};
-use sched_core::{CancelError, Kind, Nanos, PolicySpec, Request, RequestId};
+use sched_core::{Block, Blocks, CancelError, Cyl, Kind, Nanos, PolicySpec, Request, RequestId};
 
 fn model() -> DiskModel {
     DiskModel::from_spec(&presets::hp97560()).unwrap()
@@ -89,7 +89,8 @@ impl<D: Device> Driver<D> for Checker {
             Kind::Write
         };
         let block = self.rng.below(self.capacity / 8) * 8;
-        let req = Request::new(RequestId(i), kind, block, 8, 0, now).with_class(i as u16 % 3);
+        let req = Request::new(RequestId(i), kind, Block(block), Blocks(8), Cyl(0), now)
+            .with_class(i as u16 % 3);
         let disks = sim.device(0).disks();
         sim.with_device(0, |d| d.submit(req, &copies(disks, block), now))?;
         let mut submitted = req;
@@ -273,7 +274,7 @@ fn external_driver_on_arrays_of_2_3_and_8_disks_under_dmq_and_cmq() {
 #[test]
 fn inputs_at_a_time_the_device_has_not_reached_are_refused() {
     let mut dev = array("dmq", 2);
-    let req = |id, t| Request::new(RequestId(id), Kind::Read, 800, 8, 0, t);
+    let req = |id, t| Request::new(RequestId(id), Kind::Read, Block(800), Blocks(8), Cyl(0), t);
     dev.submit(req(1, 0), &copies(2, 800), 0).unwrap();
     let due = dev.next_event_time().unwrap();
     assert!(matches!(
@@ -345,7 +346,14 @@ impl Driver<ArrayDevice> for Rebuild {
                 };
                 let block = self.rng.below(self.capacity / 8) * 8;
                 let at = Location { block, cylinder: 0 };
-                let req = Request::new(RequestId(self.next_id), kind, block, 8, 0, now);
+                let req = Request::new(
+                    RequestId(self.next_id),
+                    kind,
+                    Block(block),
+                    Blocks(8),
+                    Cyl(0),
+                    now,
+                );
                 sim.with_device(0, |d| d.submit(req, &Copies::everywhere(2, at), now))?;
                 self.next_id += 1;
                 let next = now + self.rng.exponential(50_000_000); // 20 requests per second

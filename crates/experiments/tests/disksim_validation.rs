@@ -7,7 +7,7 @@ use disk_emu::Stream;
 use disk_emu::disk::{DiskModel, DisksimDisk, DisksimOptions, from_disksim, load_disksim};
 use disk_emu::trace::TraceOptions;
 use experiments::{ReplayOptions, replay};
-use sched_core::{Kind, Request, RequestId, Travel};
+use sched_core::{Block, Blocks, Cyl, Kind, Request, RequestId, Travel};
 
 /// A file of DiskSim's validation suite, outside the repository.
 fn data(file: &str) -> PathBuf {
@@ -117,7 +117,14 @@ fn mean_random_reads_are_near_the_measured_access_times() {
         for (i, &(read, block, blocks, access, idle)) in lines.iter().enumerate() {
             let kind = if read { Kind::Read } else { Kind::Write };
             let cylinder = disk.locate(block).unwrap();
-            let req = Request::new(RequestId(i as u64), kind, block, blocks, cylinder, now);
+            let req = Request::new(
+                RequestId(i as u64),
+                kind,
+                Block(block),
+                Blocks(blocks),
+                Cyl(cylinder),
+                now,
+            );
             let served = disk.serve(&req, Travel::Direct, now, &mut rng).total();
             if read && prev_end != Some(block) {
                 fresh.push(access);

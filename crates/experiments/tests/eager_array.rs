@@ -24,7 +24,7 @@ use experiments::replica_map::{DelayedWrites, ReplicaMap};
 use experiments::{Layout, Organisation};
 use proptest::prelude::*;
 use sched_core::array::Location;
-use sched_core::{Direction, Head, Kind, Request, RequestId};
+use sched_core::{Block, Blocks, Cyl, Direction, Head, Kind, Request, RequestId};
 
 /// One step of the interleaving.
 #[derive(Clone, Debug)]
@@ -149,7 +149,7 @@ proptest! {
         let place = |space: &mut GroupSpace, disk: usize, id: u64| -> Option<u64> {
             let found = space
                 .nearest_free(disk, model, Head::at(0), id * 1_000_000, Direction::Up, 8)?;
-            let req = Request::new(RequestId(id), Kind::Write, 0, 8, 0, 0);
+            let req = Request::new(RequestId(id), Kind::Write, Block(0), Blocks(8), Cyl(0), 0);
             space.claim(disk, &req, Location { ..found.at });
             space.take_placement(RequestId(id)).map(|(_, slot)| slot)
         };

@@ -37,7 +37,8 @@ use experiments::replication::{
 use proptest::prelude::*;
 use sched_core::array::{AnyArray, ArrayPolicy, ArrayView, Copies, DiskSet, Location};
 use sched_core::{
-    EnqueueError, Head, Heap, Kind, NullEstimator, PolicySpec, Request, RequestId, ServiceEstimator,
+    Block, Blocks, Cyl, EnqueueError, Head, Heap, Kind, NullEstimator, PolicySpec, Request,
+    RequestId, ServiceEstimator,
 };
 
 const EXTENT: u64 = 4;
@@ -199,7 +200,14 @@ impl Harness {
             cylinder: block as u32,
         };
         let copies = to.iter().fold(Copies::new(), |c, d| c.with(d, at));
-        let req = Request::new(RequestId(id), kind, block, blocks, block as u32, 0);
+        let req = Request::new(
+            RequestId(id),
+            kind,
+            Block(block),
+            Blocks(blocks),
+            Cyl(block as u32),
+            0,
+        );
         let array = &mut self.array;
         with_view(self.disks, |view| array.submit(req, &copies, view))?;
         self.next_id += 1;

@@ -20,7 +20,9 @@ use sched_core::array::{
     ShortestQueue,
 };
 use sched_core::policy::Sstf;
-use sched_core::{Head, Heap, Kind, Nanos, Request, RequestId, ServiceEstimator};
+use sched_core::{
+    Block, Blocks, Cyl, Head, Heap, Kind, Nanos, Request, RequestId, ServiceEstimator,
+};
 
 const CYLINDERS: u32 = 1000;
 const BLOCKS_PER_CYLINDER: u64 = 64;
@@ -165,7 +167,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             };
             let c = copies(block);
             let at = c.location(0).expect("disk 0 holds every block");
-            let req = Request::new(RequestId(submitted), kind, block, 8, at.cylinder, now);
+            let req = Request::new(
+                RequestId(submitted),
+                kind,
+                Block(block),
+                Blocks(8),
+                Cyl(at.cylinder),
+                now,
+            );
             logical.push(block);
             if let Err(e) = array.submit(req, &c, &view) {
                 println!(
@@ -192,9 +201,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let copy = Request::new(
                 RequestId(next_copy_id),
                 Kind::Write,
-                rebuilt_to,
-                RESYNC_BLOCKS,
-                cylinder,
+                Block(rebuilt_to),
+                Blocks(RESYNC_BLOCKS),
+                Cyl(cylinder),
                 now,
             );
             array.resync(1, copy)?;

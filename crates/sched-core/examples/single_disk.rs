@@ -12,7 +12,8 @@ use std::collections::VecDeque;
 
 use sched_core::policy::Sstf;
 use sched_core::{
-    EnqueueError, Head, Inline, Kind, Nanos, Request, RequestId, Scheduler, ServiceEstimator,
+    Block, Blocks, Cyl, EnqueueError, Head, Inline, Kind, Nanos, Request, RequestId, Scheduler,
+    ServiceEstimator,
 };
 
 const CYLINDERS: u32 = 1962;
@@ -83,7 +84,7 @@ fn main() {
         while queue.len() < queue.capacity()
             && let Some(r) = refused.pop_front()
         {
-            queue.enqueue(r, now).expect("there is room");
+            queue.enqueue(r).expect("there is room");
         }
         // Arrivals up to now join the queue.
         while let Some(&(i, (t, cylinder, kind))) = pending.peek() {
@@ -93,12 +94,12 @@ fn main() {
             let req = Request::new(
                 RequestId(i as u64),
                 kind,
-                u64::from(cylinder) * 64,
-                8,
-                cylinder,
+                Block(u64::from(cylinder) * 64),
+                Blocks(8),
+                Cyl(cylinder),
                 t,
             );
-            match queue.enqueue(req, now) {
+            match queue.enqueue(req) {
                 Ok(()) => {}
                 Err(EnqueueError::QueueFull { .. }) => {
                     refusals += 1;

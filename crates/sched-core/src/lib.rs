@@ -7,7 +7,9 @@
 //!
 //! Where a policy's memory lives is the caller's choice (see [`Storage`]):
 //! [`Inline<N>`] keeps fixed arrays inside the policy value, for embedded
-//! users who allocate nothing; `Boxed<N>` and `Heap` (feature `alloc`)
+//! users who allocate nothing (FCFS, SSTF, the SCAN/LOOK family and EDF
+//! build on it in const context, as in
+//! [`policy::Sstf::new_inline`], so they can live in a `static`); `Boxed<N>` and `Heap` (feature `alloc`)
 //! allocate them in place on the heap, at a capacity fixed at compile time
 //! or chosen at run time, so a 65,535-deep queue never crosses a stack frame. A
 //! full queue is a typed error, never a panic or a silent drop; each
@@ -17,7 +19,7 @@
 //! The driver loop is the same everywhere:
 //!
 //! ```
-//! use sched_core::{Head, Inline, Kind, NullEstimator, Request, RequestId, Scheduler, policy::Sstf};
+//! use sched_core::{Block, Blocks, Cyl, Head, Inline, Kind, NullEstimator, Request, RequestId, Scheduler, policy::Sstf};
 //!
 //! // A 64-deep SSTF queue for a 1962-cylinder disk, stored inline.
 //! let mut queue = Sstf::new(Inline::<64>::new(), 1962).unwrap();
@@ -30,8 +32,8 @@
 //!     // Arrivals up to the current time join the queue.
 //!     while let Some(&(i, &(t, cyl))) = pending.peek() {
 //!         if t > now { break; }
-//!         let req = Request::new(RequestId(i as u64), Kind::Read, 0, 8, cyl, t);
-//!         queue.enqueue(req, now).expect("the queue has room");
+//!         let req = Request::new(RequestId(i as u64), Kind::Read, Block(0), Blocks(8), Cyl(cyl), t);
+//!         queue.enqueue(req).expect("the queue has room");
 //!         pending.next();
 //!     }
 //!     // The disk is free: ask the policy, "serve" for 5 ms, move the arm.
@@ -66,7 +68,8 @@
 //! policies for up to 64 disks implement [`array::ArrayPolicy`], composing
 //! single-disk [`Scheduler`]s as their per-queue disciplines. A rate-based
 //! policy such as WRR-SCAN fits the same trait: its tasks are told apart by
-//! [`Request::class`], its rounds advance with the `now` each call receives,
+//! [`Request::class`], its rounds advance with the `now` that
+//! [`Scheduler::next`] receives,
 //! [`Scheduler::next_eligible_at`] tells the driver when a held job becomes
 //! eligible, and admission control is an inherent method of the policy returning a
 //! reservation or a typed refusal, since it is asked of one policy, not of
@@ -101,7 +104,8 @@ pub use error::{
 pub use policy::ExpiredRule;
 pub use policy_table::{AnyScheduler, AnySpec, AnySpecError, PolicySpec};
 pub use request::{
-    Cylinder, Direction, Dispatch, FreeBlock, Head, Kind, Nanos, Request, RequestId, Travel,
+    Block, Blocks, Cyl, Cylinder, Direction, Dispatch, FreeBlock, Head, Kind, Nanos, Request,
+    RequestId, Travel,
 };
 pub use scheduler::{Drain, NullEstimator, Scheduler, ServiceEstimator, drain};
 #[cfg(feature = "alloc")]

@@ -24,6 +24,23 @@ impl fmt::Display for RequestId {
     }
 }
 
+/// The first block (sector) of a request, as [`Request::new`] takes it:
+/// its own type so that it cannot trade places with the other integers
+/// (see [`Request`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Block(pub u64);
+
+/// The length of a request in blocks, as [`Request::new`] takes it (see
+/// [`Block`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Blocks(pub u32);
+
+/// The cylinder holding a request's first block, as [`Request::new`] takes
+/// it (see [`Block`]). Named `Cyl` because [`Cylinder`], the plain number
+/// every field, [`Head`] and [`Travel`] use, keeps its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Cyl(pub Cylinder);
+
 /// Direction of data transfer.
 ///
 /// Exhaustive on purpose (not `#[non_exhaustive]`): a scheduled block
@@ -43,6 +60,19 @@ pub enum Kind {
 /// The driver resolves `cylinder` from `block` with the device's geometry before
 /// enqueueing, so that policies never need to know the disk layout. Requests are
 /// plain `Copy` values: a rejected enqueue loses nothing, the caller still holds it.
+///
+/// [`Request::new`] takes the block, the length and the cylinder wrapped in
+/// [`Block`], [`Blocks`] and [`Cyl`]: as bare integers (a `u64` and two
+/// `u32`s, beside a `u64` arrival time) any two of them could trade places
+/// and still compile, and a request with its length and cylinder swapped is
+/// served on the wrong cylinder without a word. With the wrappers every
+/// argument of the constructor has its own type, so a swap is a type error.
+/// The fields keep their plain types: a field is read by name, which cannot
+/// be swapped, and the policies do arithmetic on them.
+///
+/// `arrival` is the one clock the policies see of a request: the driver
+/// stamps it with its own clock when the request arrives, and the policies
+/// order by it (FCFS order, tie-breaks, WRR-SCAN's rounds).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct Request {
@@ -69,21 +99,54 @@ pub struct Request {
 }
 
 impl Request {
-    /// A request with no deadline and class 0.
+    /// A request with no deadline and class 0: `blocks` blocks from `block`,
+    /// on `cylinder`, arrived at `arrival` (the driver's clock).
+    ///
+    /// ```
+    /// use sched_core::{Block, Blocks, Cyl, Kind, Request, RequestId};
+    ///
+    /// // 8 blocks from block 4096, on cylinder 1500, arrived at 2 ms.
+    /// let req = Request::new(RequestId(1), Kind::Read, Block(4096), Blocks(8), Cyl(1500), 2_000_000);
+    /// assert_eq!((req.block, req.blocks, req.cylinder), (4096, 8, 1500));
+    /// ```
+    ///
+    /// The length and the cylinder swapped do not compile:
+    ///
+    /// ```compile_fail,E0308
+    /// use sched_core::{Block, Blocks, Cyl, Kind, Request, RequestId};
+    ///
+    /// let req = Request::new(RequestId(1), Kind::Read, Block(4096), Cyl(1500), Blocks(8), 2_000_000);
+    /// ```
+    ///
+    /// nor do the block and the arrival time swapped:
+    ///
+    /// ```compile_fail,E0308
+    /// use sched_core::{Block, Blocks, Cyl, Kind, Request, RequestId};
+    ///
+    /// let req = Request::new(RequestId(1), Kind::Read, 2_000_000, Blocks(8), Cyl(1500), Block(4096));
+    /// ```
+    ///
+    /// nor bare integers, which could be in any order:
+    ///
+    /// ```compile_fail,E0308
+    /// use sched_core::{Block, Blocks, Cyl, Kind, Request, RequestId};
+    ///
+    /// let req = Request::new(RequestId(1), Kind::Read, 4096, 1500, 8, 2_000_000);
+    /// ```
     pub const fn new(
         id: RequestId,
         kind: Kind,
-        block: u64,
-        blocks: u32,
-        cylinder: Cylinder,
+        block: Block,
+        blocks: Blocks,
+        cylinder: Cyl,
         arrival: Nanos,
     ) -> Self {
         Request {
             id,
             kind,
-            block,
-            blocks,
-            cylinder,
+            block: block.0,
+            blocks: blocks.0,
+            cylinder: cylinder.0,
             arrival,
             deadline: None,
             class: 0,

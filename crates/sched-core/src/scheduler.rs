@@ -8,7 +8,14 @@ use crate::request::{Direction, Dispatch, FreeBlock, Head, Nanos, Request, Reque
 /// Disk models implement it (disk-emu's mechanical models track the spindle's
 /// rotational phase from the clock, so `now` matters). Policies that only look at
 /// cylinder distance or deadlines never call it.
-pub trait ServiceEstimator {
+///
+/// An estimator is `Sync`: it answers through `&self` alone, and every
+/// estimator of this workspace (disk-emu's models, the null one) is plain
+/// data. So a `&dyn ServiceEstimator` may be shared across threads, and an
+/// [`ArrayView`](crate::array::ArrayView), which holds them, is `Send` and
+/// `Sync`: a driver may poll its array from a worker thread. A model that
+/// caches answers behind `&self` uses a lock or atomics, not a `Cell`.
+pub trait ServiceEstimator: Sync {
     /// Time to position the heads over the first block of `req` if the arm is at
     /// `head` at time `now`: seek plus rotational latency, with any head switch.
     fn positioning_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos;
@@ -92,12 +99,19 @@ impl ServiceEstimator for NullEstimator {
 pub trait Scheduler {
     /// Adds a request to the queue.
     ///
+    /// There is no `now` here: the time a request arrived is its
+    /// [`Request::arrival`], which the driver stamps with its own clock, and
+    /// that one clock is what the policies order by. A request the driver
+    /// queues later than it arrived (a held-back array operation, one moved
+    /// from another queue) keeps its arrival time and its place in arrival
+    /// order.
+    ///
     /// # Errors
     /// [`EnqueueError::QueueFull`] when the queue is at capacity,
     /// [`EnqueueError::DuplicateId`] when a request with the same id is queued,
     /// [`EnqueueError::CylinderOutOfRange`] when the policy orders by cylinder
     /// and the request lies beyond the disk it was built for. The queue is unchanged.
-    fn enqueue(&mut self, req: Request, now: Nanos) -> Result<(), EnqueueError>;
+    fn enqueue(&mut self, req: Request) -> Result<(), EnqueueError>;
 
     /// Removes and returns the request the disk should serve next, or `None` when
     /// nothing is queued (or, for policies that drop expired requests, when only
@@ -201,8 +215,8 @@ macro_rules! forward_scheduler {
         $(#[$attr])*
         impl<$($generics)*> Scheduler for $ty {
             #[inline]
-            fn enqueue(&mut self, req: Request, now: Nanos) -> Result<(), EnqueueError> {
-                (**self).enqueue(req, now)
+            fn enqueue(&mut self, req: Request) -> Result<(), EnqueueError> {
+                (**self).enqueue(req)
             }
             #[inline]
             fn next(

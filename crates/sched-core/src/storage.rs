@@ -244,6 +244,16 @@ impl<T: Copy, S: Storage> Slots<T, S> {
     }
 }
 
+impl<T: Copy, const N: usize> Slots<T, Inline<N>> {
+    /// The inline array `[fill; N]`, built in const context: the part of
+    /// [`Slots::new`] a `static` policy can use, since a trait method such as
+    /// [`Storage::array`] cannot be called there.
+    #[inline]
+    pub(crate) const fn inline(fill: T) -> Self {
+        Slots([fill; N])
+    }
+}
+
 impl<T: Copy, S: Storage> Index<usize> for Slots<T, S> {
     type Output = T;
     #[inline(always)]

@@ -23,7 +23,9 @@ use sched_core::array::{
     ArrayPolicy, ArrayView, Cmq, Copies, Dmq, Location, SPssq, ShortestQueue, Start,
 };
 use sched_core::policy::{Fcfs, Sstf};
-use sched_core::{Head, Inline, Kind, NullEstimator, Request, RequestId, ServiceEstimator};
+use sched_core::{
+    Block, Blocks, Cyl, Head, Inline, Kind, NullEstimator, Request, RequestId, ServiceEstimator,
+};
 
 const CYLINDERS: u32 = 200;
 
@@ -58,7 +60,7 @@ fn serve_shifted_mirror(policy: &mut dyn ArrayPolicy) -> Vec<Start> {
     };
     let copies = shifted_mirror();
     let mut started = Vec::new();
-    let write = Request::new(RequestId(1), Kind::Write, 800, 8, 10, 0);
+    let write = Request::new(RequestId(1), Kind::Write, Block(800), Blocks(8), Cyl(10), 0);
     policy.submit(write, &copies, &view).unwrap();
     while let Some(s) = policy.poll_start(&view).unwrap() {
         started.push(s);
@@ -69,7 +71,7 @@ fn serve_shifted_mirror(policy: &mut dyn ArrayPolicy) -> Vec<Start> {
     }
     assert_eq!(policy.in_system(), 0);
     policy.fail_disk(0, &view).unwrap();
-    let read = Request::new(RequestId(2), Kind::Read, 800, 8, 10, 2);
+    let read = Request::new(RequestId(2), Kind::Read, Block(800), Blocks(8), Cyl(10), 2);
     policy.submit(read, &copies, &view).unwrap();
     let read_start = policy
         .poll_start(&view)
@@ -677,8 +679,15 @@ mod run_time_arrays {
                         cancel_after,
                     } => {
                         let id = RequestId(next_step as u64);
-                        let req = Request::new(id, kind, block, blocks, cylinder, now)
-                            .with_deadline(now + 50 + s.gap * 3);
+                        let req = Request::new(
+                            id,
+                            kind,
+                            Block(block),
+                            Blocks(blocks),
+                            Cyl(cylinder),
+                            now,
+                        )
+                        .with_deadline(now + 50 + s.gap * 3);
                         h.events += 1;
                         let failed_now =
                             DiskSet::matching(disks, |d| h.state[d] == DiskState::Failed)
@@ -756,8 +765,14 @@ mod run_time_arrays {
                             (DiskState::Rebuilding { rebuilt_to }, false) if !h.copy_asked[d] => {
                                 let blocks = step.clamp(1, TOP - rebuilt_to) as u32;
                                 let id = RequestId(COPY_IDS + h.copies_asked);
-                                let copy =
-                                    Request::new(id, Kind::Write, rebuilt_to, blocks, 0, now);
+                                let copy = Request::new(
+                                    id,
+                                    Kind::Write,
+                                    Block(rebuilt_to),
+                                    Blocks(blocks),
+                                    Cyl(0),
+                                    now,
+                                );
                                 match policy.resync(d, copy) {
                                     Ok(()) => {
                                         h.copies_asked += 1;
@@ -1246,7 +1261,7 @@ mod run_time_arrays {
                 estimators: &est,
             };
             let copies = shifted_mirror();
-            let write = Request::new(RequestId(1), Kind::Write, 800, 8, 10, 0);
+            let write = Request::new(RequestId(1), Kind::Write, Block(800), Blocks(8), Cyl(10), 0);
             policy.submit(write, &copies, &view).unwrap();
             let a = policy.poll_start(&view).unwrap().unwrap();
             let b = policy.poll_start(&view).unwrap().unwrap();
@@ -1255,7 +1270,7 @@ mod run_time_arrays {
             assert_eq!(first.finished.map(|r| r.id), Some(RequestId(1)), "{name}");
             assert_eq!(first.settled, None, "{name}");
             // Disk 0 has not written it yet: a read of the block goes to disk 1.
-            let read = Request::new(RequestId(2), Kind::Read, 800, 8, 10, 6);
+            let read = Request::new(RequestId(2), Kind::Read, Block(800), Blocks(8), Cyl(10), 6);
             policy.submit(read, &copies, &view).unwrap();
             let r = policy.poll_start(&view).unwrap().unwrap();
             assert_eq!(
@@ -1293,7 +1308,14 @@ mod run_time_arrays {
             Copies::new().with(0, at).with(1, at)
         };
         let write = |id: u64, block: u64, cylinder: u32| {
-            Request::new(RequestId(id), Kind::Write, block, 8, cylinder, id)
+            Request::new(
+                RequestId(id),
+                Kind::Write,
+                Block(block),
+                Blocks(8),
+                Cyl(cylinder),
+                id,
+            )
         };
         let start_all = |policy: &mut AnyArray<Heap>| {
             let mut started = Vec::new();
@@ -1392,10 +1414,17 @@ mod run_time_arrays {
         let expected_turnaround = |spec: &str| {
             let mut policy = build(&spec.parse().unwrap(), 8, 2, 1);
             for (id, (d, blocks)) in [(0, 8), (0, 8), (1, 200)].into_iter().enumerate() {
-                let r = Request::new(RequestId(id as u64), Kind::Read, 0, blocks, 50, 0);
+                let r = Request::new(
+                    RequestId(id as u64),
+                    Kind::Read,
+                    Block(0),
+                    Blocks(blocks),
+                    Cyl(50),
+                    0,
+                );
                 policy.submit(r, &at(d, 50), &view).unwrap();
             }
-            let read = Request::new(RequestId(9), Kind::Read, 0, 8, 100, 0);
+            let read = Request::new(RequestId(9), Kind::Read, Block(0), Blocks(8), Cyl(100), 0);
             policy.submit(read, &both(100), &view).unwrap();
             (policy.disk_queue_len(0), policy.disk_queue_len(1))
         };
@@ -1417,7 +1446,14 @@ mod run_time_arrays {
                 block: u64::from(c) * 10,
                 cylinder: c,
             };
-            let r = Request::new(RequestId(first + k as u64), Kind::Read, at.block, 8, c, 0);
+            let r = Request::new(
+                RequestId(first + k as u64),
+                Kind::Read,
+                Block(at.block),
+                Blocks(8),
+                Cyl(c),
+                0,
+            );
             policy
                 .submit(r, &Copies::new().with(disk, at), view)
                 .unwrap();
@@ -1446,7 +1482,14 @@ mod run_time_arrays {
                 block: 1_200,
                 cylinder: 120,
             };
-            let read = Request::new(RequestId(99), Kind::Read, 1_200, 8, 120, 0);
+            let read = Request::new(
+                RequestId(99),
+                Kind::Read,
+                Block(1_200),
+                Blocks(8),
+                Cyl(120),
+                0,
+            );
             policy
                 .submit(read, &Copies::everywhere(2, at), &view)
                 .unwrap();
@@ -1478,13 +1521,20 @@ mod run_time_arrays {
             block,
             cylinder: (block / 100) as u32,
         };
-        let write = Request::new(RequestId(1), Kind::Write, 100, 8, 1, 0);
+        let write = Request::new(RequestId(1), Kind::Write, Block(100), Blocks(8), Cyl(1), 0);
         policy
             .submit(write, &Copies::everywhere(2, at(100)), &view)
             .unwrap();
         assert_eq!((policy.disk_queue_len(0), policy.disk_queue_len(1)), (1, 1));
         // A read arriving later on disk 0 alone goes first there.
-        let read = Request::new(RequestId(2), Kind::Read, 9_000, 8, 90, 0);
+        let read = Request::new(
+            RequestId(2),
+            Kind::Read,
+            Block(9_000),
+            Blocks(8),
+            Cyl(90),
+            0,
+        );
         policy
             .submit(read, &Copies::new().with(0, at(9_000)), &view)
             .unwrap();
@@ -1523,13 +1573,27 @@ mod run_time_arrays {
                     block: b,
                     cylinder: (b / 100) as u32,
                 };
-                let r = Request::new(RequestId(id as u64), Kind::Read, b, 8, at.cylinder, 0);
+                let r = Request::new(
+                    RequestId(id as u64),
+                    Kind::Read,
+                    Block(b),
+                    Blocks(8),
+                    Cyl(at.cylinder),
+                    0,
+                );
                 policy.submit(r, &Copies::new().with(d, at), &view).unwrap();
                 if id < 2 {
                     policy.poll_start(&view).unwrap().unwrap();
                 }
             }
-            let read = Request::new(RequestId(9), Kind::Read, block, 8, (block / 100) as u32, 0);
+            let read = Request::new(
+                RequestId(9),
+                Kind::Read,
+                Block(block),
+                Blocks(8),
+                Cyl((block / 100) as u32),
+                0,
+            );
             policy.submit(read, &both(block), &view).unwrap();
             (policy.disk_queue_len(0), policy.disk_queue_len(1))
         };
@@ -1563,7 +1627,7 @@ mod run_time_arrays {
         };
         let holders = Copies::new().with(1, at).with(2, at).with(3, at);
         for id in 0..3_000 {
-            let r = Request::new(RequestId(id), Kind::Read, 0, 8, 0, 0);
+            let r = Request::new(RequestId(id), Kind::Read, Block(0), Blocks(8), Cyl(0), 0);
             policy.submit(r, &holders, &view).unwrap();
         }
         assert_eq!(policy.disk_queue_len(0), 0);
@@ -1589,7 +1653,7 @@ mod run_time_arrays {
                 estimators: &est,
             };
             let copies = shifted_mirror();
-            let write = Request::new(RequestId(1), Kind::Write, 800, 8, 10, 0);
+            let write = Request::new(RequestId(1), Kind::Write, Block(800), Blocks(8), Cyl(10), 0);
             policy.submit(write, &copies, &view).unwrap();
             assert_eq!(policy.poll_start(&view).unwrap().map(|s| s.disk), Some(0));
             assert_eq!(policy.poll_start(&view).unwrap().map(|s| s.disk), Some(1));
@@ -1611,7 +1675,14 @@ mod run_time_arrays {
             };
             policy.replace_disk(1, rebuild).unwrap();
             for (n, block) in [4_000u64, 4_004].into_iter().enumerate() {
-                let copy = Request::new(RequestId(10 + n as u64), Kind::Write, block, 4, 150, 4);
+                let copy = Request::new(
+                    RequestId(10 + n as u64),
+                    Kind::Write,
+                    Block(block),
+                    Blocks(4),
+                    Cyl(150),
+                    4,
+                );
                 policy.resync(1, copy).unwrap();
                 let s = policy.poll_start(&view).unwrap().expect("the copy starts");
                 assert_eq!(
@@ -1629,7 +1700,7 @@ mod run_time_arrays {
                 "{name}"
             );
             policy.fail_disk(0, &view).unwrap();
-            let read = Request::new(RequestId(2), Kind::Read, 800, 8, 10, 4);
+            let read = Request::new(RequestId(2), Kind::Read, Block(800), Blocks(8), Cyl(10), 4);
             assert_eq!(
                 policy.submit(read, &copies, &view),
                 Err(EnqueueError::NoEligibleDisk(RequestId(2))),
@@ -1663,7 +1734,7 @@ mod run_time_arrays {
             // Two reads keep the disks busy; a write arrives behind them.
             let mut started = Vec::new();
             for (id, kind) in [(1, Kind::Read), (3, Kind::Read), (2, Kind::Write)] {
-                let r = Request::new(RequestId(id), kind, 800, 8, 10, 0);
+                let r = Request::new(RequestId(id), kind, Block(800), Blocks(8), Cyl(10), 0);
                 policy.submit(r, &copies, &view).unwrap();
                 while let Some(s) = policy.poll_start(&view).unwrap() {
                     started.push(s);
@@ -1749,17 +1820,24 @@ mod run_time_arrays {
                 )
             };
             for i in 0..4u64 {
-                let r = Request::new(RequestId(i), Kind::Write, i, 1, i as u32, 0);
+                let r = Request::new(
+                    RequestId(i),
+                    Kind::Write,
+                    Block(i),
+                    Blocks(1),
+                    Cyl(i as u32),
+                    0,
+                );
                 policy.submit(r, &at(i as u32), &view).unwrap();
             }
-            let extra = Request::new(RequestId(9), Kind::Read, 9, 1, 9, 0);
+            let extra = Request::new(RequestId(9), Kind::Read, Block(9), Blocks(1), Cyl(9), 0);
             assert_eq!(
                 policy.submit(extra, &at(9), &view),
                 Err(EnqueueError::QueueFull { capacity: 4 }),
                 "{name}"
             );
             assert_eq!(policy.in_system(), 4, "{name}");
-            let dup = Request::new(RequestId(2), Kind::Read, 2, 1, 2, 0);
+            let dup = Request::new(RequestId(2), Kind::Read, Block(2), Blocks(1), Cyl(2), 0);
             assert!(
                 matches!(
                     policy.submit(dup, &at(2), &view),
@@ -1808,7 +1886,7 @@ mod run_time_arrays {
             );
         policy
             .submit(
-                Request::new(RequestId(1), Kind::Read, 50, 1, 5, 0),
+                Request::new(RequestId(1), Kind::Read, Block(50), Blocks(1), Cyl(5), 0),
                 &copies,
                 &view,
             )
@@ -1854,7 +1932,7 @@ mod run_time_arrays {
         // disk 0 waits in disk 0's auxiliary queue.
         policy
             .submit(
-                Request::new(RequestId(1), Kind::Read, 0, 1, 5, 0),
+                Request::new(RequestId(1), Kind::Read, Block(0), Blocks(1), Cyl(5), 0),
                 &at(5),
                 &view(0),
             )
@@ -1865,7 +1943,7 @@ mod run_time_arrays {
         );
         policy
             .submit(
-                Request::new(RequestId(2), Kind::Write, 0, 1, 6, 1),
+                Request::new(RequestId(2), Kind::Write, Block(0), Blocks(1), Cyl(6), 1),
                 &at(6),
                 &view(1),
             )

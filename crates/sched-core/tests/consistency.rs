@@ -38,7 +38,10 @@ use sched_core::array::{
     Ack, AnyArray, ArrayPolicy, ArraySpec, ArrayView, Completion, Copies, DiskSet, DiskState,
     Location, Rebuild, Start,
 };
-use sched_core::{DiskStateError, Head, Heap, Kind, Nanos, Request, RequestId, ServiceEstimator};
+use sched_core::{
+    Block, Blocks, Cyl, DiskStateError, Head, Heap, Kind, Nanos, Request, RequestId,
+    ServiceEstimator,
+};
 
 /// Logical blocks, the most a disk's copy is shifted by, and so the blocks
 /// each disk has (and a rebuild copies).
@@ -287,9 +290,9 @@ impl Oracle<'_> {
         let copy = Request::new(
             id,
             Kind::Write,
-            rebuilt_to,
-            blocks,
-            rebuilt_to as u32 * 4,
+            Block(rebuilt_to),
+            Blocks(blocks),
+            Cyl(rebuilt_to as u32 * 4),
             self.now,
         );
         match self.policy.resync(d, copy) {
@@ -321,7 +324,14 @@ impl Oracle<'_> {
         let id = RequestId(self.records.len() as u64 + 1);
         let copies = self.copies(block, holders);
         let cylinder = copies.locations()[0].cylinder;
-        let mut req = Request::new(id, kind, block, blocks as u32, cylinder, self.now);
+        let mut req = Request::new(
+            id,
+            kind,
+            Block(block),
+            Blocks(blocks as u32),
+            Cyl(cylinder),
+            self.now,
+        );
         req.class = class;
         let (heads, est) = self.view_parts();
         let view = ArrayView {
@@ -764,7 +774,16 @@ fn disks_move_only_online_failed_rebuilding_online() {
         heads: &heads,
         estimators: &est,
     };
-    let copy = |id, block, blocks| Request::new(RequestId(id), Kind::Write, block, blocks, 0, 0);
+    let copy = |id, block, blocks| {
+        Request::new(
+            RequestId(id),
+            Kind::Write,
+            Block(block),
+            Blocks(blocks),
+            Cyl(0),
+            0,
+        )
+    };
     // Online: cannot be replaced or resynced.
     assert_eq!(
         p.replace_disk(1, Rebuild::whole(100)),
@@ -889,9 +908,9 @@ fn writes_wait_for_the_copy_of_their_range_and_the_copy_for_writes_in_flight() {
     p.fail_disk(1, &view).unwrap();
     p.replace_disk(1, Rebuild::whole(100)).unwrap();
     // A write in flight over blocks 10..14: the copy of 0..50 waits for it.
-    let w1 = Request::new(RequestId(1), Kind::Write, 10, 4, 0, 0);
+    let w1 = Request::new(RequestId(1), Kind::Write, Block(10), Blocks(4), Cyl(0), 0);
     p.submit(w1, &everywhere(10), &view).unwrap();
-    let copy = Request::new(RequestId(100), Kind::Write, 0, 50, 0, 0);
+    let copy = Request::new(RequestId(100), Kind::Write, Block(0), Blocks(50), Cyl(0), 0);
     p.resync(1, copy).unwrap();
     let mut starts = Vec::new();
     while let Some(s) = p.poll_start(&view).unwrap() {
@@ -902,7 +921,7 @@ fn writes_wait_for_the_copy_of_their_range_and_the_copy_for_writes_in_flight() {
         vec![(0, RequestId(1), None), (1, RequestId(1), None)]
     );
     // A write over 20..22 arrives while the range is claimed: it is held.
-    let w2 = Request::new(RequestId(2), Kind::Write, 20, 2, 0, 1);
+    let w2 = Request::new(RequestId(2), Kind::Write, Block(20), Blocks(2), Cyl(0), 1);
     p.submit(w2, &everywhere(20), &view).unwrap();
     assert!(p.contains(RequestId(2)));
     assert_eq!(p.disk_queue_len(0) + p.disk_queue_len(1), 0);
@@ -952,7 +971,14 @@ fn unacknowledged_overlapping_writes_reach_every_disk_in_submission_order() {
         };
         let write = |id, block, blocks, cylinder| {
             (
-                Request::new(RequestId(id), Kind::Write, block, blocks, cylinder, 0),
+                Request::new(
+                    RequestId(id),
+                    Kind::Write,
+                    Block(block),
+                    Blocks(blocks),
+                    Cyl(cylinder),
+                    0,
+                ),
                 Copies::everywhere(2, Location { block, cylinder }),
             )
         };
@@ -1013,7 +1039,14 @@ fn overlapping_writes_long_or_short_stay_in_order_and_only_they() {
         };
         let write = |id, block, blocks, cylinder| {
             (
-                Request::new(RequestId(id), Kind::Write, block, blocks, cylinder, 0),
+                Request::new(
+                    RequestId(id),
+                    Kind::Write,
+                    Block(block),
+                    Blocks(blocks),
+                    Cyl(cylinder),
+                    0,
+                ),
                 Copies::everywhere(2, Location { block, cylinder }),
             )
         };

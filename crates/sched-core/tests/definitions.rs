@@ -12,7 +12,8 @@ use common::{
 };
 use proptest::prelude::*;
 use sched_core::{
-    Direction, Dispatch, ExpiredRule, Nanos, PolicySpec, Request, ServiceEstimator, Travel,
+    Block, Blocks, Cyl, Direction, Dispatch, ExpiredRule, Nanos, PolicySpec, Request,
+    ServiceEstimator, Travel,
 };
 
 fn config() -> ProptestConfig {
@@ -347,9 +348,9 @@ proptest! {
         use sched_core::{Kind, RequestId, Scheduler, policy::FdScan};
         let mut q = FdScan::new(sched_core::Inline::<64>::new(), 100, ExpiredRule::Drop).unwrap();
         for (i, (cyl, deadline)) in reqs.iter().enumerate() {
-            let mut r = Request::new(RequestId(i as u64), Kind::Read, 0, 1, *cyl, 0);
+            let mut r = Request::new(RequestId(i as u64), Kind::Read, Block(0), Blocks(1), Cyl(*cyl), 0);
             r.deadline = *deadline;
-            q.enqueue(r, 0).unwrap();
+            q.enqueue(r).unwrap();
         }
         let mut expired: Vec<u64> = std::iter::from_fn(|| q.take_expired(now)).map(|r| r.id.0).collect();
         expired.sort();
@@ -364,9 +365,9 @@ proptest! {
         // Keep mode sets nothing aside.
         let mut keep = FdScan::new(sched_core::Inline::<64>::new(), 100, ExpiredRule::Keep).unwrap();
         for (i, (cyl, deadline)) in reqs.iter().enumerate() {
-            let mut r = Request::new(RequestId(i as u64), Kind::Read, 0, 1, *cyl, 0);
+            let mut r = Request::new(RequestId(i as u64), Kind::Read, Block(0), Blocks(1), Cyl(*cyl), 0);
             r.deadline = *deadline;
-            keep.enqueue(r, 0).unwrap();
+            keep.enqueue(r).unwrap();
         }
         prop_assert!(keep.take_expired(now).is_none());
     }
@@ -390,14 +391,14 @@ proptest! {
         let mut clook = CLook::new(Inline::<64>::new(), 100).unwrap();
         let mut fcfs = Fcfs::new(Inline::<64>::new());
         for (i, &(cyl, blocks)) in queued.iter().enumerate() {
-            let r = Request::new(RequestId(i as u64), Kind::Read, 0, blocks, cyl, 0);
-            clook.enqueue(r, 0).unwrap();
-            fcfs.enqueue(r, 0).unwrap();
+            let r = Request::new(RequestId(i as u64), Kind::Read, Block(0), Blocks(blocks), Cyl(cyl), 0);
+            clook.enqueue(r).unwrap();
+            fcfs.enqueue(r).unwrap();
         }
-        let r = Request::new(RequestId(99), Kind::Read, 0, new.1, new.0, 1);
+        let r = Request::new(RequestId(99), Kind::Read, Block(0), Blocks(new.1), Cyl(new.0), 1);
         prop_assert_eq!(fcfs.work_ahead(&r, Head::at(arm), &est), None);
         let predicted = clook.work_ahead(&r, Head::at(arm), &est);
-        clook.enqueue(r, 1).unwrap();
+        clook.enqueue(r).unwrap();
         let (mut head, mut served) = (Head::at(arm), 0);
         loop {
             let d = clook.next(head, 1, &est).unwrap();

@@ -11,7 +11,8 @@ use std::collections::BTreeMap;
 use sched_core::array::{ArrayPolicy, ArrayView, Cmq, Copies, Location};
 use sched_core::policy::{Ssedo, Sstf};
 use sched_core::{
-    Head, Heap, Kind, MAX_CAPACITY, NullEstimator, Request, RequestId, Scheduler, ServiceEstimator,
+    Block, Blocks, Cyl, Head, Heap, Kind, MAX_CAPACITY, NullEstimator, Request, RequestId,
+    Scheduler, ServiceEstimator,
 };
 
 const STACK: usize = 256 * 1024;
@@ -53,13 +54,13 @@ fn a_65535_deep_sstf_on_the_heap_serves_10000_requests_on_a_256_kb_stack() {
             let r = Request::new(
                 RequestId(next_id),
                 Kind::Read,
-                u64::from(cyl) * 8,
-                8,
-                cyl,
+                Block(u64::from(cyl) * 8),
+                Blocks(8),
+                Cyl(cyl),
                 now,
             );
             next_id += 1;
-            q.enqueue(r, now).unwrap();
+            q.enqueue(r).unwrap();
             *model.entry(cyl).or_default() += 1;
         };
         for _ in 0..MAX_CAPACITY {
@@ -133,8 +134,15 @@ fn a_4096_deep_cmq_over_ssedo_on_the_heap_serves_10000_requests_on_a_256_kb_stac
             } else {
                 Kind::Read
             };
-            let r = Request::new(RequestId(next_id), kind, u64::from(cyl) * 16, 8, cyl, now)
-                .with_deadline(now + 1_000_000 + rng.below(1_000_000));
+            let r = Request::new(
+                RequestId(next_id),
+                kind,
+                Block(u64::from(cyl) * 16),
+                Blocks(8),
+                Cyl(cyl),
+                now,
+            )
+            .with_deadline(now + 1_000_000 + rng.below(1_000_000));
             next_id += 1;
             let view = ArrayView {
                 now,

@@ -64,18 +64,27 @@ proptest! {
 #[test]
 fn full_queue_refuses_and_loses_nothing() {
     use sched_core::{
-        CancelError, EnqueueError, Head, Inline, Kind, NullEstimator, Request, RequestId, Scheduler,
+        Block, Blocks, CancelError, Cyl, EnqueueError, Head, Inline, Kind, NullEstimator, Request,
+        RequestId, Scheduler,
     };
     for spec in all_specs() {
         let mut q = spec.build(Inline::<4>::new(), 100).unwrap();
         for i in 0..4 {
-            let r = Request::new(RequestId(i), Kind::Read, 0, 1, (i * 10) as u32, i)
-                .with_deadline(1_000 + i);
-            q.enqueue(r, i).unwrap();
+            let r = Request::new(
+                RequestId(i),
+                Kind::Read,
+                Block(0),
+                Blocks(1),
+                Cyl((i * 10) as u32),
+                i,
+            )
+            .with_deadline(1_000 + i);
+            q.enqueue(r).unwrap();
         }
-        let refused = Request::new(RequestId(99), Kind::Write, 5, 1, 50, 10).with_deadline(2_000);
+        let refused = Request::new(RequestId(99), Kind::Write, Block(5), Blocks(1), Cyl(50), 10)
+            .with_deadline(2_000);
         assert_eq!(
-            q.enqueue(refused, 10),
+            q.enqueue(refused),
             Err(EnqueueError::QueueFull { capacity: 4 }),
             "{spec}"
         );
@@ -84,7 +93,14 @@ fn full_queue_refuses_and_loses_nothing() {
         // Other refusals at capacity report the full queue first, except a
         // cylinder the disk does not have, which is checked before anything is stored.
         assert_eq!(
-            q.enqueue(Request::new(RequestId(2), Kind::Read, 0, 1, 1, 10), 10),
+            q.enqueue(Request::new(
+                RequestId(2),
+                Kind::Read,
+                Block(0),
+                Blocks(1),
+                Cyl(1),
+                10
+            )),
             Err(EnqueueError::QueueFull { capacity: 4 })
         );
         assert_eq!(
@@ -95,10 +111,10 @@ fn full_queue_refuses_and_loses_nothing() {
             .next(Head::at(0), 20, &NullEstimator)
             .expect("a request is queued");
         assert_eq!(q.len(), 3);
-        assert_eq!(q.enqueue(refused, 20), Ok(()), "{spec}");
+        assert_eq!(q.enqueue(refused), Ok(()), "{spec}");
         // Full again: a duplicate is reported as the full queue it meets first...
         assert_eq!(
-            q.enqueue(refused, 20),
+            q.enqueue(refused),
             Err(EnqueueError::QueueFull { capacity: 4 })
         );
         let second = q
@@ -107,11 +123,11 @@ fn full_queue_refuses_and_loses_nothing() {
         // ...and as a duplicate once there is room.
         if second.request.id != RequestId(99) {
             assert_eq!(
-                q.enqueue(refused, 30),
+                q.enqueue(refused),
                 Err(EnqueueError::DuplicateId(RequestId(99)))
             );
         }
-        assert_eq!(q.enqueue(second.request, 30), Ok(()), "{spec}");
+        assert_eq!(q.enqueue(second.request), Ok(()), "{spec}");
         // The served request's id may be reused.
         assert_eq!(
             q.cancel(served.request.id),
@@ -128,11 +144,13 @@ fn full_queue_refuses_and_loses_nothing() {
 /// Cylinders beyond the disk are refused by every policy that orders by cylinder.
 #[test]
 fn out_of_range_cylinders_are_refused() {
-    use sched_core::{EnqueueError, Inline, Kind, Request, RequestId, Scheduler};
+    use sched_core::{
+        Block, Blocks, Cyl, EnqueueError, Inline, Kind, Request, RequestId, Scheduler,
+    };
     for spec in all_specs() {
         let mut q = spec.build(Inline::<4>::new(), 100).unwrap();
-        let r = Request::new(RequestId(1), Kind::Read, 0, 1, 100, 0);
-        let res = q.enqueue(r, 0);
+        let r = Request::new(RequestId(1), Kind::Read, Block(0), Blocks(1), Cyl(100), 0);
+        let res = q.enqueue(r);
         if common::checks_cylinders(&spec) {
             assert_eq!(
                 res,

@@ -3,7 +3,9 @@
 //! `Documentation/block/bfq-iosched.rst`).
 
 use sched_core::policy::{Bfq, BfqParams, MqDeadline};
-use sched_core::{Head, Inline, Kind, Nanos, NullEstimator, Request, RequestId, Scheduler};
+use sched_core::{
+    Block, Blocks, Cyl, Head, Inline, Kind, Nanos, NullEstimator, Request, RequestId, Scheduler,
+};
 
 const MS: Nanos = 1_000_000;
 
@@ -13,11 +15,25 @@ fn deadline() -> MqDeadline<Inline<64>> {
 }
 
 fn read(id: u64, cylinder: u32, arrival: Nanos) -> Request {
-    Request::new(RequestId(id), Kind::Read, 0, 8, cylinder, arrival)
+    Request::new(
+        RequestId(id),
+        Kind::Read,
+        Block(0),
+        Blocks(8),
+        Cyl(cylinder),
+        arrival,
+    )
 }
 
 fn write(id: u64, cylinder: u32, arrival: Nanos) -> Request {
-    Request::new(RequestId(id), Kind::Write, 0, 8, cylinder, arrival)
+    Request::new(
+        RequestId(id),
+        Kind::Write,
+        Block(0),
+        Blocks(8),
+        Cyl(cylinder),
+        arrival,
+    )
 }
 
 /// Ids in the order `q` serves them at `now`, the arm following each request.
@@ -39,16 +55,16 @@ fn an_expired_read_goes_before_a_nearer_sector() {
     // Before expiry the batch continues upward in sector order: 2 at 900
     // rather than 3 at 10, which is behind the position.
     let mut early = deadline();
-    early.enqueue(read(2, 900, 0), 0).unwrap();
-    early.enqueue(read(4, 500, 0), 0).unwrap();
+    early.enqueue(read(2, 900, 0)).unwrap();
+    early.enqueue(read(4, 500, 0)).unwrap();
     assert_eq!(order(&mut early, 0), [4, 2]);
 
     // Past read_expire, a new batch starts at the oldest read, although a
     // read waits at a nearer sector beyond the position.
     let mut q = MqDeadline::new(Inline::<64>::new(), 1000, 500 * MS, 5_000 * MS, 1, 2).unwrap();
-    q.enqueue(read(1, 400, 0), 0).unwrap();
-    q.enqueue(read(2, 900, 0), 0).unwrap();
-    q.enqueue(read(3, 450, 600 * MS), 600 * MS).unwrap();
+    q.enqueue(read(1, 400, 0)).unwrap();
+    q.enqueue(read(2, 900, 0)).unwrap();
+    q.enqueue(read(3, 450, 600 * MS)).unwrap();
     // The first batch (fifo_batch 1) takes 1 at 400: nothing expired yet at 0.
     let d = q.next(Head::at(400), 0, &NullEstimator).unwrap();
     assert_eq!(d.request.id, RequestId(1));
@@ -58,9 +74,9 @@ fn an_expired_read_goes_before_a_nearer_sector() {
     assert_eq!(d.request.id, RequestId(2));
     // The same queue 100 ms earlier, nothing expired, takes 3 in sector order.
     let mut q = MqDeadline::new(Inline::<64>::new(), 1000, 500 * MS, 5_000 * MS, 1, 2).unwrap();
-    q.enqueue(read(1, 400, 0), 0).unwrap();
-    q.enqueue(read(2, 900, 0), 0).unwrap();
-    q.enqueue(read(3, 450, 400 * MS), 400 * MS).unwrap();
+    q.enqueue(read(1, 400, 0)).unwrap();
+    q.enqueue(read(2, 900, 0)).unwrap();
+    q.enqueue(read(3, 450, 400 * MS)).unwrap();
     let _ = q.next(Head::at(400), 0, &NullEstimator).unwrap();
     let d = q.next(Head::at(400), 400 * MS, &NullEstimator).unwrap();
     assert_eq!(d.request.id, RequestId(3));
@@ -85,10 +101,10 @@ fn writes_get_a_batch_after_writes_starved_read_batches() {
         )
         .unwrap();
         for i in 0..40 {
-            q.enqueue(read(i, 10 + i as u32, 0), 0).unwrap();
+            q.enqueue(read(i, 10 + i as u32, 0)).unwrap();
         }
         for i in 0..4 {
-            q.enqueue(write(100 + i, 500 + i as u32, 0), 0).unwrap();
+            q.enqueue(write(100 + i, 500 + i as u32, 0)).unwrap();
         }
         let served = order(&mut q, 0);
         let first_write = served.iter().position(|&id| id >= 100).unwrap();
@@ -116,8 +132,8 @@ fn writes_get_a_batch_after_writes_starved_read_batches() {
     // writes_starved 0 gives waiting writes every batch.
     let mut q = MqDeadline::new(Inline::<64>::new(), 1000, 500 * MS, 5_000 * MS, 2, 0).unwrap();
     for i in 0..6 {
-        q.enqueue(read(i, 10 + i as u32, 0), 0).unwrap();
-        q.enqueue(write(100 + i, 500 + i as u32, 0), 0).unwrap();
+        q.enqueue(read(i, 10 + i as u32, 0)).unwrap();
+        q.enqueue(write(100 + i, 500 + i as u32, 0)).unwrap();
     }
     assert_eq!(
         order(&mut q, 0),
@@ -125,7 +141,7 @@ fn writes_get_a_batch_after_writes_starved_read_batches() {
     );
     // Writes alone are served at once: nothing starves them.
     let mut q = deadline();
-    q.enqueue(write(1, 5, 0), 0).unwrap();
+    q.enqueue(write(1, 5, 0)).unwrap();
     assert_eq!(order(&mut q, 0), [1]);
 }
 
@@ -140,10 +156,9 @@ fn a_batch_holds_up_to_fifo_batch_requests_in_sector_order() {
     let mut q = MqDeadline::new(Inline::<64>::new(), 1000, 500 * MS, 5_000 * MS, 16, 0).unwrap();
     let cylinders: Vec<u32> = (0..40).map(|i| (i * 37 % 40) * 20 + 5).collect();
     for (i, &c) in cylinders.iter().enumerate() {
-        q.enqueue(read(i as u64, c, i as Nanos), i as Nanos)
-            .unwrap();
+        q.enqueue(read(i as u64, c, i as Nanos)).unwrap();
     }
-    q.enqueue(write(100, 999, 0), 0).unwrap();
+    q.enqueue(write(100, 999, 0)).unwrap();
     let now = 10_000 * MS;
     let mut head = Head::at(0);
     let mut served = Vec::new();
@@ -207,7 +222,7 @@ fn backlogged(
     for &class in classes {
         for _ in 0..depth {
             id += 1;
-            q.enqueue(read(id, cylinders.next(), 0).with_class(class), 0)
+            q.enqueue(read(id, cylinders.next(), 0).with_class(class))
                 .unwrap();
         }
     }
@@ -222,11 +237,8 @@ fn backlogged(
         served[k] += u64::from(d.request.blocks);
         head = Head::at(d.request.cylinder);
         id += 1;
-        q.enqueue(
-            read(id, cylinders.next(), now).with_class(d.request.class),
-            now,
-        )
-        .unwrap();
+        q.enqueue(read(id, cylinders.next(), now).with_class(d.request.class))
+            .unwrap();
         now += SERVICE;
     }
     served
@@ -269,8 +281,8 @@ fn bfq_shares_service_in_proportion_to_weights() {
 #[test]
 fn bfq_idles_for_a_sync_queue_and_stops_after_slice_idle() {
     let mut q = bfq();
-    q.enqueue(read(1, 100, 0).with_class(1), 0).unwrap();
-    q.enqueue(read(2, 900, 0).with_class(2), 0).unwrap();
+    q.enqueue(read(1, 100, 0).with_class(1)).unwrap();
+    q.enqueue(read(2, 900, 0).with_class(2)).unwrap();
     let d = q.next(Head::at(0), 0, &NullEstimator).unwrap();
     assert_eq!(d.request.id, RequestId(1));
     // Read 1 completes at 5 ms: class 1 is empty, the disk idles to 13 ms.
@@ -280,8 +292,7 @@ fn bfq_idles_for_a_sync_queue_and_stops_after_slice_idle() {
     assert!(q.next(Head::at(100), 9 * MS, &NullEstimator).is_none());
     assert_eq!(q.next_eligible_at(9 * MS), Some(13 * MS));
     // Class 1's next read arrives at 10 ms: served before class 2's.
-    q.enqueue(read(3, 110, 10 * MS).with_class(1), 10 * MS)
-        .unwrap();
+    q.enqueue(read(3, 110, 10 * MS).with_class(1)).unwrap();
     let d = q.next(Head::at(100), 10 * MS, &NullEstimator).unwrap();
     assert_eq!(d.request.id, RequestId(3));
     // It completes at 15 ms; no more reads of class 1 come: idle until
@@ -294,8 +305,8 @@ fn bfq_idles_for_a_sync_queue_and_stops_after_slice_idle() {
 
     // A queue whose last request was a write (asynchronous) is not waited for.
     let mut q = bfq();
-    q.enqueue(write(1, 100, 0).with_class(1), 0).unwrap();
-    q.enqueue(read(2, 900, 0).with_class(2), 0).unwrap();
+    q.enqueue(write(1, 100, 0).with_class(1)).unwrap();
+    q.enqueue(read(2, 900, 0).with_class(2)).unwrap();
     assert_eq!(order(&mut q, 0), [1, 2]);
     // Nor is one when slice_idle is 0.
     let params = BfqParams {
@@ -303,8 +314,8 @@ fn bfq_idles_for_a_sync_queue_and_stops_after_slice_idle() {
         ..BfqParams::LINUX
     };
     let mut q = Bfq::new(Inline::<8>::new(), 1000, params).unwrap();
-    q.enqueue(read(1, 100, 0).with_class(1), 0).unwrap();
-    q.enqueue(read(2, 900, 0).with_class(2), 0).unwrap();
+    q.enqueue(read(1, 100, 0).with_class(1)).unwrap();
+    q.enqueue(read(2, 900, 0).with_class(2)).unwrap();
     assert_eq!(order(&mut q, 0), [1, 2]);
 }
 
@@ -330,7 +341,7 @@ fn bfq_never_starves_a_class() {
         for class in 1..=4u16 {
             for _ in 0..16 {
                 id += 1;
-                q.enqueue(read(id, cylinders.next(), 0).with_class(class), 0)
+                q.enqueue(read(id, cylinders.next(), 0).with_class(class))
                     .unwrap();
             }
         }
@@ -345,7 +356,7 @@ fn bfq_never_starves_a_class() {
         while waits.len() < 3 && now < 1_000_000 * MS {
             if light_since.is_none() && now >= light_at {
                 id += 1;
-                q.enqueue(read(id, 500, now).with_class(9), now).unwrap();
+                q.enqueue(read(id, 500, now).with_class(9)).unwrap();
                 light_since = Some(now);
             }
             let Some(d) = q.next(head, now, &NullEstimator) else {
@@ -357,11 +368,8 @@ fn bfq_never_starves_a_class() {
                 light_at = now + 50 * MS;
             } else {
                 id += 1;
-                q.enqueue(
-                    read(id, cylinders.next(), now).with_class(d.request.class),
-                    now,
-                )
-                .unwrap();
+                q.enqueue(read(id, cylinders.next(), now).with_class(d.request.class))
+                    .unwrap();
             }
             head = Head::at(d.request.cylinder);
             now += 4 * MS;

@@ -9,7 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 use sched_core::policy::{AperiodicReserve, RateTask, WrrMode, WrrParams, WrrScan};
-use sched_core::{Head, Inline, Kind, Nanos, Request, RequestId, Scheduler, ServiceEstimator};
+use sched_core::{
+    Block, Blocks, Cyl, Head, Inline, Kind, Nanos, Request, RequestId, Scheduler, ServiceEstimator,
+};
 
 const MS: Nanos = 1_000_000;
 /// Every request takes this long: short enough that a round's reserved
@@ -108,7 +110,7 @@ proptest! {
                     Some(&b) => (b * a.size / 16).max(1),
                     None => spb,
                 };
-                let r = Request::new(RequestId(i as u64), Kind::Read, 0, sectors, a.cylinder, t)
+                let r = Request::new(RequestId(i as u64), Kind::Read, Block(0), Blocks(sectors), Cyl(a.cylinder), t)
                     .with_class(class);
                 (t, r)
             })
@@ -125,7 +127,7 @@ proptest! {
             // Arrivals up to now.
             while next_arrival < stream.len() && stream[next_arrival].0 <= now {
                 let r = stream[next_arrival].1;
-                q.enqueue(r, now).unwrap();
+                q.enqueue(r).unwrap();
                 pending.insert(r.id.0);
                 if r.class == 0 {
                     aperiodic_waiting.push(r.arrival);

@@ -11,7 +11,7 @@ use experiments::Placement;
 use experiments::seeds::{Purpose, Unit};
 use experiments::simulation::Simulation;
 use sched_core::array::ArraySpec;
-use sched_core::{CancelError, Kind, Nanos, PolicySpec, Request, RequestId};
+use sched_core::{Block, Blocks, CancelError, Cyl, Kind, Nanos, PolicySpec, Request, RequestId};
 
 use crate::params::TxnParams;
 
@@ -142,7 +142,7 @@ impl IoLedger {
         now: Nanos,
     ) -> Result<u64, IoError> {
         let id = self.next_id;
-        let mut req = Request::new(RequestId(id), kind, page, 1, 0, now);
+        let mut req = Request::new(RequestId(id), kind, Block(page), Blocks(1), Cyl(0), now);
         req.deadline = deadline;
         self.send(sim, req, now)?;
         self.next_id += 1;

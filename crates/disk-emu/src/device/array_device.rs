@@ -9,7 +9,8 @@ use sched_core::array::{
     MAX_DISKS, Rebuild,
 };
 use sched_core::{
-    Boxed, Direction, FreeBlock, Head, Kind, Nanos, Request, RequestId, ServiceEstimator,
+    Block, Blocks, Boxed, Cyl, Direction, FreeBlock, Head, Kind, Nanos, Request, RequestId,
+    ServiceEstimator,
 };
 
 use super::places::{FixedPlaces, Places};
@@ -352,7 +353,14 @@ impl<P: ArrayPolicy, F: Places> ArrayDevice<P, F> {
             })?;
         let id = RequestId(self.next_device_id);
         self.next_device_id += 1;
-        let req = Request::new(id, Kind::Write, block, blocks, cylinder, now);
+        let req = Request::new(
+            id,
+            Kind::Write,
+            Block(block),
+            Blocks(blocks),
+            Cyl(cylinder),
+            now,
+        );
         // The array copies the range once no write overlapping it is in
         // flight, and holds later overlapping writes until it is written.
         self.policy.resync(disk, req)?;

@@ -57,13 +57,13 @@ struct InService {
 /// use disk_emu::{Device, DiskDevice, Outcome, Stream};
 /// use disk_emu::disk::{DiskModel, presets};
 /// use sched_core::array::{Copies, Location};
-/// use sched_core::{Kind, PolicySpec, Request, RequestId};
+/// use sched_core::{Block, Blocks, Cyl, Kind, PolicySpec, Request, RequestId};
 ///
 /// let model = DiskModel::from_spec(&presets::hp97560())?;
 /// let mut disk = DiskDevice::new(model, &PolicySpec::Sstf, Stream::numbered(1))?;
 /// let at = |block| Copies::everywhere(1, Location { block, cylinder: 0 });
-/// disk.submit(Request::new(RequestId(1), Kind::Read, 1_000, 8, 0, 0), &at(1_000), 0)?;
-/// disk.submit(Request::new(RequestId(2), Kind::Read, 900_000, 8, 0, 0), &at(900_000), 0)?;
+/// disk.submit(Request::new(RequestId(1), Kind::Read, Block(1_000), Blocks(8), Cyl(0), 0), &at(1_000), 0)?;
+/// disk.submit(Request::new(RequestId(2), Kind::Read, Block(900_000), Blocks(8), Cyl(0), 0), &at(900_000), 0)?;
 /// disk.cancel(RequestId(2))?; // still queued: withdrawn
 /// let mut done = Vec::new();
 /// while let Some(t) = disk.next_event_time() {
@@ -238,7 +238,7 @@ impl<S: Scheduler> Device for DiskDevice<S> {
             .model
             .check_extent(req.block, req.blocks)
             .map_err(|source| DeviceError::Extent { id: req.id, source })?;
-        self.queue.enqueue(req, now)?;
+        self.queue.enqueue(req)?;
         self.clock = now;
         self.stats.arrive(now);
         if self.in_service.is_none() {

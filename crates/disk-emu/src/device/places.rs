@@ -33,7 +33,11 @@ use crate::disk::DiskModel;
 /// Places of an array's disks decided at dispatch (see the module
 /// documentation). Every method has a default for a layout without such
 /// places: nothing is free, every block is where the request says.
-pub trait Places {
+///
+/// `Sync`, because the device hands its policy each disk's
+/// [`ServiceEstimator`](sched_core::ServiceEstimator), which is `Sync`, and
+/// those estimators read the places.
+pub trait Places: Sync {
     /// The free place of `blocks` blocks on disk `disk` (whose mechanics are
     /// `model`) that the heads reach soonest from `head` at `now`, on the
     /// arm's cylinder or beyond it in direction `sweep`, with the

@@ -1420,6 +1420,7 @@ mod tests {
         DiskModel, DiskSpec, GeometrySpec, RotationSpec, SeekSpec, SpecFormat, TransferSpec,
         presets,
     };
+    use sched_core::{Block, Blocks, Cyl};
     use sched_core::{Head, RequestId, ServiceEstimator};
 
     /// 1000 cylinders of 4 tracks of 100 blocks at 6000 RPM: a block every
@@ -1495,9 +1496,9 @@ mod tests {
         Request::new(
             RequestId(at),
             kind,
-            block,
-            blocks,
-            disk.locate(block).unwrap(),
+            Block(block),
+            Blocks(blocks),
+            Cyl(disk.locate(block).unwrap()),
             at,
         )
     }
@@ -1784,9 +1785,9 @@ mod tests {
             let req = Request::new(
                 RequestId(i),
                 kind,
-                block,
-                blocks,
-                disk.locate(block).unwrap(),
+                Block(block),
+                Blocks(blocks),
+                Cyl(disk.locate(block).unwrap()),
                 now,
             );
             let estimate = disk.service_time(disk.head(), &req, now);

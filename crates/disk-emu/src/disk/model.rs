@@ -484,6 +484,7 @@ mod tests {
     use super::*;
     use crate::disk::seek::ms_to_ns;
     use crate::disk::{GeometrySpec, SeekSpec, TransferSpec, presets};
+    use sched_core::{Block, Blocks, Cyl};
     use sched_core::{Kind, RequestId};
 
     fn model(spec: &DiskSpec) -> DiskModel {
@@ -521,9 +522,9 @@ mod tests {
         Request::new(
             RequestId(id),
             Kind::Read,
-            block,
-            blocks,
-            disk.locate(block).unwrap(),
+            Block(block),
+            Blocks(blocks),
+            Cyl(disk.locate(block).unwrap()),
             0,
         )
     }

@@ -426,7 +426,7 @@ mod tests {
     /// long pieces at their boundary, the printed one jumps by over 60 ms.
     #[test]
     fn ivy_seek_curves_continuous_by_default_and_as_printed() {
-        use sched_core::{Head, Kind, Request, RequestId, ServiceEstimator};
+        use sched_core::{Block, Blocks, Cyl, Head, Kind, Request, RequestId, ServiceEstimator};
         // Seek time over `d` cylinders: positioning from cylinder 0 less the
         // mean rotational latency (drawn at random, so estimated by its mean).
         let seek = |spec: &DiskSpec, d: u32| {
@@ -435,9 +435,9 @@ mod tests {
             let req = Request::new(
                 RequestId(0),
                 Kind::Read,
-                u64::from(d) * per_cylinder,
-                1,
-                d,
+                Block(u64::from(d) * per_cylinder),
+                Blocks(1),
+                Cyl(d),
                 0,
             );
             let positioning = disk.positioning_time(Head::at(0), &req, 0);

@@ -173,7 +173,7 @@ mod tests {
     use super::*;
     use crate::disk::DiskModel;
     use crate::trace::{self, TraceOptions};
-    use sched_core::{Head, Kind, Request, RequestId, ServiceEstimator};
+    use sched_core::{Block, Blocks, Cyl, Head, Kind, Request, RequestId, ServiceEstimator};
 
     fn bundled_disk() -> SrtDisk {
         let path = shared_data::disksim_file("ajw.1week.srt");
@@ -187,9 +187,9 @@ mod tests {
         let req = Request::new(
             RequestId(0),
             Kind::Read,
-            u64::from(d) * per_cylinder,
-            1,
-            d,
+            Block(u64::from(d) * per_cylinder),
+            Blocks(1),
+            Cyl(d),
             0,
         );
         let positioning = disk.positioning_time(Head::at(0), &req, 0);

@@ -15,7 +15,7 @@
 
 use std::path::Path;
 
-use sched_core::{Kind, Nanos, Request, RequestId, Travel};
+use sched_core::{Block, Blocks, Cyl, Kind, Nanos, Request, RequestId, Travel};
 use serde::Serialize;
 
 use super::{DiskError, DiskModel, DiskSpec, ServiceBreakdown};
@@ -131,9 +131,9 @@ pub fn validate(
         let req = Request::new(
             RequestId(i as u64),
             record.kind,
-            record.block,
-            record.blocks,
-            cylinder,
+            Block(record.block),
+            Blocks(record.blocks),
+            Cyl(cylinder),
             now,
         );
         let breakdown = disk.serve(&req, Travel::Direct, now, &mut rng);

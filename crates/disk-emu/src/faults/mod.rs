@@ -212,7 +212,7 @@ enum Step {
 /// use disk_emu::faults::{Fault, FaultInjector, Schedule};
 /// use disk_emu::{Device, DiskDevice, Outcome, Stream};
 /// use sched_core::array::{Copies, Location};
-/// use sched_core::{Kind, PolicySpec, Request, RequestId};
+/// use sched_core::{Block, Blocks, Cyl, Kind, PolicySpec, Request, RequestId};
 ///
 /// let model = DiskModel::from_spec(&presets::hp97560())?;
 /// let disk = DiskDevice::new(model, &PolicySpec::Fcfs, Stream::numbered(1))?;
@@ -220,7 +220,7 @@ enum Step {
 /// let mut dev = FaultInjector::new(disk).with_schedule(Schedule::new().at(0, bad));
 /// let at = Copies::everywhere(1, Location { block: 1_004, cylinder: 0 });
 /// dev.advance(0)?;
-/// dev.submit(Request::new(RequestId(1), Kind::Read, 1_004, 1, 0, 0), &at, 0)?;
+/// dev.submit(Request::new(RequestId(1), Kind::Read, Block(1_004), Blocks(1), Cyl(0), 0), &at, 0)?;
 /// while let Some(t) = dev.next_event_time() {
 ///     dev.advance(t)?;
 /// }

@@ -297,7 +297,6 @@ pub(crate) fn earlier_overlapping_writes_first<S: Storage>(
     d: usize,
     mut s: Slot,
     mut dispatch: Dispatch,
-    now: Nanos,
 ) -> Result<Option<(Slot, Dispatch)>, PollError> {
     while ledger.is_write(s)
         && let Some(earlier) = ledger.older_write_due_on(s, d)
@@ -314,7 +313,7 @@ pub(crate) fn earlier_overlapping_writes_first<S: Storage>(
         } else {
             None
         };
-        queue.enqueue(later, now).map_err(|_| PollError::Requeue {
+        queue.enqueue(later).map_err(|_| PollError::Requeue {
             disk: d,
             id: later.id,
         })?;
@@ -343,11 +342,10 @@ pub(crate) fn enqueue_on_each<S: Storage>(
     req: &Request,
     copies: &Copies,
     disks: DiskSet,
-    now: Nanos,
 ) -> Result<(), EnqueueError> {
     for d in disks.iter() {
         let op = copies.location(d).map_or(*req, |at| at_copy(req, at));
-        if let Err(e) = queues[d].enqueue(op, now) {
+        if let Err(e) = queues[d].enqueue(op) {
             for queued in disks.iter().take_while(|&q| q != d) {
                 // Queued by this call a moment ago: the queue gives it back.
                 let _ = queues[queued].cancel(req.id);

@@ -74,10 +74,10 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Cmq<C, A, S> {
 
 impl<C: Scheduler, A: DiskQueues> CmqQueues<C, A> {
     /// Hands the operation of `s` for disk `d` to `d`'s auxiliary queue.
-    fn send_to_aux<S: Storage>(&mut self, ledger: &mut Ledger<S>, s: Slot, d: usize, now: Nanos) {
+    fn send_to_aux<S: Storage>(&mut self, ledger: &mut Ledger<S>, s: Slot, d: usize) {
         let op = ledger.op(s, d);
         // As deep as the array, and one operation per request: it cannot fail.
-        if self.aux.queues_mut()[d].enqueue(op, now).is_ok() {
+        if self.aux.queues_mut()[d].enqueue(op).is_ok() {
             ledger.enqueued(s, d);
         }
     }
@@ -92,7 +92,7 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
         view: &ArrayView<'_>,
     ) -> Result<(), EnqueueError> {
         let s = ledger.admit_to_common_queue(&req, copies, view)?;
-        if let Err(e) = self.common.enqueue(req, view.now) {
+        if let Err(e) = self.common.enqueue(req) {
             ledger.withdraw(s);
             return Err(e);
         }
@@ -121,7 +121,6 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
                     d,
                     s,
                     dispatch,
-                    now,
                 )?
                 else {
                     continue;
@@ -150,7 +149,7 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
                         .cancel(id)
                         .map_err(|_| PollError::UnknownOperation { disk: d, id })?;
                     self.common
-                        .enqueue(taken.request, now)
+                        .enqueue(taken.request)
                         .map_err(|_| PollError::Requeue {
                             disk: d,
                             id: taken.request.id,
@@ -166,10 +165,10 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
                 if !servers.contains(d) {
                     // Not servable here: to the nearest disk that can serve it.
                     match nearest(servers, &ledger.copies(s), view.heads) {
-                        Some(e) if !ledger.is_write(s) => self.send_to_aux(ledger, s, e, now),
+                        Some(e) if !ledger.is_write(s) => self.send_to_aux(ledger, s, e),
                         Some(_) => {
                             for e in servers.iter() {
-                                self.send_to_aux(ledger, s, e, now);
+                                self.send_to_aux(ledger, s, e);
                             }
                         }
                         None => ledger.fail(s),
@@ -178,7 +177,7 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
                 }
                 if ledger.is_write(s) {
                     for e in servers.without(d).iter() {
-                        self.send_to_aux(ledger, s, e, now);
+                        self.send_to_aux(ledger, s, e);
                     }
                 }
                 ledger.start(s, d, now);
@@ -230,8 +229,8 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
     }
 
     /// Puts a read that lost its operation back in the common queue.
-    fn reroute(&mut self, ledger: &mut Ledger<S>, s: Slot, view: &ArrayView<'_>) {
-        if self.common.enqueue(ledger.request(s), view.now).is_err() {
+    fn reroute(&mut self, ledger: &mut Ledger<S>, s: Slot, _view: &ArrayView<'_>) {
+        if self.common.enqueue(ledger.request(s)).is_err() {
             ledger.fail(s);
         }
     }

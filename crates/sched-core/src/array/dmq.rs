@@ -370,15 +370,7 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
             return Err(EnqueueError::NoRoute(req.id));
         }
         let s = ledger.admit(&req, copies, targets, view)?;
-        if let Err(e) = enqueue_on_each(
-            ledger,
-            self.queues.queues_mut(),
-            s,
-            &req,
-            copies,
-            disks,
-            view.now,
-        ) {
+        if let Err(e) = enqueue_on_each(ledger, self.queues.queues_mut(), s, &req, copies, disks) {
             ledger.withdraw(s);
             return Err(e);
         }
@@ -408,7 +400,6 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
                 d,
                 s,
                 dispatch,
-                view.now,
             )?
             else {
                 continue;
@@ -465,16 +456,7 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
             disks = eligible.first().map_or(DiskSet::EMPTY, DiskSet::only);
         }
         if disks.is_empty()
-            || enqueue_on_each(
-                ledger,
-                self.queues.queues_mut(),
-                s,
-                &req,
-                &copies,
-                disks,
-                view.now,
-            )
-            .is_err()
+            || enqueue_on_each(ledger, self.queues.queues_mut(), s, &req, &copies, disks).is_err()
         {
             ledger.fail(s);
         }

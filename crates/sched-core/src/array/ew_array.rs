@@ -181,7 +181,6 @@ impl<F: DiskQueues, B: DiskQueues> EwQueues<F, B> {
     /// Puts the operation of `s` in the queue of each disk of `disks`
     /// (delayed-write queues with `delayed`); on a refusal, takes back what
     /// was queued.
-    #[allow(clippy::too_many_arguments)]
     fn enqueue_ops<S: Storage>(
         &mut self,
         ledger: &mut Ledger<S>,
@@ -190,28 +189,11 @@ impl<F: DiskQueues, B: DiskQueues> EwQueues<F, B> {
         copies: &Copies,
         disks: DiskSet,
         delayed: bool,
-        now: Nanos,
     ) -> Result<(), EnqueueError> {
         if delayed {
-            enqueue_on_each(
-                ledger,
-                self.delayed.queues_mut(),
-                s,
-                req,
-                copies,
-                disks,
-                now,
-            )
+            enqueue_on_each(ledger, self.delayed.queues_mut(), s, req, copies, disks)
         } else {
-            enqueue_on_each(
-                ledger,
-                self.foreground.queues_mut(),
-                s,
-                req,
-                copies,
-                disks,
-                now,
-            )
+            enqueue_on_each(ledger, self.foreground.queues_mut(), s, req, copies, disks)
         }
     }
 
@@ -265,7 +247,7 @@ impl<F: DiskQueues, B: DiskQueues, S: Storage> Queues<S> for EwQueues<F, B> {
             (disks, DiskSet::EMPTY, false)
         };
         let s = ledger.admit(&req, copies, targets, view)?;
-        if let Err(e) = self.enqueue_ops(ledger, s, &req, copies, disks, delayed, view.now) {
+        if let Err(e) = self.enqueue_ops(ledger, s, &req, copies, disks, delayed) {
             ledger.withdraw(s);
             return Err(e);
         }
@@ -311,9 +293,9 @@ impl<F: DiskQueues, B: DiskQueues, S: Storage> Queues<S> for EwQueues<F, B> {
                 };
                 let later = dispatch.request;
                 let back = if delayed {
-                    self.delayed.queues_mut()[d].enqueue(later, view.now)
+                    self.delayed.queues_mut()[d].enqueue(later)
                 } else {
-                    self.foreground.queues_mut()[d].enqueue(later, view.now)
+                    self.foreground.queues_mut()[d].enqueue(later)
                 };
                 back.map_err(|_| PollError::Requeue {
                     disk: d,
@@ -373,7 +355,7 @@ impl<F: DiskQueues, B: DiskQueues, S: Storage> Queues<S> for EwQueues<F, B> {
         let disks = self.route_read(ledger, &req, &copies, eligible, view);
         if disks.is_empty()
             || self
-                .enqueue_ops(ledger, s, &req, &copies, disks, false, view.now)
+                .enqueue_ops(ledger, s, &req, &copies, disks, false)
                 .is_err()
         {
             ledger.fail(s);

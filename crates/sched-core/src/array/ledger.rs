@@ -12,7 +12,7 @@ use super::copies::{Copies, DiskSet, Location, MAX_COPIES, MAX_DISKS};
 use super::{Ack, ArrayView, Completion, DiskState, check_disks};
 use crate::error::{BuildError, CancelError, CompleteError, DiskStateError, EnqueueError};
 use crate::queue::{Fifo, IdIndex, Links, NIL, Slot};
-use crate::request::{Kind, Nanos, Request, RequestId};
+use crate::request::{Block, Blocks, Cyl, Kind, Nanos, Request, RequestId};
 use crate::storage::{Slots, Storage};
 
 /// Where a request is in its life.
@@ -132,7 +132,7 @@ struct Record {
 }
 
 const EMPTY_RECORD: Record = Record {
-    request: Request::new(RequestId(0), Kind::Read, 0, 0, 0, 0),
+    request: Request::new(RequestId(0), Kind::Read, Block(0), Blocks(0), Cyl(0), 0),
     holders: DiskSet::EMPTY,
     targets: DiskSet::EMPTY,
     queued: DiskSet::EMPTY,

@@ -27,7 +27,7 @@
 //! ```
 //! # #[cfg(feature = "alloc")] {
 //! use sched_core::array::{ArrayPolicy, ArraySpec, ArrayView, Copies, Location};
-//! use sched_core::{Head, Heap, Kind, NullEstimator, Request, RequestId, ServiceEstimator};
+//! use sched_core::{Block, Blocks, Cyl, Head, Heap, Kind, NullEstimator, Request, RequestId, ServiceEstimator};
 //!
 //! let mut array = "dmq-sq".parse::<ArraySpec>()?.build(Heap::new(64)?, 2, 1000, 7)?;
 //! let heads = [Head::at(0), Head::at(999)];
@@ -38,7 +38,7 @@
 //! let copies = Copies::new()
 //!     .with(0, Location { block: 800, cylinder: 100 })
 //!     .with(1, Location { block: 4000, cylinder: 500 });
-//! let read = Request::new(RequestId(1), Kind::Read, 800, 8, 100, 0);
+//! let read = Request::new(RequestId(1), Kind::Read, Block(800), Blocks(8), Cyl(100), 0);
 //! array.submit(read, &copies, &view)?;
 //! // Start what can start: the read goes to one disk, at that disk's copy.
 //! let mut started = Vec::new();

@@ -159,12 +159,12 @@ struct InService {
 /// Budget Fair Queueing over per-class queues, with sync idling.
 ///
 /// ```
-/// use sched_core::{Head, Kind, NullEstimator, Request, RequestId, Scheduler};
+/// use sched_core::{Block, Blocks, Cyl, Head, Kind, NullEstimator, Request, RequestId, Scheduler};
 /// use sched_core::{Inline, policy::{Bfq, BfqParams}};
 ///
 /// let mut q = Bfq::new(Inline::<8>::new(), 1000, BfqParams::LINUX)?;
-/// q.enqueue(Request::new(RequestId(1), Kind::Read, 0, 8, 10, 0).with_class(1), 0)?;
-/// q.enqueue(Request::new(RequestId(2), Kind::Read, 0, 8, 20, 0).with_class(2), 0)?;
+/// q.enqueue(Request::new(RequestId(1), Kind::Read, Block(0), Blocks(8), Cyl(10), 0).with_class(1))?;
+/// q.enqueue(Request::new(RequestId(2), Kind::Read, Block(0), Blocks(8), Cyl(20), 0).with_class(2))?;
 /// let first = q.next(Head::at(0), 0, &NullEstimator).unwrap();
 /// assert_eq!(first.request.id, RequestId(1));
 /// // Class 1 ran empty after a read: the disk idles 8 ms for its next one.
@@ -371,7 +371,7 @@ impl<S: Storage> Bfq<S> {
 }
 
 impl<S: Storage> Scheduler for Bfq<S> {
-    fn enqueue(&mut self, req: Request, _now: Nanos) -> Result<(), EnqueueError> {
+    fn enqueue(&mut self, req: Request) -> Result<(), EnqueueError> {
         if req.cylinder >= self.cylinders {
             return Err(EnqueueError::CylinderOutOfRange {
                 id: req.id,

@@ -9,7 +9,7 @@ use crate::queue::Slot;
 use crate::queue::{CylinderIndex, Queue, delegate_to_queue};
 use crate::request::{Dispatch, Head, Nanos, Request};
 use crate::scheduler::{Scheduler, ServiceEstimator};
-use crate::storage::Storage;
+use crate::storage::{Inline, Storage};
 
 /// Circular LOOK: upward sweeps only, returning directly to the lowest request.
 #[derive(Clone)]
@@ -26,6 +26,24 @@ impl<S: Storage> CLook<S> {
         Ok(CLook {
             queue: Queue::new(&storage, CylinderIndex::new(&storage, cylinders)?),
         })
+    }
+}
+
+impl<const N: usize> CLook<Inline<N>> {
+    /// An empty queue of `N` inline slots for a disk with `cylinders`
+    /// cylinders, built in const context: the policy can live in a
+    /// `static` (see [`Sstf::new_inline`](crate::policy::Sstf::new_inline)).
+    ///
+    /// # Panics
+    /// When `cylinders` is 0 (which [`CLook::new`] reports as
+    /// [`BuildError::InvalidParameter`]); in a `static` or `const`
+    /// initializer that is a compile error, not a panic at run time. A
+    /// capacity `N` of 0 or above [`MAX_CAPACITY`](crate::MAX_CAPACITY) does
+    /// not compile.
+    pub const fn new_inline(cylinders: u32) -> Self {
+        CLook {
+            queue: Queue::inline(CylinderIndex::inline(cylinders)),
+        }
     }
 }
 

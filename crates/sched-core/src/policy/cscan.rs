@@ -8,7 +8,7 @@ use crate::error::BuildError;
 use crate::queue::{CylinderIndex, Queue, delegate_to_queue};
 use crate::request::{Dispatch, Head, Nanos, Travel};
 use crate::scheduler::{Scheduler, ServiceEstimator};
-use crate::storage::Storage;
+use crate::storage::{Inline, Storage};
 
 /// Circular SCAN: upward sweeps to the edge, with a return seek to cylinder 0.
 #[derive(Clone)]
@@ -25,6 +25,24 @@ impl<S: Storage> CScan<S> {
         Ok(CScan {
             queue: Queue::new(&storage, CylinderIndex::new(&storage, cylinders)?),
         })
+    }
+}
+
+impl<const N: usize> CScan<Inline<N>> {
+    /// An empty queue of `N` inline slots for a disk with `cylinders`
+    /// cylinders, built in const context: the policy can live in a
+    /// `static` (see [`Sstf::new_inline`](crate::policy::Sstf::new_inline)).
+    ///
+    /// # Panics
+    /// When `cylinders` is 0 (which [`CScan::new`] reports as
+    /// [`BuildError::InvalidParameter`]); in a `static` or `const`
+    /// initializer that is a compile error, not a panic at run time. A
+    /// capacity `N` of 0 or above [`MAX_CAPACITY`](crate::MAX_CAPACITY) does
+    /// not compile.
+    pub const fn new_inline(cylinders: u32) -> Self {
+        CScan {
+            queue: Queue::inline(CylinderIndex::inline(cylinders)),
+        }
     }
 }
 

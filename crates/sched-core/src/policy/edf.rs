@@ -7,7 +7,7 @@
 use crate::queue::{DeadlineHeap, Queue, delegate_to_queue};
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
-use crate::storage::Storage;
+use crate::storage::{Inline, Storage};
 
 /// Earliest deadline first; ties by arrival, then id.
 #[derive(Clone)]
@@ -20,6 +20,21 @@ impl<S: Storage> Edf<S> {
     pub fn new(storage: S) -> Self {
         Edf {
             queue: Queue::new(&storage, DeadlineHeap::new(&storage)),
+        }
+    }
+}
+
+impl<const N: usize> Edf<Inline<N>> {
+    /// An empty queue of `N` inline slots, built in const context: the
+    /// policy can live in a `static` (see
+    /// [`Sstf::new_inline`](crate::policy::Sstf::new_inline)).
+    ///
+    /// # Panics
+    /// Never. A capacity `N` of 0 or above
+    /// [`MAX_CAPACITY`](crate::MAX_CAPACITY) does not compile.
+    pub const fn new_inline() -> Self {
+        Edf {
+            queue: Queue::inline(DeadlineHeap::inline()),
         }
     }
 }

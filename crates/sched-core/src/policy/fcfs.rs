@@ -6,7 +6,7 @@
 use crate::queue::{Fifo, Queue, delegate_to_queue};
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
-use crate::storage::Storage;
+use crate::storage::{Inline, Storage};
 
 /// First come, first served: the request with the earliest `arrival` time,
 /// then the lower id.
@@ -24,6 +24,21 @@ impl<S: Storage> Fcfs<S> {
     pub fn new(storage: S) -> Self {
         Fcfs {
             queue: Queue::new(&storage, Fifo::new(&storage)),
+        }
+    }
+}
+
+impl<const N: usize> Fcfs<Inline<N>> {
+    /// An empty queue of `N` inline slots, built in const context: the
+    /// policy can live in a `static` (see
+    /// [`Sstf::new_inline`](crate::policy::Sstf::new_inline)).
+    ///
+    /// # Panics
+    /// Never. A capacity `N` of 0 or above
+    /// [`MAX_CAPACITY`](crate::MAX_CAPACITY) does not compile.
+    pub const fn new_inline() -> Self {
+        Fcfs {
+            queue: Queue::inline(Fifo::inline()),
         }
     }
 }

@@ -8,7 +8,7 @@ use crate::error::BuildError;
 use crate::queue::{CylinderIndex, Queue, delegate_to_queue};
 use crate::request::{Direction, Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
-use crate::storage::Storage;
+use crate::storage::{Inline, Storage};
 
 use super::sweep::elevator_pick;
 
@@ -37,6 +37,25 @@ impl<S: Storage> Look<S> {
     /// The direction of the current sweep.
     pub fn direction(&self) -> Direction {
         self.direction
+    }
+}
+
+impl<const N: usize> Look<Inline<N>> {
+    /// An empty queue of `N` inline slots for a disk with `cylinders`
+    /// cylinders, sweeping up first, built in const context: the policy can live in a
+    /// `static` (see [`Sstf::new_inline`](crate::policy::Sstf::new_inline)).
+    ///
+    /// # Panics
+    /// When `cylinders` is 0 (which [`Look::new`] reports as
+    /// [`BuildError::InvalidParameter`]); in a `static` or `const`
+    /// initializer that is a compile error, not a panic at run time. A
+    /// capacity `N` of 0 or above [`MAX_CAPACITY`](crate::MAX_CAPACITY) does
+    /// not compile.
+    pub const fn new_inline(cylinders: u32) -> Self {
+        Look {
+            queue: Queue::inline(CylinderIndex::inline(cylinders)),
+            direction: Direction::Up,
+        }
     }
 }
 

@@ -65,12 +65,12 @@ const WRITE: usize = 1;
 /// batches, reads preferred over writes `writes_starved` times.
 ///
 /// ```
-/// use sched_core::{Head, Kind, NullEstimator, Request, RequestId, Scheduler};
+/// use sched_core::{Block, Blocks, Cyl, Head, Kind, NullEstimator, Request, RequestId, Scheduler};
 /// use sched_core::{Inline, policy::MqDeadline};
 ///
 /// let mut q = MqDeadline::new(Inline::<8>::new(), 1000, 500_000_000, 5_000_000_000, 16, 2)?;
-/// q.enqueue(Request::new(RequestId(1), Kind::Write, 0, 8, 10, 0), 0)?;
-/// q.enqueue(Request::new(RequestId(2), Kind::Read, 0, 8, 900, 0), 0)?;
+/// q.enqueue(Request::new(RequestId(1), Kind::Write, Block(0), Blocks(8), Cyl(10), 0))?;
+/// q.enqueue(Request::new(RequestId(2), Kind::Read, Block(0), Blocks(8), Cyl(900), 0))?;
 /// // Reads come first while writes have not been passed over twice.
 /// let first = q.next(Head::at(0), 0, &NullEstimator).unwrap();
 /// assert_eq!(first.request.id, RequestId(2));
@@ -170,7 +170,7 @@ impl<S: Storage> MqDeadline<S> {
 }
 
 impl<S: Storage> Scheduler for MqDeadline<S> {
-    fn enqueue(&mut self, req: Request, _now: Nanos) -> Result<(), EnqueueError> {
+    fn enqueue(&mut self, req: Request) -> Result<(), EnqueueError> {
         if req.cylinder >= self.cylinders {
             return Err(EnqueueError::CylinderOutOfRange {
                 id: req.id,

@@ -182,7 +182,7 @@ enum Phase {
 ///
 /// ```
 /// use sched_core::policy::{AdmitError, AperiodicReserve, RateTask, WrrMode, WrrParams, WrrScan};
-/// use sched_core::{Head, Inline, Kind, NullEstimator, Request, RequestId, Scheduler};
+/// use sched_core::{Block, Blocks, Cyl, Head, Inline, Kind, NullEstimator, Request, RequestId, Scheduler};
 ///
 /// let params = WrrParams::tsai04(WrrMode::Contiguous, AperiodicReserve::Blocks(2));
 /// let mut q: WrrScan<Inline<64>, Inline<8>> =
@@ -196,8 +196,8 @@ enum Phase {
 /// let hog = RateTask { class: 2, period: 1_000_000_000, blocks: 5_000 };
 /// assert!(matches!(q.admit(hog), Err(AdmitError::Unschedulable { .. })));
 /// // The task's requests carry its class; aperiodic ones class 0.
-/// q.enqueue(Request::new(RequestId(1), Kind::Read, 0, 112, 900, 0).with_class(1), 0)?;
-/// q.enqueue(Request::new(RequestId(2), Kind::Read, 0, 8, 100, 0), 0)?;
+/// q.enqueue(Request::new(RequestId(1), Kind::Read, Block(0), Blocks(112), Cyl(900), 0).with_class(1))?;
+/// q.enqueue(Request::new(RequestId(2), Kind::Read, Block(0), Blocks(8), Cyl(100), 0))?;
 /// // A round opens at 0 and sweeps from 1 ns on, up from cylinder 0 first.
 /// assert!(q.next(Head::at(0), 0, &NullEstimator).is_none());
 /// assert_eq!(q.next_eligible_at(0), Some(1));
@@ -563,7 +563,7 @@ impl<S: Storage, T: Storage> WrrScan<S, T> {
 }
 
 impl<S: Storage, T: Storage> Scheduler for WrrScan<S, T> {
-    fn enqueue(&mut self, req: Request, _now: Nanos) -> Result<(), EnqueueError> {
+    fn enqueue(&mut self, req: Request) -> Result<(), EnqueueError> {
         self.eligible.check(&req)?;
         let task = if req.class == 0 {
             None
@@ -698,6 +698,7 @@ impl<S: Storage, T: Storage> core::fmt::Debug for WrrScan<S, T> {
 mod tests {
     use super::*;
     use crate::policy::{AperiodicReserve, Bound};
+    use crate::request::{Block, Blocks, Cyl};
     use crate::request::{Kind, RequestId};
     use crate::scheduler::NullEstimator;
     use crate::storage::Inline;
@@ -715,7 +716,15 @@ mod tests {
     }
 
     fn req(id: u64, class: u16, cylinder: u32, sectors: u32) -> Request {
-        Request::new(RequestId(id), Kind::Read, 0, sectors, cylinder, 0).with_class(class)
+        Request::new(
+            RequestId(id),
+            Kind::Read,
+            Block(0),
+            Blocks(sectors),
+            Cyl(cylinder),
+            0,
+        )
+        .with_class(class)
     }
 
     fn task(class: u16) -> RateTask {
@@ -774,13 +783,13 @@ mod tests {
         let mut q = wrr(WrrMode::Contiguous);
         q.admit(task(2)).unwrap();
         assert!(matches!(
-            q.enqueue(req(1, 5, 10, 8), 0),
+            q.enqueue(req(1, 5, 10, 8)),
             Err(EnqueueError::NotAdmitted { class: 5, .. })
         ));
         // x = 14 blocks = 112 sectors.
-        assert!(q.enqueue(req(1, 2, 10, 112), 0).is_ok());
+        assert!(q.enqueue(req(1, 2, 10, 112)).is_ok());
         assert!(matches!(
-            q.enqueue(req(2, 2, 10, 113), 0),
+            q.enqueue(req(2, 2, 10, 113)),
             Err(EnqueueError::ExceedsReservation { .. })
         ));
     }
@@ -797,8 +806,8 @@ mod tests {
         let per_round = r.blocks_per_round;
         assert!(per_round < 14);
         for i in 0..14u32 {
-            q.enqueue(req(u64::from(i), 1, 100 + i * 10, 8), 0).unwrap();
-            q.enqueue(req(100 + u64::from(i), 2, 1500 - i * 10, 8), 0)
+            q.enqueue(req(u64::from(i), 1, 100 + i * 10, 8)).unwrap();
+            q.enqueue(req(100 + u64::from(i), 2, 1500 - i * 10, 8))
                 .unwrap();
         }
         let est = NullEstimator;
@@ -844,7 +853,7 @@ mod tests {
         let mut q = wrr(WrrMode::Contiguous);
         q.admit(task(1)).unwrap();
         for i in 0..5 {
-            q.enqueue(req(i, 0, 100 * i as u32, 8), 0).unwrap();
+            q.enqueue(req(i, 0, 100 * i as u32, 8)).unwrap();
         }
         let est = NullEstimator;
         // x_a = 1 in the reserved sweep, the rest reclaimed (all fit: the
@@ -862,7 +871,7 @@ mod tests {
     fn without_tasks_it_is_look() {
         let mut q = wrr(WrrMode::Aligned);
         for (i, c) in [50u32, 10, 70, 30].into_iter().enumerate() {
-            q.enqueue(req(i as u64, 0, c, 8), 0).unwrap();
+            q.enqueue(req(i as u64, 0, c, 8)).unwrap();
         }
         let est = NullEstimator;
         let order: [u32; 4] =

@@ -300,8 +300,8 @@ macro_rules! policy_table {
 
         impl<S: Storage> Scheduler for AnyScheduler<S> {
             #[inline]
-            fn enqueue(&mut self, req: Request, now: Nanos) -> Result<(), EnqueueError> {
-                match self { $( AnyScheduler::$V(q) => q.enqueue(req, now), )* }
+            fn enqueue(&mut self, req: Request) -> Result<(), EnqueueError> {
+                match self { $( AnyScheduler::$V(q) => q.enqueue(req), )* }
             }
             #[inline]
             fn next(&mut self, head: Head, now: Nanos, est: &dyn ServiceEstimator) -> Option<Dispatch> {

@@ -5,7 +5,7 @@
 //! level lives in `N` bytes (of which only the first `⌈N/8⌉` are used) and is
 //! read as little-endian 64-bit words; the two upper levels have a fixed size.
 
-use crate::storage::{Slots, Storage};
+use crate::storage::{Inline, Slots, Storage};
 
 const L1_WORDS: usize = 16; // 16 × 64 bottom words = 65 536 buckets
 
@@ -31,7 +31,21 @@ impl<S: Storage> Bitmap<S> {
             n: storage.capacity(),
         }
     }
+}
 
+impl<const N: usize> Bitmap<Inline<N>> {
+    /// [`Bitmap::new`] on inline storage, in const context.
+    pub(crate) const fn inline() -> Self {
+        Bitmap {
+            bytes: Slots::inline(0),
+            l1: [0; L1_WORDS],
+            l2: 0,
+            n: N,
+        }
+    }
+}
+
+impl<S: Storage> Bitmap<S> {
     #[inline]
     fn word(&self, w: usize) -> u64 {
         let start = w * 8;

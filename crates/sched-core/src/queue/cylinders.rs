@@ -14,7 +14,7 @@ use super::links::Links;
 use super::slab::{NIL, Slab, Slot};
 use crate::error::{BuildError, EnqueueError, check_cylinders};
 use crate::request::{Cylinder, Request};
-use crate::storage::{Slots, Storage};
+use crate::storage::{Inline, Slots, Storage};
 
 #[derive(Clone)]
 pub(crate) struct CylinderIndex<S: Storage> {
@@ -37,7 +37,31 @@ impl<S: Storage> CylinderIndex<S> {
             scale: ((storage.capacity() as u64) << 32) / cylinders as u64,
         })
     }
+}
 
+impl<const N: usize> CylinderIndex<Inline<N>> {
+    /// [`CylinderIndex::new`] on inline storage, in const context, for the
+    /// policies' `new_inline`.
+    ///
+    /// # Panics
+    /// When `cylinders` is 0, the [`BuildError`] of [`CylinderIndex::new`]:
+    /// in a `static` or `const` initializer, a compile error.
+    pub(crate) const fn inline(cylinders: u32) -> Self {
+        assert!(
+            check_cylinders(cylinders).is_ok(),
+            "a disk has at least one cylinder"
+        );
+        CylinderIndex {
+            links: Links::inline(),
+            firsts: Slots::inline(NIL),
+            occupied: Bitmap::inline(),
+            cylinders,
+            scale: ((N as u64) << 32) / cylinders as u64,
+        }
+    }
+}
+
+impl<S: Storage> CylinderIndex<S> {
     pub(crate) fn cylinders(&self) -> u32 {
         self.cylinders
     }

@@ -12,7 +12,7 @@
 //! Memory: 8 bytes of entry plus a 2-byte position per slot.
 
 use super::slab::{NIL, Slab, Slot};
-use crate::storage::{Slots, Storage};
+use crate::storage::{Inline, Slots, Storage};
 
 const ARITY: usize = 4;
 /// The low bits of an entry that hold the slot.
@@ -56,7 +56,20 @@ impl<S: Storage> DeadlineHeap<S> {
             len: 0,
         }
     }
+}
 
+impl<const N: usize> DeadlineHeap<Inline<N>> {
+    /// [`DeadlineHeap::new`] on inline storage, in const context.
+    pub(crate) const fn inline() -> Self {
+        DeadlineHeap {
+            heap: Slots::inline(0),
+            pos: Slots::inline(NIL),
+            len: 0,
+        }
+    }
+}
+
+impl<S: Storage> DeadlineHeap<S> {
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.len
@@ -380,7 +393,7 @@ impl<const F: usize> InOrder<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::request::{Kind, Request, RequestId};
+    use crate::request::{Block, Blocks, Cyl, Kind, Request, RequestId};
 
     #[test]
     fn pops_in_deadline_order_and_removes_anywhere() {
@@ -393,8 +406,15 @@ mod tests {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            let r = Request::new(RequestId(i as u64), Kind::Read, 0, 1, 0, (x >> 40) % 5)
-                .with_deadline(x % 50);
+            let r = Request::new(
+                RequestId(i as u64),
+                Kind::Read,
+                Block(0),
+                Blocks(1),
+                Cyl(0),
+                (x >> 40) % 5,
+            )
+            .with_deadline(x % 50);
             *slot = slab.insert(&r).unwrap();
             heap.push(&slab, *slot);
         }

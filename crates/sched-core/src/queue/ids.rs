@@ -5,7 +5,7 @@
 //! `id_of` function each operation is given.
 
 use super::slab::{NIL, Slot};
-use crate::storage::{Slots, Storage};
+use crate::storage::{Inline, Slots, Storage};
 
 /// The cell an id hashes to in a table of `len` cells.
 #[inline]
@@ -25,7 +25,18 @@ impl<S: Storage, const CELLS: usize> IdIndex<S, CELLS> {
             cells: Slots::new(storage, [NIL; CELLS]),
         }
     }
+}
 
+impl<const N: usize, const CELLS: usize> IdIndex<Inline<N>, CELLS> {
+    /// [`IdIndex::new`] on inline storage, in const context.
+    pub(crate) const fn inline() -> Self {
+        IdIndex {
+            cells: Slots::inline([NIL; CELLS]),
+        }
+    }
+}
+
+impl<S: Storage, const CELLS: usize> IdIndex<S, CELLS> {
     #[inline]
     fn cells(&self) -> &[Slot] {
         self.cells.as_slice().as_flattened()

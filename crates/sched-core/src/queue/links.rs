@@ -1,7 +1,7 @@
 //! Intrusive circular doubly linked lists threaded through storage slots.
 
 use super::slab::{NIL, Slot};
-use crate::storage::{Slots, Storage};
+use crate::storage::{Inline, Slots, Storage};
 
 /// `next`/`prev` links for every slot. A slot belongs to at most one list of a
 /// given `Links`; a list is named by its first slot (`NIL` when empty) and its
@@ -19,7 +19,19 @@ impl<S: Storage> Links<S> {
             prev: Slots::new(storage, NIL),
         }
     }
+}
 
+impl<const N: usize> Links<Inline<N>> {
+    /// [`Links::new`] on inline storage, in const context.
+    pub(crate) const fn inline() -> Self {
+        Links {
+            next: Slots::inline(NIL),
+            prev: Slots::inline(NIL),
+        }
+    }
+}
+
+impl<S: Storage> Links<S> {
     #[inline]
     pub(crate) fn next(&self, s: Slot) -> Slot {
         self.next[s as usize]
@@ -112,7 +124,19 @@ impl<S: Storage> Fifo<S> {
             first: NIL,
         }
     }
+}
 
+impl<const N: usize> Fifo<Inline<N>> {
+    /// [`Fifo::new`] on inline storage, in const context.
+    pub(crate) const fn inline() -> Self {
+        Fifo {
+            links: Links::inline(),
+            first: NIL,
+        }
+    }
+}
+
+impl<S: Storage> Fifo<S> {
     #[inline]
     pub(crate) fn push_back(&mut self, s: Slot) {
         self.links.push_back(&mut self.first, s);

@@ -36,7 +36,7 @@ pub(crate) use slab::{NIL, Slab, Slot};
 
 use crate::error::{CancelError, EnqueueError};
 use crate::request::{Request, RequestId};
-use crate::storage::Storage;
+use crate::storage::{Inline, Storage};
 
 /// An ordering of the queued slots, kept in step with the slab by [`Queue`].
 pub(crate) trait Index<S: Storage> {
@@ -146,15 +146,24 @@ impl<S: Storage, X: Index<S>> Queue<S, X> {
     }
 }
 
+impl<const N: usize, X> Queue<Inline<N>, X> {
+    /// [`Queue::new`] on inline storage, in const context. `Inline::<N>::new`
+    /// is called for its compile-time check of `N`: a capacity of 0 or above
+    /// [`MAX_CAPACITY`](crate::MAX_CAPACITY) stops the build here.
+    pub(crate) const fn inline(index: X) -> Self {
+        let _checked = Inline::<N>::new();
+        Queue {
+            slab: Slab::inline(),
+            index,
+        }
+    }
+}
+
 /// The [`Scheduler`](crate::Scheduler) methods every policy delegates to its
 /// `queue: Queue<S, _>` field unchanged.
 macro_rules! delegate_to_queue {
     () => {
-        fn enqueue(
-            &mut self,
-            req: $crate::Request,
-            _now: $crate::Nanos,
-        ) -> Result<(), $crate::EnqueueError> {
+        fn enqueue(&mut self, req: $crate::Request) -> Result<(), $crate::EnqueueError> {
             self.queue.enqueue(&req).map(|_| ())
         }
         fn cancel(

@@ -9,7 +9,7 @@
 use super::ids::IdIndex;
 use crate::error::EnqueueError;
 use crate::request::{Cylinder, Kind, Nanos, Request, RequestId};
-use crate::storage::{Slots, Storage};
+use crate::storage::{Inline, Slots, Storage};
 
 /// Index of a storage slot. Capacities are capped at 65 535 so links fit in 16 bits.
 pub(crate) type Slot = u16;
@@ -69,7 +69,30 @@ impl<S: Storage> Slab<S> {
     pub(crate) fn capacity(&self) -> usize {
         self.capacity
     }
+}
 
+impl<const N: usize> Slab<Inline<N>> {
+    /// [`Slab::new`] on inline storage, in const context.
+    pub(crate) const fn inline() -> Self {
+        Slab {
+            ids: Slots::inline(0),
+            blocks: Slots::inline(0),
+            arrivals: Slots::inline(0),
+            deadlines: Slots::inline(0),
+            cylinders: Slots::inline(0),
+            lengths: Slots::inline(0),
+            classes: Slots::inline(0),
+            flags: Slots::inline(0),
+            free_head: NIL,
+            fresh: 0,
+            len: 0,
+            capacity: N,
+            table: IdIndex::inline(),
+        }
+    }
+}
+
+impl<S: Storage> Slab<S> {
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.len
@@ -207,10 +230,19 @@ impl<S: Storage> Slab<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::request::{Block, Blocks, Cyl};
     use crate::storage::Inline;
 
     fn req(id: u64) -> Request {
-        Request::new(RequestId(id), Kind::Write, id * 8, 8, id as u32, id).with_deadline(id + 5)
+        Request::new(
+            RequestId(id),
+            Kind::Write,
+            Block(id * 8),
+            Blocks(8),
+            Cyl(id as u32),
+            id,
+        )
+        .with_deadline(id + 5)
     }
 
     #[test]

@@ -16,8 +16,9 @@ use sched_core::policy::{
     SatfEw, Scan, ScanEdf, Sptf, Ssedo, Ssedv, Sstf, VScan,
 };
 use sched_core::{
-    AnyScheduler, CancelError, Direction, Dispatch, EnqueueError, ExpiredRule, Head, Inline, Kind,
-    Nanos, PolicySpec, Request, RequestId, Scheduler, ServiceEstimator, Storage, Travel,
+    AnyScheduler, Block, Blocks, CancelError, Cyl, Direction, Dispatch, EnqueueError, ExpiredRule,
+    Head, Inline, Kind, Nanos, PolicySpec, Request, RequestId, Scheduler, ServiceEstimator,
+    Storage, Travel,
 };
 
 /// Seek `a + b·√distance` (0 on the same cylinder) plus the rotational delay
@@ -224,7 +225,7 @@ pub(crate) fn run(
                 {
                     {
                         let before = q.len();
-                        let res = q.enqueue(r, now);
+                        let res = q.enqueue(r);
                         out.push(Out::Enqueue(res));
                         if too_many_classes(&res) {
                             assert_eq!(
@@ -253,8 +254,14 @@ pub(crate) fn run(
                     }
                 };
                 let arrival = now.saturating_sub(age);
-                let mut r =
-                    Request::new(RequestId(id), Kind::Read, block, blocks, cyl % c, arrival);
+                let mut r = Request::new(
+                    RequestId(id),
+                    Kind::Read,
+                    Block(block),
+                    Blocks(blocks),
+                    Cyl(cyl % c),
+                    arrival,
+                );
                 if block % 2 == 1 {
                     r.kind = Kind::Write;
                 }
@@ -263,7 +270,7 @@ pub(crate) fn run(
                     r = r.with_deadline(if s == Nanos::MAX { s } else { arrival + s });
                 }
                 let before = q.len();
-                let res = q.enqueue(r, now);
+                let res = q.enqueue(r);
                 out.push(Out::Enqueue(res));
                 if live.len() == cap {
                     assert_eq!(
@@ -386,9 +393,16 @@ pub(crate) fn run(
                     continue;
                 }
                 let id = *live.keys().nth(pick % live.len()).unwrap();
-                let r = Request::new(RequestId(id), Kind::Read, 0, 1, cyl % c, now);
+                let r = Request::new(
+                    RequestId(id),
+                    Kind::Read,
+                    Block(0),
+                    Blocks(1),
+                    Cyl(cyl % c),
+                    now,
+                );
                 let before = q.len();
-                let res = q.enqueue(r, now);
+                let res = q.enqueue(r);
                 if live.len() == cap {
                     assert_eq!(
                         res,
@@ -408,9 +422,16 @@ pub(crate) fn run(
                 }
                 counter += 1;
                 let id = counter.wrapping_mul(sc.id_stride);
-                let r = Request::new(RequestId(id), Kind::Read, 0, 1, c + over, now);
+                let r = Request::new(
+                    RequestId(id),
+                    Kind::Read,
+                    Block(0),
+                    Blocks(1),
+                    Cyl(c + over),
+                    now,
+                );
                 let before = q.len();
-                let res = q.enqueue(r, now);
+                let res = q.enqueue(r);
                 assert_eq!(
                     res,
                     Err(EnqueueError::CylinderOutOfRange {
