@@ -27,7 +27,7 @@ use super::ledger::Ledger;
 use super::{ArrayView, DiskQueues, Start, check_queue_capacity, nearest};
 use crate::error::{BuildError, CancelError, EnqueueError, PollError};
 use crate::queue::Slot;
-use crate::request::{Dispatch, Nanos, Request};
+use crate::request::{Dispatch, Kind, Nanos, Request};
 use crate::scheduler::Scheduler;
 use crate::storage::Storage;
 
@@ -115,7 +115,8 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
                     .find(id)
                     .filter(|&s| ledger.queued(s).contains(d))
                     .ok_or(PollError::UnknownOperation { disk: d, id })?;
-                if ledger.overlapped_earlier(s)
+                if dispatch.request.kind == Kind::Write
+                    && ledger.overlapped_earlier(s)
                     && !earlier_overlapping_writes_first(
                         ledger,
                         &mut self.aux.queues_mut()[d],
@@ -142,7 +143,8 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
                     .ok_or(PollError::UnknownOperation { disk: d, id })?;
                 // An earlier overlapping write still in the common queue
                 // goes first, so the two reach every disk in order.
-                while ledger.overlapped_earlier(s)
+                while taken.request.kind == Kind::Write
+                    && ledger.overlapped_earlier(s)
                     && let Some(earlier) = ledger.older_unstarted_write(s)
                 {
                     let id = ledger.request(earlier).id;

@@ -403,7 +403,8 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
                 .find(id)
                 .filter(|&s| ledger.queued(s).contains(d))
                 .ok_or(PollError::UnknownOperation { disk: d, id })?;
-            if ledger.overlapped_earlier(s)
+            if dispatch.request.kind == Kind::Write
+                && ledger.overlapped_earlier(s)
                 && !earlier_overlapping_writes_first(
                     ledger,
                     &mut self.queues.queues_mut()[d],

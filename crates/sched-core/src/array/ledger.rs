@@ -100,12 +100,14 @@ impl DiskLoad<'_> {
 }
 
 /// Everything the ledger keeps of one request but its copies' locations:
-/// two whole cache lines (aligned so that no record straddles a third).
+/// two whole cache lines (aligned so that no record straddles a third),
+/// laid out in order: the first holds what starting and finishing an
+/// operation update (the disk sets, the estimate, the flags), the second
+/// the request and its holders, read when it is routed or reported. (The
+/// ids, which every lookup compares, live apart in the ledger's `id_of`.)
 #[derive(Clone, Copy, Debug)]
-#[repr(align(64))]
+#[repr(C, align(64))]
 struct Record {
-    request: Request,
-    holders: DiskSet,
     /// A write's disks: the holders it is sent to.
     targets: DiskSet,
     queued: DiskSet,
@@ -133,6 +135,8 @@ struct Record {
     /// Every copy lies at the request's own block and cylinder (a mirror
     /// laid out identically): its locations are not stored.
     own_place: bool,
+    request: Request,
+    holders: DiskSet,
 }
 
 // Two cache lines, as the layout above promises.
@@ -227,8 +231,10 @@ pub(crate) struct Ledger<S: Storage> {
     /// Where each copy is, in disk order (a mirror's two fill a quarter line).
     locations: Slots<[Location; MAX_COPIES], S>,
     /// Id → slot of every request held, with four cells a slot: probes are
-    /// short, and a request's id is read from its own record.
+    /// short, and compare the ids kept side by side in `id_of`, not in the
+    /// records (a probe passing other requests' cells reads no record).
     ids: IdIndex<S, 4>,
+    id_of: Slots<u64, S>,
     /// Free slots below `fresh`, each linking to the next (`NIL` ends).
     next_free: Slots<Slot, S>,
     free_head: Slot,
@@ -282,6 +288,7 @@ impl<S: Storage> Ledger<S> {
             records: Slots::new(storage, EMPTY_RECORD),
             locations: Slots::new(storage, [Location::default(); MAX_COPIES]),
             ids: IdIndex::new(storage),
+            id_of: Slots::new(storage, 0),
             next_free: Slots::new(storage, NIL),
             free_head: NIL,
             fresh: 0,
@@ -556,10 +563,8 @@ impl<S: Storage> Ledger<S> {
                 capacity: self.capacity,
             });
         }
-        let records = &self.records;
-        let (cell, existing) = self
-            .ids
-            .probe(req.id.0, |s| records[s as usize].request.id.0);
+        let id_of = &self.id_of;
+        let (cell, existing) = self.ids.probe(req.id.0, |s| id_of[s as usize]);
         if existing.is_some() {
             return Err(EnqueueError::DuplicateId(req.id));
         }
@@ -573,6 +578,7 @@ impl<S: Storage> Ledger<S> {
             s
         };
         self.ids.fill(cell, s);
+        self.id_of[s as usize] = req.id.0;
         self.held += 1;
         let holders = copies.holders();
         let at = copies.locations();
@@ -651,9 +657,8 @@ impl<S: Storage> Ledger<S> {
     /// Frees slot `s`.
     #[inline]
     fn free(&mut self, s: Slot) {
-        let records = &self.records;
-        let id = records[s as usize].request.id.0;
-        self.ids.remove(s, id, |t| records[t as usize].request.id.0);
+        let id_of = &self.id_of;
+        self.ids.remove(s, id_of[s as usize], |t| id_of[t as usize]);
         self.next_free[s as usize] = self.free_head;
         self.free_head = s;
         self.held -= 1;
@@ -742,8 +747,8 @@ impl<S: Storage> Ledger<S> {
 
     #[inline]
     pub(crate) fn find(&self, id: RequestId) -> Option<Slot> {
-        let records = &self.records;
-        self.ids.probe(id.0, |s| records[s as usize].request.id.0).1
+        let id_of = &self.id_of;
+        self.ids.probe(id.0, |s| id_of[s as usize]).1
     }
 
     /// The request `id` if it is neither finished nor withdrawn.
