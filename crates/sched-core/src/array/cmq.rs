@@ -99,6 +99,7 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
         Ok(())
     }
 
+    #[inline]
     fn poll_start(
         &mut self,
         ledger: &mut Ledger<S>,

@@ -385,6 +385,7 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
         Ok(())
     }
 
+    #[inline]
     fn poll_start(
         &mut self,
         ledger: &mut Ledger<S>,
