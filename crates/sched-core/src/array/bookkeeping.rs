@@ -274,11 +274,14 @@ impl<Q: Queues<S>, S: Storage> ArrayPolicy for Array<Q, S> {
 
 /// Keeps overlapping writes in submission order on each disk, whatever the
 /// disk's queue discipline: when `queue`, disk `d`'s, dispatched the write
-/// `s` while a write submitted earlier that overlaps it is still to be
+/// `*s` while a write submitted earlier that overlaps it is still to be
 /// written on `d`, the earlier one starts instead (reached by a direct seek)
-/// and `s` goes back to wait; repeated until nothing earlier overlaps.
-/// Returns the slot and operation to start, or `None` (with `s` back in the
-/// queue) when the earlier write is not in this queue yet, so `d` must wait.
+/// and `*s` goes back to wait; repeated until nothing earlier overlaps.
+/// Leaves in `*s` and `*dispatch` the slot and operation to start, or
+/// returns `false` (with the write back in the queue) when the earlier
+/// write is not in this queue yet, so `d` must wait. Called only for a
+/// write that overlapped a write in flight when it was admitted
+/// ([`Ledger::overlapped_earlier`]): rarely.
 ///
 /// A discipline that orders by position (C-LOOK, SSTF) could otherwise
 /// write two overlapping writes in one order on one disk and in the other
@@ -286,20 +289,20 @@ impl<Q: Queues<S>, S: Storage> ArrayPolicy for Array<Q, S> {
 /// acknowledged, one of them older than the array acknowledged); under
 /// [`Ack::First`] or a quorum, an acknowledged write could land after a
 /// newer one. Linux md serialises overlapping writes for the same reason.
-/// The check walks only the writes in flight submitted before `s`.
 ///
 /// # Errors
 /// [`PollError::UnknownOperation`] when the queue lost the earlier write,
 /// [`PollError::Requeue`] when it refuses `s` back.
+#[cold]
 pub(crate) fn earlier_overlapping_writes_first<S: Storage>(
     ledger: &Ledger<S>,
     queue: &mut impl Scheduler,
     d: usize,
-    mut s: Slot,
-    mut dispatch: Dispatch,
-) -> Result<Option<(Slot, Dispatch)>, PollError> {
-    while ledger.is_write(s)
-        && let Some(earlier) = ledger.older_write_due_on(s, d)
+    s: &mut Slot,
+    dispatch: &mut Dispatch,
+) -> Result<bool, PollError> {
+    while ledger.is_write(*s)
+        && let Some(earlier) = ledger.older_write_due_on(*s, d)
     {
         let later = dispatch.request;
         let waiting = ledger.queued(earlier).contains(d);
@@ -318,12 +321,12 @@ pub(crate) fn earlier_overlapping_writes_first<S: Storage>(
             id: later.id,
         })?;
         let Some(op) = op else {
-            return Ok(None);
+            return Ok(false);
         };
-        dispatch = Dispatch::direct(op);
-        s = earlier;
+        *dispatch = Dispatch::direct(op);
+        *s = earlier;
     }
-    Ok(Some((s, dispatch)))
+    Ok(true)
 }
 
 /// Queues an operation of `s` on each disk of `disks`, at that disk's copy,

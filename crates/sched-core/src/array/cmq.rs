@@ -27,7 +27,7 @@ use super::ledger::Ledger;
 use super::{ArrayView, DiskQueues, Start, check_queue_capacity, nearest};
 use crate::error::{BuildError, CancelError, EnqueueError, PollError};
 use crate::queue::Slot;
-use crate::request::{Dispatch, Nanos, Request};
+use crate::request::{Dispatch, Kind, Nanos, Request};
 use crate::scheduler::Scheduler;
 use crate::storage::Storage;
 
@@ -99,6 +99,7 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
         Ok(())
     }
 
+    #[inline]
     fn poll_start(
         &mut self,
         ledger: &mut Ledger<S>,
@@ -107,24 +108,26 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
         let now = view.now;
         for d in ledger.idle().iter() {
             // Lagging writes first: their update is already under way.
-            if let Some(dispatch) =
+            if let Some(mut dispatch) =
                 self.aux.queues_mut()[d].next(view.heads[d], now, view.estimators[d])
             {
                 let id = dispatch.request.id;
-                let s = ledger
+                let mut s = ledger
                     .find(id)
                     .filter(|&s| ledger.queued(s).contains(d))
                     .ok_or(PollError::UnknownOperation { disk: d, id })?;
-                let Some((s, dispatch)) = earlier_overlapping_writes_first(
-                    ledger,
-                    &mut self.aux.queues_mut()[d],
-                    d,
-                    s,
-                    dispatch,
-                )?
-                else {
+                if dispatch.request.kind == Kind::Write
+                    && ledger.overlapped_earlier(s)
+                    && !earlier_overlapping_writes_first(
+                        ledger,
+                        &mut self.aux.queues_mut()[d],
+                        d,
+                        &mut s,
+                        &mut dispatch,
+                    )?
+                {
                     continue;
-                };
+                }
                 ledger.start(s, d, now);
                 return Ok(Some(Start {
                     disk: d,
@@ -140,7 +143,8 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
                     .ok_or(PollError::UnknownOperation { disk: d, id })?;
                 // An earlier overlapping write still in the common queue
                 // goes first, so the two reach every disk in order.
-                while ledger.is_write(s)
+                while taken.request.kind == Kind::Write
+                    && ledger.overlapped_earlier(s)
                     && let Some(earlier) = ledger.older_unstarted_write(s)
                 {
                     let id = ledger.request(earlier).id;

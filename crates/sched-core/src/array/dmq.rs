@@ -377,6 +377,7 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
         Ok(())
     }
 
+    #[inline]
     fn poll_start(
         &mut self,
         ledger: &mut Ledger<S>,
@@ -389,21 +390,24 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
             else {
                 continue;
             };
+            let mut dispatch = dispatch;
             let id = dispatch.request.id;
-            let s = ledger
+            let mut s = ledger
                 .find(id)
                 .filter(|&s| ledger.queued(s).contains(d))
                 .ok_or(PollError::UnknownOperation { disk: d, id })?;
-            let Some((s, dispatch)) = earlier_overlapping_writes_first(
-                ledger,
-                &mut self.queues.queues_mut()[d],
-                d,
-                s,
-                dispatch,
-            )?
-            else {
+            if dispatch.request.kind == Kind::Write
+                && ledger.overlapped_earlier(s)
+                && !earlier_overlapping_writes_first(
+                    ledger,
+                    &mut self.queues.queues_mut()[d],
+                    d,
+                    &mut s,
+                    &mut dispatch,
+                )?
+            {
                 continue;
-            };
+            }
             let op = dispatch.request;
             ledger.start(s, d, view.now);
             self.next_sequential[d] = op.block + op.blocks as u64;

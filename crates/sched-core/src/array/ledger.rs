@@ -100,12 +100,14 @@ impl DiskLoad<'_> {
 }
 
 /// Everything the ledger keeps of one request but its copies' locations:
-/// two whole cache lines (aligned so that no record straddles a third).
+/// two whole cache lines (aligned so that no record straddles a third),
+/// laid out in order: the first holds what starting and finishing an
+/// operation update (the disk sets, the estimate, the flags), the second
+/// the request and its holders, read when it is routed or reported. (The
+/// ids, which every lookup compares, live apart in the ledger's `id_of`.)
 #[derive(Clone, Copy, Debug)]
-#[repr(align(64))]
+#[repr(C, align(64))]
 struct Record {
-    request: Request,
-    holders: DiskSet,
     /// A write's disks: the holders it is sent to.
     targets: DiskSet,
     queued: DiskSet,
@@ -115,12 +117,16 @@ struct Record {
     skipped: DiskSet,
     /// Expected service time of one operation of the request.
     expected: Nanos,
+    /// When a write was admitted, in the ledger's count of admissions:
+    /// the order overlapping writes reach each disk in.
+    admitted: u64,
     phase: Phase,
     /// What an event of this request will report (`REPORT_*` bits).
     report: u8,
     in_lagging: bool,
-    /// In the ledger's `unsettled` list: a write admitted and not yet settled or closed.
-    in_unsettled: bool,
+    /// On a chain of the writes in flight: a write admitted and not yet
+    /// settled or closed.
+    in_flight: bool,
     /// A write that overlapped a write still in flight when it was admitted:
     /// only such a write may have to wait for an earlier one.
     overlaps_earlier: bool,
@@ -129,7 +135,12 @@ struct Record {
     /// Every copy lies at the request's own block and cylinder (a mirror
     /// laid out identically): its locations are not stored.
     own_place: bool,
+    request: Request,
+    holders: DiskSet,
 }
+
+// Two cache lines, as the layout above promises.
+const _: () = assert!(core::mem::size_of::<Record>() == 128);
 
 const EMPTY_RECORD: Record = Record {
     request: Request::new(RequestId(0), Kind::Read, Block(0), Blocks(0), Cyl(0), 0),
@@ -140,10 +151,11 @@ const EMPTY_RECORD: Record = Record {
     done: DiskSet::EMPTY,
     skipped: DiskSet::EMPTY,
     expected: 0,
+    admitted: 0,
     phase: Phase::Closed,
     report: 0,
     in_lagging: false,
-    in_unsettled: false,
+    in_flight: false,
     overlaps_earlier: false,
     held: false,
     own_place: false,
@@ -151,21 +163,23 @@ const EMPTY_RECORD: Record = Record {
 
 /// Whether the array keeps overlapping writes in order: always but in the
 /// build of feature `unordered-writes-for-tests` (the consistency oracle's
-/// negative test, and the measure of what the ordering costs), which keeps
-/// no chains of the writes in flight either.
+/// negative test, and the measure of what the ordering costs).
 const ORDERS_WRITES: bool = !cfg!(feature = "unordered-writes-for-tests");
-/// Whether the ledger keeps its list of the writes in flight: the ordering
-/// of overlapping writes walks it, and so does the resync barrier.
+/// Whether the ledger keeps the chains of the writes in flight: the
+/// ordering of overlapping writes looks them up, and the resync barrier
+/// walks them. Both features together build them out (the "before" of the
+/// bookkeeping's cost on the decision benchmark).
 const TRACKS_WRITES: bool = ORDERS_WRITES || !cfg!(feature = "unbarriered-resync-for-tests");
 
 /// The writes in flight are chained by the bucket of 16 blocks their first
-/// block falls in (modulo 1024 chains), and a write spanning more than two
-/// buckets on a chain of its own, the long one. A write that overlaps a new
-/// request and spans at most two buckets starts in a bucket the request
-/// touches or in the one before; so the writes a request may overlap are on
-/// those buckets' chains (and the long chain): a few writes, not all those
-/// in flight, whose ranges are then compared.
-const BUCKETS: usize = 1024;
+/// block falls in, hashed onto as many chains as the ledger has slots (so
+/// a chain holds one write or none, mostly, and a request of a few blocks
+/// finds its candidates in a few lookups of a dense array), and a write
+/// spanning more than two buckets on a chain of its own, the long one. A
+/// write that overlaps a new request and spans at most two buckets starts
+/// in a bucket the request touches or in the one before; so the writes a
+/// request may overlap are on those buckets' chains (and the long chain):
+/// a few writes, not all those in flight, whose ranges are then compared.
 const BUCKET_SHIFT: u32 = 4;
 
 /// The first and the last bucket of blocks `req` touches (not reduced
@@ -177,12 +191,12 @@ fn bucket_span(req: &Request) -> (u64, u64) {
     (first, last)
 }
 
-/// The chain of a write in flight: its first bucket's, or `None` for the
-/// long chain.
+/// The chain of bucket `bucket` among `chains` (Fibonacci hashing, so
+/// that neighbouring buckets land on different chains).
 #[inline]
-fn chain_of(req: &Request) -> Option<usize> {
-    let (first, last) = bucket_span(req);
-    (last - first <= 1).then_some((first % BUCKETS as u64) as usize)
+fn chain_of_bucket(bucket: u64, chains: usize) -> usize {
+    let h = bucket.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    ((u128::from(h) * chains as u128) >> 64) as usize
 }
 
 /// A range of a rebuilding disk claimed for copying: the copy operation the
@@ -194,12 +208,22 @@ struct Window {
     source: usize,
 }
 
+/// The blocks `[first, end)` of `req`.
+#[inline]
+fn span(req: &Request) -> [u64; 2] {
+    [req.block, req.block.saturating_add(u64::from(req.blocks))]
+}
+
+/// Whether two block ranges `[first, end)` overlap.
+#[inline]
+fn spans_overlap(a: [u64; 2], b: [u64; 2]) -> bool {
+    a[0] < b[1] && b[0] < a[1]
+}
+
 /// Whether the block ranges of two requests overlap.
 #[inline]
 fn overlap(a: &Request, b: &Request) -> bool {
-    let (alo, ahi) = (a.block, a.block.saturating_add(u64::from(a.blocks)));
-    let (blo, bhi) = (b.block, b.block.saturating_add(u64::from(b.blocks)));
-    alo < bhi && blo < ahi
+    spans_overlap(span(a), span(b))
 }
 
 pub(crate) struct Ledger<S: Storage> {
@@ -207,8 +231,10 @@ pub(crate) struct Ledger<S: Storage> {
     /// Where each copy is, in disk order (a mirror's two fill a quarter line).
     locations: Slots<[Location; MAX_COPIES], S>,
     /// Id → slot of every request held, with four cells a slot: probes are
-    /// short, and a request's id is read from its own record.
+    /// short, and compare the ids kept side by side in `id_of`, not in the
+    /// records (a probe passing other requests' cells reads no record).
     ids: IdIndex<S, 4>,
+    id_of: Slots<u64, S>,
     /// Free slots below `fresh`, each linking to the next (`NIL` ends).
     next_free: Slots<Slot, S>,
     free_head: Slot,
@@ -220,16 +246,20 @@ pub(crate) struct Ledger<S: Storage> {
     lagging: Fifo<S>,
     /// Requests with an event to report, oldest first.
     reports: Fifo<S>,
-    /// Every write admitted to the queues and not yet settled or closed, in
-    /// submission order: the order overlapping writes reach each disk in.
-    unsettled: Fifo<S>,
     /// Writes held back by a resync barrier, in submission order.
     barred: Fifo<S>,
-    /// The writes in flight chained by bucket: the first of each bucket's
-    /// chain and of the long chain (`NIL`: empty), linked through `chains`.
+    /// Every write admitted to the queues and not yet settled or closed,
+    /// chained by bucket: the first of each chain and of the long chain
+    /// (`NIL`: empty), linked through `chains`; no order within a chain
+    /// (a write's `admitted` gives it).
     chains: Links<S>,
-    chain_first: [Slot; BUCKETS],
+    chain_first: Slots<Slot, S>,
+    /// The blocks `[first, end)` of each write in flight, side by side so
+    /// that a walk of the chains compares ranges without reading records.
+    spans: Slots<[u64; 2], S>,
     long_first: Slot,
+    /// Writes admitted so far.
+    admissions: u64,
     /// Each rebuilding disk's end of rebuild (exclusive), and the range it
     /// is copying (claimed by the driver, perhaps not yet started).
     rebuild_end: [u64; MAX_DISKS],
@@ -258,6 +288,7 @@ impl<S: Storage> Ledger<S> {
             records: Slots::new(storage, EMPTY_RECORD),
             locations: Slots::new(storage, [Location::default(); MAX_COPIES]),
             ids: IdIndex::new(storage),
+            id_of: Slots::new(storage, 0),
             next_free: Slots::new(storage, NIL),
             free_head: NIL,
             fresh: 0,
@@ -265,11 +296,12 @@ impl<S: Storage> Ledger<S> {
             capacity: storage.capacity(),
             lagging: Fifo::new(storage),
             reports: Fifo::new(storage),
-            unsettled: Fifo::new(storage),
             barred: Fifo::new(storage),
             chains: Links::new(storage),
-            chain_first: [NIL; BUCKETS],
+            chain_first: Slots::new(storage, NIL),
+            spans: Slots::new(storage, [0; 2]),
             long_first: NIL,
+            admissions: 0,
             rebuild_end: [0; MAX_DISKS],
             window: [None; MAX_DISKS],
             resyncing: DiskSet::EMPTY,
@@ -453,34 +485,29 @@ impl<S: Storage> Ledger<S> {
         }
     }
 
+    /// Whether `s` is a write that overlapped a write in flight when it was
+    /// admitted: only such a write may have to wait for an earlier one.
+    #[inline]
+    pub(crate) fn overlapped_earlier(&self, s: Slot) -> bool {
+        ORDERS_WRITES && self.record(s).overlaps_earlier
+    }
+
     /// The earliest write submitted before the write `s`, overlapping it and
     /// still to be written on disk `d` (neither written, skipped nor in
     /// service there), if any: disk `d` must write it before `s`, or `d`
     /// would end up holding older data than another copy, or than the array
-    /// acknowledged. Walks the writes in flight older than `s` only: free
-    /// when `s` is the oldest.
+    /// acknowledged. Looks only at a write that overlapped one in flight
+    /// when it was admitted, and then only at the chains of its buckets.
     #[inline]
     pub(crate) fn older_write_due_on(&self, s: Slot, d: usize) -> Option<Slot> {
         if !ORDERS_WRITES || !self.record(s).overlaps_earlier {
             return None;
         }
-        let first = self.unsettled.front()?;
-        let w = self.record(s).request;
-        let mut l = first;
-        while l != s {
-            let r = self.record(l);
-            let due = r
-                .targets
-                .difference(r.done.union(r.skipped).union(r.serving));
-            if due.contains(d) && overlap(&r.request, &w) {
-                return Some(l);
-            }
-            l = self.unsettled.next(l);
-            if l == first {
-                return None;
-            }
-        }
-        None
+        self.earliest_older_overlapping(s, |r| {
+            r.targets
+                .difference(r.done.union(r.skipped).union(r.serving))
+                .contains(d)
+        })
     }
 
     /// The earliest write submitted before the write `s`, overlapping it,
@@ -491,20 +518,34 @@ impl<S: Storage> Ledger<S> {
         if !ORDERS_WRITES || !self.record(s).overlaps_earlier {
             return None;
         }
-        let first = self.unsettled.front()?;
-        let w = self.record(s).request;
-        let mut l = first;
-        while l != s {
+        self.earliest_older_overlapping(s, |r| r.queued.union(r.serving).union(r.done).is_empty())
+    }
+
+    /// The earliest write in flight admitted before the write `s`,
+    /// overlapping it and `wanted`, if any.
+    #[cold]
+    fn earliest_older_overlapping(
+        &self,
+        s: Slot,
+        wanted: impl Fn(&Record) -> bool,
+    ) -> Option<Slot> {
+        let later = self.record(s);
+        let blocks = span(&later.request);
+        let mut earliest: Option<(u64, Slot)> = None;
+        self.any_write_near(&later.request, |l| {
+            if !spans_overlap(self.spans[l as usize], blocks) {
+                return false;
+            }
             let r = self.record(l);
-            if r.queued.union(r.serving).union(r.done).is_empty() && overlap(&r.request, &w) {
-                return Some(l);
+            if r.admitted < later.admitted
+                && earliest.is_none_or(|(at, _)| r.admitted < at)
+                && wanted(r)
+            {
+                earliest = Some((r.admitted, l));
             }
-            l = self.unsettled.next(l);
-            if l == first {
-                return None;
-            }
-        }
-        None
+            false
+        });
+        earliest.map(|(_, l)| l)
     }
 
     /// Stores a request with its copies. `targets` are the disks a write is
@@ -522,10 +563,8 @@ impl<S: Storage> Ledger<S> {
                 capacity: self.capacity,
             });
         }
-        let records = &self.records;
-        let (cell, existing) = self
-            .ids
-            .probe(req.id.0, |s| records[s as usize].request.id.0);
+        let id_of = &self.id_of;
+        let (cell, existing) = self.ids.probe(req.id.0, |s| id_of[s as usize]);
         if existing.is_some() {
             return Err(EnqueueError::DuplicateId(req.id));
         }
@@ -539,6 +578,7 @@ impl<S: Storage> Ledger<S> {
             s
         };
         self.ids.fill(cell, s);
+        self.id_of[s as usize] = req.id.0;
         self.held += 1;
         let holders = copies.holders();
         let at = copies.locations();
@@ -571,23 +611,23 @@ impl<S: Storage> Ledger<S> {
                 DiskSet::EMPTY
             },
             expected,
+            admitted: self.admissions,
             phase: Phase::Open,
             report: 0,
             in_lagging: false,
-            in_unsettled: is_write && TRACKS_WRITES,
+            in_flight: is_write && TRACKS_WRITES,
             overlaps_earlier: is_write && ORDERS_WRITES && self.overlaps_in_flight(req),
             held: false,
             own_place,
         };
         if is_write && TRACKS_WRITES {
-            self.unsettled.push_back(s);
-            if ORDERS_WRITES {
-                let first = match chain_of(req) {
-                    Some(c) => &mut self.chain_first[c],
-                    None => &mut self.long_first,
-                };
-                self.chains.push_back(first, s);
-            }
+            self.admissions += 1;
+            self.spans[s as usize] = span(req);
+            let first = match self.chain_of(req) {
+                Some(c) => &mut self.chain_first[c],
+                None => &mut self.long_first,
+            };
+            self.chains.push_back(first, s);
         }
         self.open += 1;
         Ok(s)
@@ -617,9 +657,8 @@ impl<S: Storage> Ledger<S> {
     /// Frees slot `s`.
     #[inline]
     fn free(&mut self, s: Slot) {
-        let records = &self.records;
-        let id = records[s as usize].request.id.0;
-        self.ids.remove(s, id, |t| records[t as usize].request.id.0);
+        let id_of = &self.id_of;
+        self.ids.remove(s, id_of[s as usize], |t| id_of[t as usize]);
         self.next_free[s as usize] = self.free_head;
         self.free_head = s;
         self.held -= 1;
@@ -630,63 +669,73 @@ impl<S: Storage> Ledger<S> {
     pub(crate) fn withdraw(&mut self, s: Slot) {
         self.open -= 1;
         self.record_mut(s).phase = Phase::Closed;
-        self.leave_unsettled(s);
+        self.leave_in_flight(s);
         self.free(s);
+    }
+
+    /// The chain of a write in flight: its first bucket's, or `None` for the
+    /// long chain.
+    #[inline]
+    fn chain_of(&self, req: &Request) -> Option<usize> {
+        let (first, last) = bucket_span(req);
+        (last - first <= 1).then(|| chain_of_bucket(first, self.chain_first.as_slice().len()))
     }
 
     /// Takes the write `s` out of the writes in flight (settled or closed).
     #[inline]
-    fn leave_unsettled(&mut self, s: Slot) {
-        if self.record(s).in_unsettled {
-            self.unsettled.remove(s);
-            self.record_mut(s).in_unsettled = false;
+    fn leave_in_flight(&mut self, s: Slot) {
+        if self.record(s).in_flight {
+            self.record_mut(s).in_flight = false;
             let req = self.record(s).request;
-            if ORDERS_WRITES {
-                let first = match chain_of(&req) {
-                    Some(c) => &mut self.chain_first[c],
-                    None => &mut self.long_first,
-                };
-                self.chains.unlink(first, s);
-            }
+            let first = match self.chain_of(&req) {
+                Some(c) => &mut self.chain_first[c],
+                None => &mut self.long_first,
+            };
+            self.chains.unlink(first, s);
         }
     }
 
-    /// Whether `req` overlaps a write in flight: a walk of the chains of
-    /// the buckets it touches and of the one before, and of the long chain;
-    /// of every write in flight only when `req` spans nearly every chain.
+    /// Whether `req` overlaps a write in flight.
     #[inline]
     fn overlaps_in_flight(&self, req: &Request) -> bool {
-        let (first, last) = bucket_span(req);
-        let from = first.saturating_sub(1);
-        if last - from >= BUCKETS as u64 - 1 {
-            let Some(first) = self.unsettled.front() else {
-                return false;
-            };
-            let mut l = first;
-            loop {
-                if overlap(&self.record(l).request, req) {
-                    return true;
-                }
-                l = self.unsettled.next(l);
-                if l == first {
-                    return false;
-                }
-            }
-        }
-        (from..=last)
-            .any(|b| self.chain_overlaps(self.chain_first[(b % BUCKETS as u64) as usize], req))
-            || self.chain_overlaps(self.long_first, req)
+        let blocks = span(req);
+        self.any_write_near(req, |l| spans_overlap(self.spans[l as usize], blocks))
     }
 
-    /// Whether `req` overlaps a write on the chain starting at `first`.
+    /// Whether `hit` holds for a write in flight that may overlap `req`:
+    /// those on the chains of the buckets `req` touches and of the one
+    /// before, and on the long chain; every write in flight when `req`
+    /// spans as many buckets as there are chains.
     #[inline]
-    fn chain_overlaps(&self, first: Slot, req: &Request) -> bool {
+    fn any_write_near(&self, req: &Request, mut hit: impl FnMut(Slot) -> bool) -> bool {
+        let (first, last) = bucket_span(req);
+        let from = first.saturating_sub(1);
+        let heads = self.chain_first.as_slice();
+        if last - from >= heads.len() as u64 {
+            return self.any_write_in_flight(hit);
+        }
+        (from..=last).any(|b| self.any_on_chain(heads[chain_of_bucket(b, heads.len())], &mut hit))
+            || self.any_on_chain(self.long_first, &mut hit)
+    }
+
+    /// Whether `hit` holds for a write in flight: a walk of every chain.
+    fn any_write_in_flight(&self, mut hit: impl FnMut(Slot) -> bool) -> bool {
+        self.chain_first
+            .as_slice()
+            .iter()
+            .any(|&first| self.any_on_chain(first, &mut hit))
+            || self.any_on_chain(self.long_first, &mut hit)
+    }
+
+    /// Whether `hit` holds for a write on the chain starting at `first`.
+    #[inline]
+    fn any_on_chain(&self, first: Slot, hit: &mut impl FnMut(Slot) -> bool) -> bool {
         if first == NIL {
             return false;
         }
         let mut l = first;
         loop {
-            if overlap(&self.record(l).request, req) {
+            if hit(l) {
                 return true;
             }
             l = self.chains.next(l);
@@ -698,8 +747,8 @@ impl<S: Storage> Ledger<S> {
 
     #[inline]
     pub(crate) fn find(&self, id: RequestId) -> Option<Slot> {
-        let records = &self.records;
-        self.ids.probe(id.0, |s| records[s as usize].request.id.0).1
+        let id_of = &self.id_of;
+        self.ids.probe(id.0, |s| id_of[s as usize]).1
     }
 
     /// The request `id` if it is neither finished nor withdrawn.
@@ -930,7 +979,7 @@ impl<S: Storage> Ledger<S> {
         if phase == Phase::Finished && self.settled(s) {
             c.settled = Some(self.request(s));
             c.skipped = self.record(s).skipped;
-            self.leave_unsettled(s);
+            self.leave_in_flight(s);
             if in_lagging {
                 self.lagging.remove(s);
                 self.record_mut(s).in_lagging = false;
@@ -952,7 +1001,7 @@ impl<S: Storage> Ledger<S> {
     /// Closes an open request (withdrawn or failed) and returns it.
     fn close(&mut self, s: Slot) -> Request {
         self.open -= 1;
-        self.leave_unsettled(s);
+        self.leave_in_flight(s);
         let r = self.record_mut(s);
         r.phase = Phase::Closed;
         r.request
@@ -1154,18 +1203,9 @@ impl<S: Storage> Ledger<S> {
             return None;
         }
         if !cfg!(feature = "unbarriered-resync-for-tests")
-            && let Some(first) = self.unsettled.front()
+            && self.any_write_in_flight(|l| self.overlaps_window(l, d))
         {
-            let mut l = first;
-            loop {
-                if self.overlaps_window(l, d) {
-                    return None;
-                }
-                l = self.unsettled.next(l);
-                if l == first {
-                    break;
-                }
-            }
+            return None;
         }
         let source = self.resync_source(d)?;
         w.source = source;
@@ -1248,7 +1288,7 @@ impl<S: Storage> Ledger<S> {
     ) -> Result<(), EnqueueError> {
         self.check_copies(req.id, copies)?;
         let s = self.admit(req, copies, DiskSet::EMPTY, view)?;
-        self.leave_unsettled(s);
+        self.leave_in_flight(s);
         self.record_mut(s).held = true;
         self.barred.push_back(s);
         Ok(())

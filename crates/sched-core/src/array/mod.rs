@@ -309,11 +309,13 @@ impl Completion {
 /// Overlap is judged on the logical request's blocks (and, for a resync
 /// range, on the rebuilding disk's copy). The bookkeeping is allocation
 /// free: writes in flight are chained by the bucket of 16 blocks they
-/// start in (in caller storage), so a write learns at admission, from the
-/// few writes on the chains of its buckets, whether it overlaps one; only
-/// such a write, when it starts, walks the writes submitted before it. Otherwise it costs a flag test per
-/// start and a mask test while no disk is rebuilding, and nothing on
-/// single-disk policies.
+/// start in, on as many chains as the array holds requests (in caller
+/// storage, with each write's block range beside them), so a write learns
+/// at admission, from the few writes on the chains of its buckets, whether
+/// it overlaps one; only such a write, when it starts, looks on those
+/// chains again for an earlier one still due. Otherwise it costs a flag
+/// test per start and a mask test while no disk is rebuilding, and
+/// nothing on single-disk policies.
 ///
 /// Two limits: a write-one-copy policy (the EW-Array) leaves the holders
 /// it skips to its driver, which must give a read only copies it knows
