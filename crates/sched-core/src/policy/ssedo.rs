@@ -61,6 +61,21 @@ impl<const N: usize> Ssedo<Inline<N>> {
     /// [`Sstf::new_inline`](crate::policy::Sstf::new_inline)); the weights
     /// β^(i−1) are computed at compile time, to the same bits as at run time.
     ///
+    /// ```
+    /// use sched_core::{Inline, policy::Ssedo};
+    ///
+    /// static QUEUE: Ssedo<Inline<64>> = Ssedo::new_inline(3, 2.0);
+    /// assert_eq!(QUEUE.window(), 3);
+    /// ```
+    ///
+    /// A parameter [`Ssedo::new`] refuses does not compile in a `static`:
+    ///
+    /// ```compile_fail,E0080
+    /// use sched_core::{Inline, policy::Ssedo};
+    ///
+    /// static SHRINKING: Ssedo<Inline<64>> = Ssedo::new_inline(3, 0.5);
+    /// ```
+    ///
     /// # Panics
     /// When `m` is 0 or above [`MAX_WINDOW`], or `beta` is below 1 or NaN
     /// (which [`Ssedo::new`] reports as [`BuildError::InvalidParameter`]); in
@@ -85,8 +100,8 @@ const fn window_weights(m: usize, beta: f64) -> Result<[u64; MAX_WINDOW], BuildE
             expected: "a window of 1 ..= 64 requests",
         });
     }
-    // NaN fails the comparison and is rejected with everything below 1.
-    if !(beta >= 1.0) {
+    // NaN is rejected with everything below 1.
+    if beta.is_nan() || beta < 1.0 {
         return Err(BuildError::InvalidParameter {
             name: "beta",
             expected: "a weight base of at least 1",

@@ -705,6 +705,32 @@ impl<const N: usize, const M: usize> WrrScan<Inline<N>, Inline<M>> {
     /// [`WrrParams::tsai04`] as its parameters if need be, and tasks are
     /// admitted at run time on the locked static.
     ///
+    /// ```
+    /// use std::sync::Mutex;
+    ///
+    /// use sched_core::Inline;
+    /// use sched_core::policy::{AperiodicReserve, RateTask, WrrMode, WrrParams, WrrScan};
+    ///
+    /// const PARAMS: WrrParams = WrrParams::tsai04(WrrMode::Contiguous, AperiodicReserve::Blocks(2));
+    /// static QUEUE: Mutex<WrrScan<Inline<64>, Inline<8>>> = Mutex::new(WrrScan::new_inline(1962, PARAMS));
+    ///
+    /// let video = RateTask::from_rate(1, 11_469, 57_344, 4096)?;
+    /// let r = QUEUE.lock().unwrap().admit(video)?;
+    /// assert_eq!(r.blocks_per_round, 14);
+    /// # Ok::<(), Box<dyn core::error::Error>>(())
+    /// ```
+    ///
+    /// The task table is checked like the request slots: a table of no
+    /// tasks does not compile.
+    ///
+    /// ```compile_fail,E0080
+    /// use sched_core::Inline;
+    /// use sched_core::policy::{AperiodicReserve, WrrMode, WrrParams, WrrScan};
+    ///
+    /// const PARAMS: WrrParams = WrrParams::tsai04(WrrMode::Contiguous, AperiodicReserve::Blocks(2));
+    /// static NO_TASKS: WrrScan<Inline<64>, Inline<0>> = WrrScan::new_inline(1962, PARAMS);
+    /// ```
+    ///
     /// # Panics
     /// For a disk without cylinders, a zero block size or block time, or a
     /// zero rotation bound (which [`WrrScan::new`] reports as
