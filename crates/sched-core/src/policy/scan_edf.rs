@@ -163,6 +163,7 @@ impl<const N: usize> ScanEdf<Inline<N>> {
     }
 }
 
+/// Checks the deadline granularity: a group spans at least 1 ns.
 const fn check_granularity(granularity: Nanos) -> Result<Nanos, BuildError> {
     if granularity == 0 {
         Err(BuildError::InvalidParameter {
