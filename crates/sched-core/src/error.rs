@@ -462,6 +462,17 @@ impl fmt::Display for PollError {
 
 impl core::error::Error for PollError {}
 
+/// The value a parameter check built, or, for an invalid parameter, a panic
+/// in the error's words: the const constructors (`new_inline`) report a
+/// [`BuildError`] this way, which a `static` or `const` initializer turns
+/// into a compile error.
+pub(crate) const fn valid<T: Copy>(checked: Result<T, BuildError>) -> T {
+    match checked {
+        Ok(value) => value,
+        Err(BuildError::InvalidParameter { expected, .. }) => panic!("{}", expected),
+    }
+}
+
 /// Checks the cylinder count of a disk.
 pub(crate) const fn check_cylinders(cylinders: u32) -> Result<(), BuildError> {
     if cylinders == 0 {

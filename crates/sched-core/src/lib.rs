@@ -7,9 +7,9 @@
 //!
 //! Where a policy's memory lives is the caller's choice (see [`Storage`]):
 //! [`Inline<N>`] keeps fixed arrays inside the policy value, for embedded
-//! users who allocate nothing (FCFS, SSTF, the SCAN/LOOK family and EDF
-//! build on it in const context, as in
-//! [`policy::Sstf::new_inline`], so they can live in a `static`); `Boxed<N>` and `Heap` (feature `alloc`)
+//! users who allocate nothing (every single-disk policy builds on it in
+//! const context, as in [`policy::Sstf::new_inline`], so it can live in a
+//! `static`); `Boxed<N>` and `Heap` (feature `alloc`)
 //! allocate them in place on the heap, at a capacity fixed at compile time
 //! or chosen at run time, so a 65,535-deep queue never crosses a stack frame. A
 //! full queue is a typed error, never a panic or a silent drop; each

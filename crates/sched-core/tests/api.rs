@@ -5,10 +5,14 @@
 use sched_core::array::{ArrayPolicy, ArraySpec, ArrayView, Copies, Location};
 use std::sync::Mutex;
 
-use sched_core::policy::{CLook, CScan, Edf, Fcfs, Look, Scan, Sstf};
+use sched_core::policy::{
+    AgedSptf, AperiodicReserve, Bfq, BfqParams, CLook, CScan, Edf, ExpiredRule, Fcfs, FdScan, Look,
+    MqDeadline, RateTask, SatfEw, Scan, ScanEdf, Sptf, Ssedo, Ssedv, Sstf, VScan, WrrMode,
+    WrrParams, WrrScan,
+};
 use sched_core::{
-    AnyScheduler, Block, Blocks, Cyl, Head, Heap, Inline, Kind, NullEstimator, PolicySpec, Request,
-    RequestId, Scheduler, ServiceEstimator,
+    AnyScheduler, Block, Blocks, Cyl, Head, Heap, Inline, Kind, Nanos, NullEstimator, PolicySpec,
+    Request, RequestId, Scheduler, ServiceEstimator,
 };
 
 fn read(id: u64, cylinder: u32) -> Request {
@@ -113,6 +117,147 @@ fn policies_in_statics_serve_as_built_at_run_time() {
     assert_eq!(served(&mut *FCFS.lock().unwrap()), [1, 2, 3]);
     assert_eq!(served(&mut *EDF.lock().unwrap()), [1, 2, 3]);
     assert_eq!(EDF.lock().unwrap().capacity(), 8);
+}
+
+const MS: Nanos = 1_000_000;
+
+static SSEDO: Mutex<Ssedo<Inline<8>>> = Mutex::new(Ssedo::new_inline(3, 2.0));
+static SSEDV: Mutex<Ssedv<Inline<8>>> = Mutex::new(Ssedv::new_inline(1962, 0.5, MS));
+static SCAN_EDF: Mutex<ScanEdf<Inline<8>>> = Mutex::new(ScanEdf::new_inline(1962, 50 * MS));
+static FD_SCAN: Mutex<FdScan<Inline<8>>> = Mutex::new(FdScan::new_inline(1962, ExpiredRule::Keep));
+static VSCAN: Mutex<VScan<Inline<8>>> = Mutex::new(VScan::new_inline(1962, 0.2));
+static SPTF: Mutex<Sptf<Inline<8>>> = Mutex::new(Sptf::new_inline(1962, Some(3)));
+static AGED_SPTF: Mutex<AgedSptf<Inline<8>>> = Mutex::new(AgedSptf::new_inline(1962, 0.5, None));
+static SATF_EW: Mutex<SatfEw<Inline<8>>> = Mutex::new(SatfEw::new_inline(1962));
+static MQ_DEADLINE: Mutex<MqDeadline<Inline<8>>> =
+    Mutex::new(MqDeadline::new_inline(1962, 500 * MS, 5000 * MS, 16, 2));
+static BFQ: Mutex<Bfq<Inline<8>>> = Mutex::new(Bfq::new_inline(1962, BfqParams::LINUX));
+static WRR_SCAN: Mutex<WrrScan<Inline<8>, Inline<4>>> = Mutex::new(WrrScan::new_inline(
+    1962,
+    WrrParams::tsai04(WrrMode::Contiguous, AperiodicReserve::Blocks(2)),
+));
+
+/// 10 µs a cylinder of seek, 1 ms of transfer: enough for the policies that
+/// ask about time (SPTF, FD-SCAN, WRR-SCAN's reclaimed bandwidth) to tell
+/// the requests apart.
+struct Seek;
+
+impl ServiceEstimator for Seek {
+    fn positioning_time(&self, head: Head, req: &Request, _now: Nanos) -> Nanos {
+        u64::from(head.cylinder.abs_diff(req.cylinder)) * 10_000
+    }
+    fn service_time(&self, head: Head, req: &Request, now: Nanos) -> Nanos {
+        self.positioning_time(head, req, now) + MS
+    }
+    fn expected_service_time(&self, _req: &Request) -> Nanos {
+        10 * MS
+    }
+}
+
+/// Reads and writes, with and without deadlines, served one after the other
+/// from cylinder 1000 as the clock advances by each service time (and to
+/// the time `next_eligible_at` names when the policy holds back).
+fn serve_with_deadlines(queue: &mut dyn Scheduler) -> Vec<u64> {
+    let requests = [
+        (1, Kind::Read, 900, Some(40 * MS)),
+        (2, Kind::Read, 1010, Some(90 * MS)),
+        (3, Kind::Write, 20, Some(30 * MS)),
+        (4, Kind::Read, 1500, None),
+        (5, Kind::Write, 1200, Some(60 * MS)),
+        (6, Kind::Read, 400, Some(35 * MS)),
+    ];
+    for (id, kind, cylinder, deadline) in requests {
+        let req = Request::new(RequestId(id), kind, Block(0), Blocks(8), Cyl(cylinder), 0);
+        let req = match deadline {
+            Some(d) => req.with_deadline(d),
+            None => req,
+        };
+        queue.enqueue(req).expect("room");
+    }
+    let (mut served, mut head, mut now) = (Vec::new(), Head::at(1000), 0);
+    while !queue.is_empty() {
+        match queue.next(head, now, &Seek) {
+            Some(d) => {
+                now += Seek.service_time(head, &d.request, now);
+                head = Head::at(d.request.cylinder);
+                served.push(d.request.id.0);
+            }
+            None => now = queue.next_eligible_at(now).expect("a wake-up time"),
+        }
+    }
+    served
+}
+
+/// The policies with parameters serve from a `static` as when built at run
+/// time with the same parameters.
+#[test]
+fn parameterised_policies_in_statics_serve_as_built_at_run_time() {
+    let served = serve_with_deadlines;
+    let inline = Inline::<8>::new;
+    let ssedo = served(&mut *SSEDO.lock().unwrap());
+    assert_eq!(ssedo, served(&mut Ssedo::new(inline(), 3, 2.0).unwrap()));
+    let ssedv = served(&mut *SSEDV.lock().unwrap());
+    assert_eq!(
+        ssedv,
+        served(&mut Ssedv::new(inline(), 1962, 0.5, MS).unwrap())
+    );
+    let scan_edf = served(&mut *SCAN_EDF.lock().unwrap());
+    assert_eq!(
+        scan_edf,
+        served(&mut ScanEdf::new(inline(), 1962, 50 * MS).unwrap())
+    );
+    // Deadlines of 30, 35 and 40 ms form the first 50 ms group, all below
+    // the arm: served downward; then 60 and 90 ms upward from cylinder 20;
+    // no deadline last.
+    assert_eq!(scan_edf, [1, 6, 3, 2, 5, 4]);
+    let fd_scan = served(&mut *FD_SCAN.lock().unwrap());
+    assert_eq!(
+        fd_scan,
+        served(&mut FdScan::new(inline(), 1962, ExpiredRule::Keep).unwrap())
+    );
+    let vscan = served(&mut *VSCAN.lock().unwrap());
+    assert_eq!(vscan, served(&mut VScan::new(inline(), 1962, 0.2).unwrap()));
+    let sptf = served(&mut *SPTF.lock().unwrap());
+    assert_eq!(
+        sptf,
+        served(&mut Sptf::new(inline(), 1962, Some(3)).unwrap())
+    );
+    let aged = served(&mut *AGED_SPTF.lock().unwrap());
+    assert_eq!(
+        aged,
+        served(&mut AgedSptf::new(inline(), 1962, 0.5, None).unwrap())
+    );
+    let satf_ew = served(&mut *SATF_EW.lock().unwrap());
+    assert_eq!(satf_ew, served(&mut SatfEw::new(inline(), 1962).unwrap()));
+    let mq = served(&mut *MQ_DEADLINE.lock().unwrap());
+    assert_eq!(
+        mq,
+        served(&mut MqDeadline::new(inline(), 1962, 500 * MS, 5000 * MS, 16, 2).unwrap())
+    );
+    // A read batch first, in sorted order from the reads' start position
+    // (cylinder 0; none has expired), then the writes the same way.
+    assert_eq!(mq, [6, 1, 2, 4, 3, 5]);
+    let mut bfq = BFQ.lock().unwrap();
+    assert_eq!(bfq.weight(7), 100);
+    bfq.set_weight(7, 300).unwrap();
+    assert_eq!(bfq.weight(7), 300);
+    let bfq = served(&mut *bfq);
+    assert_eq!(
+        bfq,
+        served(&mut Bfq::new(inline(), 1962, BfqParams::LINUX).unwrap())
+    );
+    let params = WrrParams::tsai04(WrrMode::Contiguous, AperiodicReserve::Blocks(2));
+    let video = RateTask {
+        class: 1,
+        period: 5000 * MS,
+        blocks: 14,
+    };
+    let mut wrr = WRR_SCAN.lock().unwrap();
+    let mut built: WrrScan<Inline<8>, Inline<4>> =
+        WrrScan::new(inline(), Inline::new(), 1962, params).unwrap();
+    assert_eq!(wrr.admit(video), built.admit(video));
+    assert_eq!(served(&mut *wrr), served(&mut built));
+    assert_eq!(wrr.tasks(), 1);
 }
 
 #[test]

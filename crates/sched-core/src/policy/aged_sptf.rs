@@ -5,11 +5,11 @@
 //! `weight × waiting time` from each candidate's positioning time lets old
 //! requests win eventually. Weight 0 is SPTF. Same candidate window as SPTF.
 
-use crate::error::BuildError;
+use crate::error::{BuildError, valid};
 use crate::queue::{CylinderIndex, Queue, delegate_to_queue};
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
-use crate::storage::Storage;
+use crate::storage::{Inline, Storage};
 
 use super::sptf::{best_positioned, check_window};
 
@@ -35,16 +35,44 @@ impl<S: Storage> AgedSptf<S> {
         weight: f64,
         window: Option<usize>,
     ) -> Result<Self, BuildError> {
-        if !(weight >= 0.0 && weight.is_finite()) {
-            return Err(BuildError::InvalidParameter {
-                name: "weight",
-                expected: "a finite weight of at least 0",
-            });
-        }
+        let weight = aging_weight(weight)?;
         Ok(AgedSptf {
             queue: Queue::new(&storage, CylinderIndex::new(&storage, cylinders)?),
             window: check_window(window)?,
-            weight: (weight * 65_536.0 + 0.5) as i128,
+            weight,
+        })
+    }
+}
+
+impl<const N: usize> AgedSptf<Inline<N>> {
+    /// [`AgedSptf::new`] on `N` inline slots, built in const context: the
+    /// policy can live in a `static` (see
+    /// [`Sstf::new_inline`](crate::policy::Sstf::new_inline)).
+    ///
+    /// # Panics
+    /// For a negative or non-finite weight, a window of 0, or when
+    /// `cylinders` is 0 (which [`AgedSptf::new`] reports as
+    /// [`BuildError::InvalidParameter`]); in a `static` or `const`
+    /// initializer that is a compile error, not a panic at run time.
+    /// A capacity `N` of 0 or above [`MAX_CAPACITY`](crate::MAX_CAPACITY)
+    /// does not compile.
+    pub const fn new_inline(cylinders: u32, weight: f64, window: Option<usize>) -> Self {
+        AgedSptf {
+            queue: Queue::inline(CylinderIndex::inline(cylinders)),
+            window: valid(check_window(window)),
+            weight: valid(aging_weight(weight)),
+        }
+    }
+}
+
+/// The aging weight in units of 2⁻¹⁶.
+const fn aging_weight(weight: f64) -> Result<i128, BuildError> {
+    if weight >= 0.0 && weight.is_finite() {
+        Ok((weight * 65_536.0 + 0.5) as i128)
+    } else {
+        Err(BuildError::InvalidParameter {
+            name: "weight",
+            expected: "a finite weight of at least 0",
         })
     }
 }

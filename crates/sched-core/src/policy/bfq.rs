@@ -69,11 +69,11 @@
 //! and makes one cylinder-index lookup, whose buckets each span
 //! `BFQ_QUEUES × cylinders / capacity` keys.
 
-use crate::error::{BuildError, CancelError, EnqueueError, check_cylinders};
+use crate::error::{BuildError, CancelError, EnqueueError, check_cylinders, valid};
 use crate::queue::{CylinderIndex, Links, NIL, Slab, Slot};
 use crate::request::{Dispatch, Head, Kind, Nanos, Request, RequestId};
 use crate::scheduler::{Scheduler, ServiceEstimator};
-use crate::storage::Storage;
+use crate::storage::{Inline, Storage};
 
 /// The most classes with a queue at one time (busy, in service, or keeping
 /// their virtual finish time); a request of one more class is refused with
@@ -199,16 +199,7 @@ impl<S: Storage> Bfq<S> {
     /// [`BuildError::InvalidParameter`] for a disk without cylinders or with
     /// more than 2³² / [`BFQ_QUEUES`], or a budget of 0 sectors.
     pub fn new(storage: S, cylinders: u32, params: BfqParams) -> Result<Self, BuildError> {
-        check_cylinders(cylinders)?;
-        let keys = cylinders
-            .checked_mul(BFQ_QUEUES as u32)
-            .ok_or(BuildError::invalid(
-                "cylinders",
-                "at most 2^32 / 16 cylinders (one key range per class queue)",
-            ))?;
-        if params.max_budget == 0 {
-            return Err(BuildError::invalid("max_budget", "at least one sector"));
-        }
+        let keys = sort_keys(cylinders, &params)?;
         Ok(Bfq {
             slab: Slab::new(&storage),
             sorted: CylinderIndex::new(&storage, keys)?,
@@ -368,6 +359,55 @@ impl<S: Storage> Bfq<S> {
         req.cylinder -= queue as u32 * self.cylinders;
         req
     }
+}
+
+impl<const N: usize> Bfq<Inline<N>> {
+    /// [`Bfq::new`] on `N` inline slots, built in const context: the
+    /// policy can live in a `static` (see
+    /// [`Sstf::new_inline`](crate::policy::Sstf::new_inline)). Every class
+    /// starts at the default weight; [`Bfq::set_weight`] changes one at run
+    /// time, on the locked static, as on a policy built by [`Bfq::new`].
+    ///
+    /// # Panics
+    /// When `cylinders` is 0 or above 2³² / [`BFQ_QUEUES`], or
+    /// `params.max_budget` is 0 (which [`Bfq::new`] reports as
+    /// [`BuildError::InvalidParameter`]); in a `static` or `const`
+    /// initializer that is a compile error, not a panic at run time.
+    /// A capacity `N` of 0 or above [`MAX_CAPACITY`](crate::MAX_CAPACITY)
+    /// does not compile.
+    pub const fn new_inline(cylinders: u32, params: BfqParams) -> Self {
+        Bfq {
+            slab: Slab::inline(),
+            sorted: CylinderIndex::inline(valid(sort_keys(cylinders, &params))),
+            fifo: Links::inline(),
+            queues: [UNUSED; BFQ_QUEUES],
+            weights: [(0, BFQ_DEFAULT_WEIGHT); BFQ_QUEUES],
+            weights_set: 0,
+            cylinders,
+            params,
+            vtime: 0,
+            in_service: None,
+        }
+    }
+}
+
+/// The keys of the cylinder index the class queues share: one range of
+/// `cylinders` keys per queue. Checks the budget too, the one tunable with
+/// a domain.
+const fn sort_keys(cylinders: u32, params: &BfqParams) -> Result<u32, BuildError> {
+    if let Err(e) = check_cylinders(cylinders) {
+        return Err(e);
+    }
+    let Some(keys) = cylinders.checked_mul(BFQ_QUEUES as u32) else {
+        return Err(BuildError::invalid(
+            "cylinders",
+            "at most 2^32 / 16 cylinders (one key range per class queue)",
+        ));
+    };
+    if params.max_budget == 0 {
+        return Err(BuildError::invalid("max_budget", "at least one sector"));
+    }
+    Ok(keys)
 }
 
 impl<S: Storage> Scheduler for Bfq<S> {

@@ -27,7 +27,7 @@ use crate::queue::{
 };
 use crate::request::{Direction, Dispatch, Head, Nanos, Request};
 use crate::scheduler::{Scheduler, ServiceEstimator};
-use crate::storage::Storage;
+use crate::storage::{Inline, Storage};
 
 use super::sweep::elevator_pick;
 
@@ -170,6 +170,30 @@ impl<S: Storage> FdScan<S> {
                         .reduce(|a, b| if slab.due_before(b, a) { b } else { a });
                 }
             }
+        }
+    }
+}
+
+impl<const N: usize> FdScan<Inline<N>> {
+    /// [`FdScan::new`] on `N` inline slots, built in const context: the
+    /// policy can live in a `static` (see
+    /// [`Sstf::new_inline`](crate::policy::Sstf::new_inline)).
+    ///
+    /// # Panics
+    /// When `cylinders` is 0 (which [`FdScan::new`] reports as
+    /// [`BuildError::InvalidParameter`]); in a `static` or `const`
+    /// initializer that is a compile error, not a panic at run time.
+    /// A capacity `N` of 0 or above [`MAX_CAPACITY`](crate::MAX_CAPACITY)
+    /// does not compile.
+    pub const fn new_inline(cylinders: u32, rule: ExpiredRule) -> Self {
+        FdScan {
+            queue: Queue::inline(FdIndex {
+                heap: DeadlineHeap::inline(),
+                cylinders: CylinderIndex::inline(cylinders),
+                expired: NIL,
+                rule,
+            }),
+            direction: Direction::Up,
         }
     }
 }

@@ -50,11 +50,11 @@
 //! its two halves. Memory: 62 bytes a queued request (the slab's 47, the
 //! index's 7, two FIFO links of 4, shared by no other list), no allocation.
 
-use crate::error::{BuildError, CancelError, EnqueueError};
+use crate::error::{BuildError, CancelError, EnqueueError, valid};
 use crate::queue::{CylinderIndex, Fifo, Slab, Slot};
 use crate::request::{Cylinder, Dispatch, Head, Kind, Nanos, Request, RequestId};
 use crate::scheduler::{Scheduler, ServiceEstimator};
-use crate::storage::Storage;
+use crate::storage::{Inline, Storage};
 
 /// Index of a direction in the per-direction arrays.
 const READ: usize = 0;
@@ -114,13 +114,9 @@ impl<S: Storage> MqDeadline<S> {
         fifo_batch: usize,
         writes_starved: usize,
     ) -> Result<Self, BuildError> {
-        let keys = cylinders.checked_mul(2).ok_or(BuildError::invalid(
-            "cylinders",
-            "at most 2^31 - 1 cylinders",
-        ))?;
         Ok(MqDeadline {
             slab: Slab::new(&storage),
-            sorted: CylinderIndex::new(&storage, keys)?,
+            sorted: CylinderIndex::new(&storage, sort_keys(cylinders)?)?,
             fifo: [Fifo::new(&storage), Fifo::new(&storage)],
             cylinders,
             expire: [read_expire, write_expire],
@@ -166,6 +162,51 @@ impl<S: Storage> MqDeadline<S> {
             req.cylinder -= self.cylinders;
         }
         req
+    }
+}
+
+impl<const N: usize> MqDeadline<Inline<N>> {
+    /// [`MqDeadline::new`] on `N` inline slots, with the same tunables,
+    /// built in const context: the policy can live in a `static` (see
+    /// [`Sstf::new_inline`](crate::policy::Sstf::new_inline)).
+    ///
+    /// # Panics
+    /// When `cylinders` is 0 or above 2³¹ − 1 (which [`MqDeadline::new`]
+    /// reports as [`BuildError::InvalidParameter`]); in a `static` or
+    /// `const` initializer that is a compile error, not a panic at run time.
+    /// A capacity `N` of 0 or above [`MAX_CAPACITY`](crate::MAX_CAPACITY)
+    /// does not compile.
+    pub const fn new_inline(
+        cylinders: u32,
+        read_expire: Nanos,
+        write_expire: Nanos,
+        fifo_batch: usize,
+        writes_starved: usize,
+    ) -> Self {
+        MqDeadline {
+            slab: Slab::inline(),
+            sorted: CylinderIndex::inline(valid(sort_keys(cylinders))),
+            fifo: [Fifo::inline(), Fifo::inline()],
+            cylinders,
+            expire: [read_expire, write_expire],
+            fifo_batch,
+            writes_starved,
+            batch: None,
+            batching: 0,
+            starved: 0,
+            latest: [0, cylinders],
+        }
+    }
+}
+
+/// The keys of the one cylinder index both directions share: 2C.
+const fn sort_keys(cylinders: u32) -> Result<u32, BuildError> {
+    match cylinders.checked_mul(2) {
+        Some(keys) => Ok(keys),
+        None => Err(BuildError::invalid(
+            "cylinders",
+            "at most 2^31 - 1 cylinders",
+        )),
     }
 }
 

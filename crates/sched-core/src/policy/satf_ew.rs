@@ -18,7 +18,7 @@ use crate::error::{BuildError, EnqueueError};
 use crate::queue::{CylinderIndex, Fifo, Index, Queue, Slab, Slot, delegate_to_queue};
 use crate::request::{Direction, Dispatch, FreeBlock, Head, Kind, Nanos, Request};
 use crate::scheduler::{Scheduler, ServiceEstimator};
-use crate::storage::Storage;
+use crate::storage::{Inline, Storage};
 
 /// Reads (and writes served in place) by cylinder, writes in arrival order.
 #[derive(Clone)]
@@ -85,7 +85,31 @@ impl<S: Storage> SatfEw<S> {
     pub fn direction(&self) -> Direction {
         self.direction
     }
+}
 
+impl<const N: usize> SatfEw<Inline<N>> {
+    /// [`SatfEw::new`] on `N` inline slots, built in const context: the
+    /// policy can live in a `static` (see
+    /// [`Sstf::new_inline`](crate::policy::Sstf::new_inline)).
+    ///
+    /// # Panics
+    /// When `cylinders` is 0 (which [`SatfEw::new`] reports as
+    /// [`BuildError::InvalidParameter`]); in a `static` or `const`
+    /// initializer that is a compile error, not a panic at run time.
+    /// A capacity `N` of 0 or above [`MAX_CAPACITY`](crate::MAX_CAPACITY)
+    /// does not compile.
+    pub const fn new_inline(cylinders: u32) -> Self {
+        SatfEw {
+            queue: Queue::inline(ReadsAndWrites {
+                cylinders: CylinderIndex::inline(cylinders),
+                writes: Fifo::inline(),
+            }),
+            direction: Direction::Up,
+        }
+    }
+}
+
+impl<S: Storage> SatfEw<S> {
     /// The best candidate on the arm's cylinder or ahead of it in `sweep`:
     /// the reads there by positioning time (the writes too when they are
     /// served `in_place`), against the oldest write at `free`, a free place

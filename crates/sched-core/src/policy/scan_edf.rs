@@ -14,11 +14,11 @@
 //! larger one sends the current group back to the heap (a cost proportional
 //! to that group, paid only when deadlines arrive out of order).
 
-use crate::error::BuildError;
+use crate::error::{BuildError, valid};
 use crate::queue::{CylinderIndex, DeadlineHeap, Index, Queue, Slab, Slot, delegate_to_queue};
 use crate::request::{Direction, Dispatch, Head, Nanos, Request};
 use crate::scheduler::{Scheduler, ServiceEstimator};
-use crate::storage::Storage;
+use crate::storage::{Inline, Storage};
 
 use super::sweep::elevator_pick;
 
@@ -121,12 +121,7 @@ impl<S: Storage> ScanEdf<S> {
     /// [`BuildError::InvalidParameter`] when `granularity` is 0 or the disk
     /// has no cylinders.
     pub fn new(storage: S, cylinders: u32, granularity: Nanos) -> Result<Self, BuildError> {
-        if granularity == 0 {
-            return Err(BuildError::InvalidParameter {
-                name: "granularity",
-                expected: "at least 1 ns",
-            });
-        }
+        let granularity = check_granularity(granularity)?;
         Ok(ScanEdf {
             queue: Queue::new(
                 &storage,
@@ -140,6 +135,43 @@ impl<S: Storage> ScanEdf<S> {
             ),
             direction: Direction::Up,
         })
+    }
+}
+
+impl<const N: usize> ScanEdf<Inline<N>> {
+    /// [`ScanEdf::new`] on `N` inline slots, built in const context: the
+    /// policy can live in a `static` (see
+    /// [`Sstf::new_inline`](crate::policy::Sstf::new_inline)).
+    ///
+    /// # Panics
+    /// When `granularity` or `cylinders` is 0 (which [`ScanEdf::new`]
+    /// reports as [`BuildError::InvalidParameter`]); in a `static` or
+    /// `const` initializer that is a compile error, not a panic at run time.
+    /// A capacity `N` of 0 or above [`MAX_CAPACITY`](crate::MAX_CAPACITY)
+    /// does not compile.
+    pub const fn new_inline(cylinders: u32, granularity: Nanos) -> Self {
+        ScanEdf {
+            queue: Queue::inline(GroupIndex {
+                pending: DeadlineHeap::inline(),
+                active: CylinderIndex::inline(cylinders),
+                active_group: 0,
+                active_len: 0,
+                granularity: valid(check_granularity(granularity)),
+            }),
+            direction: Direction::Up,
+        }
+    }
+}
+
+/// Checks the deadline granularity: a group spans at least 1 ns.
+const fn check_granularity(granularity: Nanos) -> Result<Nanos, BuildError> {
+    if granularity == 0 {
+        Err(BuildError::InvalidParameter {
+            name: "granularity",
+            expected: "at least 1 ns",
+        })
+    } else {
+        Ok(granularity)
     }
 }
 

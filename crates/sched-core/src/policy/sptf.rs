@@ -7,11 +7,11 @@
 //! bounds the candidates to the `k` requests nearest the arm by cylinder
 //! (distance, then earlier arrival, then lower id).
 
-use crate::error::BuildError;
+use crate::error::{BuildError, valid};
 use crate::queue::{CylinderIndex, Outward, Queue, Slot, delegate_to_queue};
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
-use crate::storage::Storage;
+use crate::storage::{Inline, Storage};
 
 /// Shortest positioning time first, optionally over a window of candidates.
 #[derive(Clone)]
@@ -35,7 +35,26 @@ impl<S: Storage> Sptf<S> {
     }
 }
 
-pub(crate) fn check_window(window: Option<usize>) -> Result<usize, BuildError> {
+impl<const N: usize> Sptf<Inline<N>> {
+    /// [`Sptf::new`] on `N` inline slots, built in const context: the
+    /// policy can live in a `static` (see
+    /// [`Sstf::new_inline`](crate::policy::Sstf::new_inline)).
+    ///
+    /// # Panics
+    /// For a window of 0 or when `cylinders` is 0 (which [`Sptf::new`]
+    /// reports as [`BuildError::InvalidParameter`]); in a `static` or
+    /// `const` initializer that is a compile error, not a panic at run time.
+    /// A capacity `N` of 0 or above [`MAX_CAPACITY`](crate::MAX_CAPACITY)
+    /// does not compile.
+    pub const fn new_inline(cylinders: u32, window: Option<usize>) -> Self {
+        Sptf {
+            queue: Queue::inline(CylinderIndex::inline(cylinders)),
+            window: valid(check_window(window)),
+        }
+    }
+}
+
+pub(crate) const fn check_window(window: Option<usize>) -> Result<usize, BuildError> {
     match window {
         Some(0) => Err(BuildError::InvalidParameter {
             name: "window",

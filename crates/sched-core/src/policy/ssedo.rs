@@ -7,11 +7,11 @@
 //! deadline. β = 1 is SSTF inside the window, β → ∞ is EDF. The paper uses
 //! m = 3, β = 2.
 
-use crate::error::BuildError;
+use crate::error::{BuildError, valid};
 use crate::queue::{DeadlineHeap, FirstFew, InOrder, Queue, Slot, Step, delegate_to_queue};
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
-use crate::storage::Storage;
+use crate::storage::{Inline, Storage};
 
 /// The largest window SSEDO accepts.
 pub const MAX_WINDOW: usize = 64;
@@ -41,25 +41,7 @@ impl<S: Storage> Ssedo<S> {
     /// [`BuildError::InvalidParameter`] when `m` is 0 or above [`MAX_WINDOW`],
     /// or `beta` is below 1 or NaN.
     pub fn new(storage: S, m: usize, beta: f64) -> Result<Self, BuildError> {
-        if m == 0 || m > MAX_WINDOW {
-            return Err(BuildError::InvalidParameter {
-                name: "m",
-                expected: "a window of 1 ..= 64 requests",
-            });
-        }
-        // NaN compares as `None` and is rejected with everything below 1.
-        if beta.partial_cmp(&1.0).is_none_or(|o| o.is_lt()) {
-            return Err(BuildError::InvalidParameter {
-                name: "beta",
-                expected: "a weight base of at least 1",
-            });
-        }
-        let mut weights = [0u64; MAX_WINDOW];
-        let mut w = 1.0f64;
-        for slot in weights.iter_mut().take(m) {
-            *slot = (w * ONE) as u64; // `as` saturates, and ∞ becomes u64::MAX
-            w *= beta;
-        }
+        let weights = window_weights(m, beta)?;
         Ok(Ssedo {
             queue: Queue::new(&storage, DeadlineHeap::new(&storage)),
             window: m,
@@ -71,6 +53,70 @@ impl<S: Storage> Ssedo<S> {
     pub fn window(&self) -> usize {
         self.window
     }
+}
+
+impl<const N: usize> Ssedo<Inline<N>> {
+    /// [`Ssedo::new`] on `N` inline slots, built in const context: the
+    /// policy can live in a `static` (see
+    /// [`Sstf::new_inline`](crate::policy::Sstf::new_inline)); the weights
+    /// β^(i−1) are computed at compile time, to the same bits as at run time.
+    ///
+    /// ```
+    /// use sched_core::{Inline, policy::Ssedo};
+    ///
+    /// static QUEUE: Ssedo<Inline<64>> = Ssedo::new_inline(3, 2.0);
+    /// assert_eq!(QUEUE.window(), 3);
+    /// ```
+    ///
+    /// A parameter [`Ssedo::new`] refuses does not compile in a `static`:
+    ///
+    /// ```compile_fail,E0080
+    /// use sched_core::{Inline, policy::Ssedo};
+    ///
+    /// static SHRINKING: Ssedo<Inline<64>> = Ssedo::new_inline(3, 0.5);
+    /// ```
+    ///
+    /// # Panics
+    /// When `m` is 0 or above [`MAX_WINDOW`], or `beta` is below 1 or NaN
+    /// (which [`Ssedo::new`] reports as [`BuildError::InvalidParameter`]); in
+    /// a `static` or `const` initializer that is a compile error, not a
+    /// panic at run time.
+    /// A capacity `N` of 0 or above [`MAX_CAPACITY`](crate::MAX_CAPACITY)
+    /// does not compile.
+    pub const fn new_inline(m: usize, beta: f64) -> Self {
+        Ssedo {
+            queue: Queue::inline(DeadlineHeap::inline()),
+            window: m,
+            weights: valid(window_weights(m, beta)),
+        }
+    }
+}
+
+/// The weights β^(i−1) of a window of `m`, fixed-point (see [`ONE`]).
+const fn window_weights(m: usize, beta: f64) -> Result<[u64; MAX_WINDOW], BuildError> {
+    if m == 0 || m > MAX_WINDOW {
+        return Err(BuildError::InvalidParameter {
+            name: "m",
+            expected: "a window of 1 ..= 64 requests",
+        });
+    }
+    // NaN is rejected with everything below 1.
+    if beta.is_nan() || beta < 1.0 {
+        return Err(BuildError::InvalidParameter {
+            name: "beta",
+            expected: "a weight base of at least 1",
+        });
+    }
+    let mut weights = [0u64; MAX_WINDOW];
+    let mut w = 1.0f64;
+    // A `while` loop: iterators are not const.
+    let mut i = 0;
+    while i < m {
+        weights[i] = (w * ONE) as u64; // `as` saturates, and ∞ becomes u64::MAX
+        w *= beta;
+        i += 1;
+    }
+    Ok(weights)
 }
 
 impl<S: Storage> Scheduler for Ssedo<S> {

@@ -24,11 +24,11 @@
 //! request could win; when slack dominated the value (α = 0.5 with 1 ms units
 //! on a deep queue) it visited nearly the whole queue.
 
-use crate::error::BuildError;
+use crate::error::{BuildError, valid};
 use crate::queue::{CylinderIndex, LinearMin, Queue, delegate_to_queue};
 use crate::request::{Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
-use crate::storage::Storage;
+use crate::storage::{Inline, Storage};
 
 /// α is kept in units of 2⁻¹⁶.
 const ONE: u64 = 1 << 16;
@@ -56,27 +56,54 @@ impl<S: Storage> Ssedv<S> {
         alpha: f64,
         time_unit: Nanos,
     ) -> Result<Self, BuildError> {
-        if !(0.0..=1.0).contains(&alpha) {
-            return Err(BuildError::InvalidParameter {
-                name: "alpha",
-                expected: "a weight in [0, 1]",
-            });
-        }
-        // Bounded so that α·2¹⁶·u fits in 64 bits: the index's products then
-        // take one machine multiplication each.
-        if !(1..=MAX_TIME_UNIT).contains(&time_unit) {
-            return Err(BuildError::InvalidParameter {
-                name: "time_unit",
-                expected: "1 ns ..= 2^48 ns (about 3.3 days)",
-            });
-        }
-        let alpha = (alpha * ONE as f64 + 0.5) as u64;
-        // Scaled by 2¹⁶·u, α·d + (1 − α)·l/u becomes (α·2¹⁶·u)·d + ((1 − α)·2¹⁶)·l.
-        let keys = LinearMin::new(&storage, alpha * time_unit, ONE - alpha);
+        let (a, b) = key_weights(alpha, time_unit)?;
+        let keys = LinearMin::new(&storage, a, b);
         Ok(Ssedv {
             queue: Queue::new(&storage, (CylinderIndex::new(&storage, cylinders)?, keys)),
         })
     }
+}
+
+impl<const N: usize> Ssedv<Inline<N>> {
+    /// [`Ssedv::new`] on `N` inline slots, built in const context: the
+    /// policy can live in a `static` (see
+    /// [`Sstf::new_inline`](crate::policy::Sstf::new_inline)).
+    ///
+    /// # Panics
+    /// When `alpha` is outside [0, 1], `time_unit` is 0 or above
+    /// [`MAX_TIME_UNIT`], or `cylinders` is 0 (which [`Ssedv::new`] reports
+    /// as [`BuildError::InvalidParameter`]); in a `static` or `const`
+    /// initializer that is a compile error, not a panic at run time.
+    /// A capacity `N` of 0 or above [`MAX_CAPACITY`](crate::MAX_CAPACITY)
+    /// does not compile.
+    pub const fn new_inline(cylinders: u32, alpha: f64, time_unit: Nanos) -> Self {
+        let (a, b) = valid(key_weights(alpha, time_unit));
+        Ssedv {
+            queue: Queue::inline((CylinderIndex::inline(cylinders), LinearMin::inline(a, b))),
+        }
+    }
+}
+
+/// The key weights (α·2¹⁶·u, (1 − α)·2¹⁶) of the index: scaled by 2¹⁶·u,
+/// α·d + (1 − α)·l/u becomes (α·2¹⁶·u)·d + ((1 − α)·2¹⁶)·l.
+const fn key_weights(alpha: f64, time_unit: Nanos) -> Result<(u64, u64), BuildError> {
+    // Comparisons written out: a range's `contains` is not const. NaN fails them.
+    if !(alpha >= 0.0 && alpha <= 1.0) {
+        return Err(BuildError::InvalidParameter {
+            name: "alpha",
+            expected: "a weight in [0, 1]",
+        });
+    }
+    // Bounded so that α·2¹⁶·u fits in 64 bits: the index's products then
+    // take one machine multiplication each.
+    if time_unit < 1 || time_unit > MAX_TIME_UNIT {
+        return Err(BuildError::InvalidParameter {
+            name: "time_unit",
+            expected: "1 ns ..= 2^48 ns (about 3.3 days)",
+        });
+    }
+    let alpha = (alpha * ONE as f64 + 0.5) as u64;
+    Ok((alpha * time_unit, ONE - alpha))
 }
 
 impl<S: Storage> Scheduler for Ssedv<S> {

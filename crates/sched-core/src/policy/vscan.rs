@@ -7,11 +7,11 @@
 //! anything ahead, so the arm sweeps and reverses at the last request (LOOK
 //! order). Geist & Daniel found R ≈ 0.2 best.
 
-use crate::error::BuildError;
+use crate::error::{BuildError, valid};
 use crate::queue::{CylinderIndex, Queue, delegate_to_queue};
 use crate::request::{Direction, Dispatch, Head, Nanos};
 use crate::scheduler::{Scheduler, ServiceEstimator};
-use crate::storage::Storage;
+use crate::storage::{Inline, Storage};
 
 /// V(R): SSTF with a reversal penalty of R times the cylinder count.
 #[derive(Clone)]
@@ -29,22 +29,51 @@ impl<S: Storage> VScan<S> {
     /// [`BuildError::InvalidParameter`] when `r` is outside [0, 1] or the
     /// disk has no cylinders.
     pub fn new(storage: S, cylinders: u32, r: f64) -> Result<Self, BuildError> {
-        if !(0.0..=1.0).contains(&r) {
-            return Err(BuildError::InvalidParameter {
-                name: "R",
-                expected: "a bias in [0, 1]",
-            });
-        }
+        let penalty = reversal_penalty(cylinders, r)?;
         Ok(VScan {
             queue: Queue::new(&storage, CylinderIndex::new(&storage, cylinders)?),
             direction: Direction::Up,
-            penalty: (r * cylinders as f64 * 65_536.0 + 0.5) as u64,
+            penalty,
         })
     }
 
     /// The direction of the current sweep.
     pub fn direction(&self) -> Direction {
         self.direction
+    }
+}
+
+impl<const N: usize> VScan<Inline<N>> {
+    /// [`VScan::new`] on `N` inline slots, built in const context: the
+    /// policy can live in a `static` (see
+    /// [`Sstf::new_inline`](crate::policy::Sstf::new_inline)).
+    ///
+    /// # Panics
+    /// When `r` is outside [0, 1] or `cylinders` is 0 (which [`VScan::new`]
+    /// reports as [`BuildError::InvalidParameter`]); in a `static` or
+    /// `const` initializer that is a compile error, not a panic at run time.
+    /// A capacity `N` of 0 or above [`MAX_CAPACITY`](crate::MAX_CAPACITY)
+    /// does not compile.
+    pub const fn new_inline(cylinders: u32, r: f64) -> Self {
+        VScan {
+            queue: Queue::inline(CylinderIndex::inline(cylinders)),
+            direction: Direction::Up,
+            penalty: valid(reversal_penalty(cylinders, r)),
+        }
+    }
+}
+
+/// The penalty for reversing with bias `r`, in cylinders × 2¹⁶.
+const fn reversal_penalty(cylinders: u32, r: f64) -> Result<u64, BuildError> {
+    // Written out rather than as a range's `contains`, which is not const;
+    // NaN fails both comparisons.
+    if r >= 0.0 && r <= 1.0 {
+        Ok((r * cylinders as f64 * 65_536.0 + 0.5) as u64)
+    } else {
+        Err(BuildError::InvalidParameter {
+            name: "R",
+            expected: "a bias in [0, 1]",
+        })
     }
 }
 

@@ -62,11 +62,11 @@
 //! 7, a place tag); the task table lives in a second storage `T` chosen by
 //! the caller (40 bytes a task). Nothing is allocated.
 
-use crate::error::{BuildError, CancelError, EnqueueError};
+use crate::error::{BuildError, CancelError, EnqueueError, valid};
 use crate::queue::{CylinderIndex, NIL, Slab, Slot};
 use crate::request::{Cylinder, Direction, Dispatch, Head, Nanos, Request, RequestId};
 use crate::scheduler::{Scheduler, ServiceEstimator};
-use crate::storage::{Slots, Storage};
+use crate::storage::{Inline, Slots, Storage};
 
 use super::sweep::elevator_pick;
 use super::wrr_admission::{
@@ -116,7 +116,30 @@ impl<T: Storage> TaskTable<T> {
             capacity: storage.capacity(),
         }
     }
+}
 
+impl<const M: usize> TaskTable<Inline<M>> {
+    /// [`TaskTable::new`] on inline storage, in const context; like the
+    /// slab, it checks the capacity `M` at compile time.
+    const fn inline() -> Self {
+        let _checked = Inline::<M>::new();
+        TaskTable {
+            class: Slots::inline(0),
+            period: Slots::inline(0),
+            blocks: Slots::inline(0),
+            budget: Slots::inline(0),
+            used: Slots::inline(0),
+            pieces: Slots::inline(0),
+            eligible: Slots::inline(0),
+            eligible_pieces: Slots::inline(0),
+            waiting: Slots::inline(NIL),
+            len: 0,
+            capacity: M,
+        }
+    }
+}
+
+impl<T: Storage> TaskTable<T> {
     fn find(&self, class: u16) -> Result<usize, usize> {
         self.class.as_slice()[..self.len].binary_search(&class)
     }
@@ -248,15 +271,7 @@ impl<S: Storage, T: Storage> WrrScan<S, T> {
         cylinders: u32,
         params: WrrParams,
     ) -> Result<Self, BuildError> {
-        if params.block_sectors == 0 {
-            return Err(BuildError::invalid("C", "at least one sector a block"));
-        }
-        if params.block_time == 0 {
-            return Err(BuildError::invalid("C/V", "a positive block transfer time"));
-        }
-        if params.rotation == 0 || params.revolution == 0 {
-            return Err(BuildError::invalid("t_r", "a positive rotation time"));
-        }
+        check_params(&params)?;
         Ok(WrrScan {
             slab: Slab::new(&storage),
             eligible: CylinderIndex::new(&storage, cylinders)?,
@@ -681,6 +696,82 @@ impl<S: Storage, T: Storage> Scheduler for WrrScan<S, T> {
         }
         (self.round_end > now).then_some(self.round_end)
     }
+}
+
+impl<const N: usize, const M: usize> WrrScan<Inline<N>, Inline<M>> {
+    /// [`WrrScan::new`] on `N` inline request slots and `M` inline task
+    /// slots, built in const context: the policy can live in a `static`
+    /// (see [`Sstf::new_inline`](crate::policy::Sstf::new_inline)), with
+    /// [`WrrParams::tsai04`] as its parameters if need be, and tasks are
+    /// admitted at run time on the locked static.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    ///
+    /// use sched_core::Inline;
+    /// use sched_core::policy::{AperiodicReserve, RateTask, WrrMode, WrrParams, WrrScan};
+    ///
+    /// const PARAMS: WrrParams = WrrParams::tsai04(WrrMode::Contiguous, AperiodicReserve::Blocks(2));
+    /// static QUEUE: Mutex<WrrScan<Inline<64>, Inline<8>>> = Mutex::new(WrrScan::new_inline(1962, PARAMS));
+    ///
+    /// let video = RateTask::from_rate(1, 11_469, 57_344, 4096)?;
+    /// let r = QUEUE.lock().unwrap().admit(video)?;
+    /// assert_eq!(r.blocks_per_round, 14);
+    /// # Ok::<(), Box<dyn core::error::Error>>(())
+    /// ```
+    ///
+    /// The task table is checked like the request slots: a table of no
+    /// tasks does not compile.
+    ///
+    /// ```compile_fail,E0080
+    /// use sched_core::Inline;
+    /// use sched_core::policy::{AperiodicReserve, WrrMode, WrrParams, WrrScan};
+    ///
+    /// const PARAMS: WrrParams = WrrParams::tsai04(WrrMode::Contiguous, AperiodicReserve::Blocks(2));
+    /// static NO_TASKS: WrrScan<Inline<64>, Inline<0>> = WrrScan::new_inline(1962, PARAMS);
+    /// ```
+    ///
+    /// # Panics
+    /// For a disk without cylinders, a zero block size or block time, or a
+    /// zero rotation bound (which [`WrrScan::new`] reports as
+    /// [`BuildError::InvalidParameter`]); in a `static` or `const`
+    /// initializer that is a compile error, not a panic at run time. A
+    /// capacity `N` or `M` of 0 or above
+    /// [`MAX_CAPACITY`](crate::MAX_CAPACITY) does not compile.
+    pub const fn new_inline(cylinders: u32, params: WrrParams) -> Self {
+        valid(check_params(&params));
+        WrrScan {
+            slab: Slab::inline(),
+            eligible: CylinderIndex::inline(cylinders),
+            aperiodic: CylinderIndex::inline(cylinders),
+            place: Slots::inline(APERIODIC),
+            tasks: TaskTable::inline(),
+            params,
+            round: None,
+            cylinders,
+            round_end: 0,
+            sweep_from: 0,
+            direction: Direction::Down,
+            phase: Phase::Reclaimed,
+            aperiodic_used: 0,
+            aperiodic_budget: 0,
+            aperiodic_closed: false,
+        }
+    }
+}
+
+/// The admission constants a round needs to be positive.
+const fn check_params(params: &WrrParams) -> Result<(), BuildError> {
+    if params.block_sectors == 0 {
+        return Err(BuildError::invalid("C", "at least one sector a block"));
+    }
+    if params.block_time == 0 {
+        return Err(BuildError::invalid("C/V", "a positive block transfer time"));
+    }
+    if params.rotation == 0 || params.revolution == 0 {
+        return Err(BuildError::invalid("t_r", "a positive rotation time"));
+    }
+    Ok(())
 }
 
 /// What the queue holds, its capacity and the round in force, not its slots.

@@ -21,7 +21,7 @@
 use super::cylinders::CylinderIndex;
 use super::slab::{NIL, Slab, Slot};
 use crate::request::Cylinder;
-use crate::storage::{Slots, Storage};
+use crate::storage::{Inline, Slots, Storage};
 
 #[derive(Clone)]
 pub(crate) struct LinearMin<S: Storage> {
@@ -64,7 +64,24 @@ impl<S: Storage> LinearMin<S> {
             down_inner: Slots::new(storage, NIL),
         }
     }
+}
 
+impl<const N: usize> LinearMin<Inline<N>> {
+    /// [`LinearMin::new`] on inline storage, in const context.
+    pub(crate) const fn inline(a: u64, b: u64) -> Self {
+        LinearMin {
+            n: N,
+            a,
+            b,
+            up_leaf: Slots::inline(NIL),
+            up_inner: Slots::inline(NIL),
+            down_leaf: Slots::inline(NIL),
+            down_inner: Slots::inline(NIL),
+        }
+    }
+}
+
+impl<S: Storage> LinearMin<S> {
     #[inline]
     fn key(&self, slab: &Slab<S>, side: Side, s: Slot) -> u128 {
         let c = match side {

@@ -147,11 +147,9 @@ impl<S: Storage, X: Index<S>> Queue<S, X> {
 }
 
 impl<const N: usize, X> Queue<Inline<N>, X> {
-    /// [`Queue::new`] on inline storage, in const context. `Inline::<N>::new`
-    /// is called for its compile-time check of `N`: a capacity of 0 or above
-    /// [`MAX_CAPACITY`](crate::MAX_CAPACITY) stops the build here.
+    /// [`Queue::new`] on inline storage, in const context; the slab checks
+    /// the capacity `N` at compile time.
     pub(crate) const fn inline(index: X) -> Self {
-        let _checked = Inline::<N>::new();
         Queue {
             slab: Slab::inline(),
             index,

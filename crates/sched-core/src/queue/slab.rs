@@ -72,8 +72,12 @@ impl<S: Storage> Slab<S> {
 }
 
 impl<const N: usize> Slab<Inline<N>> {
-    /// [`Slab::new`] on inline storage, in const context.
+    /// [`Slab::new`] on inline storage, in const context. `Inline::<N>::new`
+    /// is called for its compile-time check of `N`: a capacity of 0 or above
+    /// [`MAX_CAPACITY`](crate::MAX_CAPACITY) stops the build here, for every
+    /// policy, since each keeps its requests in a slab.
     pub(crate) const fn inline() -> Self {
+        let _checked = Inline::<N>::new();
         Slab {
             ids: Slots::inline(0),
             blocks: Slots::inline(0),
