@@ -99,7 +99,7 @@ pub use error::{
     SpecError,
 };
 pub use policy::ExpiredRule;
-pub use policy_table::{AnyScheduler, AnySpec, AnySpecError, PolicySpec};
+pub use policy_table::{AnyScheduler, AnySpec, AnySpecError, PolicySpec, WithPolicy};
 pub use request::{
     Cylinder, Direction, Dispatch, FreeBlock, Head, Kind, Nanos, Request, RequestId, Travel,
 };
