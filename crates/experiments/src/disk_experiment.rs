@@ -3,9 +3,9 @@
 
 use disk_emu::disk::{DiskModel, DiskSpec};
 use disk_emu::{
-    Device, DeviceError, DiskDevice, DiskReport, DiskStats, Outcome, QUEUE_CAPACITY, Stream, WarmUp,
+    Device, DeviceError, DiskDevice, DiskReport, DiskStats, Outcome, QUEUE_CAPACITY, Stream,
+    WarmUp,
 };
-use sched_core::array::{Copies, Location};
 use sched_core::{Boxed, Nanos, PolicySpec, Request, RequestId, Scheduler, WithPolicy};
 use serde::Serialize;
 
@@ -117,11 +117,7 @@ impl<Q: Scheduler> Driver<DiskDevice<Q>> for SingleRun<'_> {
                 recorder.arrived(id.0, now, cylinder);
             }
         }
-        let at = Location {
-            block: d.block,
-            cylinder: 0,
-        };
-        sim.with_device(0, |disk| disk.submit(req, &Copies::everywhere(1, at), now))
+        sim.with_device(0, |disk| disk.submit_at_block(req, now))
             .map_err(|e| RunError::device(e, now))?;
         if let Some(recorder) = &mut self.recorder {
             recorder.waiting(now, sim.device(0).queued());
