@@ -3,8 +3,7 @@
 
 use disk_emu::disk::{DiskModel, DiskSpec};
 use disk_emu::{
-    Device, DeviceError, DiskDevice, DiskReport, DiskStats, Outcome, QUEUE_CAPACITY, Stream,
-    WarmUp,
+    Device, DeviceError, DiskDevice, DiskReport, DiskStats, Outcome, QUEUE_CAPACITY, Stream, WarmUp,
 };
 use sched_core::{Boxed, Nanos, PolicySpec, Request, RequestId, Scheduler, WithPolicy};
 use serde::Serialize;
