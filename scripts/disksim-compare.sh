@@ -16,6 +16,8 @@
 #   SPINDLE        the spindle binary (default: built here with cargo)
 #   REQUESTS       requests of the synthetic workload (default 200000)
 #   INSN_REQUESTS  requests of the instruction count (default 10000; see below)
+#   ROUNDS         rounds of the speed comparison, DiskSim and spindle in turn
+#                  in each (default 1); the median round's ratio is reported
 #
 # Requirements (Debian/Ubuntu): build-essential gcc-multilib bison flex bc git;
 # valgrind for the instruction ratio (skipped without it).
@@ -30,6 +32,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 work=${1:-$(mktemp -d /tmp/disksim-compare.XXXXXX)}
 repo=${DISKSIM_REPO:-https://github.com/nmsudatalab/disksim-4.0}
 requests=${REQUESTS:-200000}
+rounds=${ROUNDS:-1}
 mkdir -p "$work"
 echo "work directory: $work"
 
@@ -110,20 +113,29 @@ synth_parv "$requests" "$synth"
 cp "$valid"/hp_c2247a.diskspecs "$valid"/hp_c2247a_validate.model "$valid"/statdefs "$work"/
 (
     cd "$work"
-    t0=$(seconds)
-    "$disksim" "$synth" "$work/synth.outv" ascii 0 1 >/dev/null 2>&1
-    t1=$(seconds)
-    ds_s=$(echo "$t1 - $t0" | bc)
-    ds_rate=$(echo "$requests / $ds_s" | bc)
-    ds_resp=$(grep -m1 "IOdriver Response time average" "$work/synth.outv" | awk '{print $NF}')
-    line=$("$SPINDLE" --format csv bench emu --disk hp-c2247a --policy fcfs --load 0.8 \
-        --requests "$requests" --runs 3 | awk -F, 'NR == 2')
-    ours_rate=$(echo "$line" | awk -F, '{print $4}')
-    ours_resp=$(echo "$line" | awk -F, '{print $5}')
-    printf '\nOpen random reads, FCFS, HP C2247A, %d requests:\n' "$requests"
-    printf '  DiskSim 4.0 -O2: %10.0f requests/s, mean response %s ms\n' "$ds_rate" "$ds_resp"
-    printf '  spindle:         %10.0f requests/s, mean response %s ms\n' "$ours_rate" "$ours_resp"
-    printf '  ratio:           %10.1f x\n' "$(echo "$ours_rate / $ds_rate" | bc -l)"
+    printf '\nOpen random reads, FCFS, HP C2247A, %d requests, %d round(s) (load average %s):\n' \
+        "$requests" "$rounds" "$(cut -d' ' -f1-3 /proc/loadavg)"
+    ratios=""
+    for round in $(seq 1 "$rounds"); do
+        t0=$(seconds)
+        "$disksim" "$synth" "$work/synth.outv" ascii 0 1 >/dev/null 2>&1
+        t1=$(seconds)
+        ds_s=$(echo "$t1 - $t0" | bc)
+        ds_rate=$(echo "$requests / $ds_s" | bc)
+        ds_resp=$(grep -m1 "IOdriver Response time average" "$work/synth.outv" | awk '{print $NF}')
+        line=$("$SPINDLE" --format csv bench emu --disk hp-c2247a --policy fcfs --load 0.8 \
+            --requests "$requests" --runs 3 | awk -F, 'NR == 2')
+        ours_rate=$(echo "$line" | awk -F, '{print $4}')
+        ours_resp=$(echo "$line" | awk -F, '{print $5}')
+        ratio=$(echo "$ours_rate / $ds_rate" | bc -l)
+        ratios="$ratios $ratio"
+        printf '  round %d: DiskSim 4.0 -O2 %10.0f requests/s, spindle %10.0f requests/s: %5.1f x\n' \
+            "$round" "$ds_rate" "$ours_rate" "$ratio"
+    done
+    printf '  mean response:   DiskSim %s ms, spindle %s ms\n' "$ds_resp" "$ours_resp"
+    # The median round (the lower middle one of an even number).
+    median=$(printf '%s\n' $ratios | sort -g | awk '{r[NR] = $1} END {print r[int((NR + 1) / 2)]}')
+    printf '  ratio:           %10.1f x (median round)\n' "$median"
 )
 
 # --- instructions per request: independent of the machine's load -----------------

@@ -2,9 +2,10 @@
 //! [`DiskDevice`] through the event loop, over independent replications.
 
 use disk_emu::disk::{DiskModel, DiskSpec};
-use disk_emu::{Device, DiskDevice, DiskReport, DiskStats, Outcome, WarmUp};
-use sched_core::array::{Copies, Location};
-use sched_core::{Nanos, PolicySpec, Request, RequestId};
+use disk_emu::{
+    Device, DeviceError, DiskDevice, DiskReport, DiskStats, Outcome, QUEUE_CAPACITY, Stream, WarmUp,
+};
+use sched_core::{Boxed, Nanos, PolicySpec, Request, RequestId, Scheduler, WithPolicy};
 use serde::Serialize;
 
 use crate::confidence::MetricTable;
@@ -93,7 +94,7 @@ impl SingleRun<'_> {
     }
 }
 
-impl Driver<DiskDevice> for SingleRun<'_> {
+impl<Q: Scheduler> Driver<DiskDevice<Q>> for SingleRun<'_> {
     /// An arrival from closed client `u16` (0 for the open stream).
     type Event = u16;
     type Output = DiskReport;
@@ -101,7 +102,7 @@ impl Driver<DiskDevice> for SingleRun<'_> {
 
     fn on_event(
         &mut self,
-        sim: &mut Simulation<DiskDevice, u16>,
+        sim: &mut Simulation<DiskDevice<Q>, u16>,
         now: Nanos,
         client: u16,
     ) -> Result<Flow, RunError> {
@@ -115,11 +116,7 @@ impl Driver<DiskDevice> for SingleRun<'_> {
                 recorder.arrived(id.0, now, cylinder);
             }
         }
-        let at = Location {
-            block: d.block,
-            cylinder: 0,
-        };
-        sim.with_device(0, |disk| disk.submit(req, &Copies::everywhere(1, at), now))
+        sim.with_device(0, |disk| disk.submit_at_block(req, now))
             .map_err(|e| RunError::device(e, now))?;
         if let Some(recorder) = &mut self.recorder {
             recorder.waiting(now, sim.device(0).queued());
@@ -132,7 +129,7 @@ impl Driver<DiskDevice> for SingleRun<'_> {
 
     fn on_advance(
         &mut self,
-        sim: &mut Simulation<DiskDevice, u16>,
+        sim: &mut Simulation<DiskDevice<Q>, u16>,
         now: Nanos,
         _device: usize,
     ) -> Result<(), RunError> {
@@ -144,7 +141,7 @@ impl Driver<DiskDevice> for SingleRun<'_> {
 
     fn on_outcome(
         &mut self,
-        sim: &mut Simulation<DiskDevice, u16>,
+        sim: &mut Simulation<DiskDevice<Q>, u16>,
         now: Nanos,
         _device: usize,
         outcome: Outcome,
@@ -189,7 +186,7 @@ impl Driver<DiskDevice> for SingleRun<'_> {
 
     fn finish(
         &mut self,
-        sim: &mut Simulation<DiskDevice, u16>,
+        sim: &mut Simulation<DiskDevice<Q>, u16>,
         stopped: bool,
     ) -> Result<DiskReport, RunError> {
         if stopped {
@@ -211,6 +208,40 @@ impl Driver<DiskDevice> for SingleRun<'_> {
             completed: self.completed,
             target: self.target,
         })
+    }
+}
+
+/// A single-disk run waiting for its policy's queue: the event loop is
+/// compiled for each policy ([`PolicySpec::build_with`]), so that a request
+/// costs no dispatch on which policy the device holds.
+struct RunUnder<'s> {
+    model: DiskModel,
+    service: Stream,
+    stats: DiskStats,
+    /// The arrivals scheduled before the run starts.
+    first: Vec<(Nanos, u16)>,
+    driver: SingleRun<'s>,
+}
+
+impl WithPolicy for RunUnder<'_> {
+    type Output = Result<(DiskReport, Option<Recorder>), RunError>;
+
+    fn run<Q: Scheduler>(self, queue: Q) -> Self::Output {
+        let RunUnder {
+            model,
+            service,
+            stats,
+            first,
+            mut driver,
+        } = self;
+        let disk = DiskDevice::with_policy(model, queue, service).with_stats(stats);
+        let mut sim = Simulation::new();
+        sim.add_device(disk);
+        for (t, client) in first {
+            sim.schedule(t, client);
+        }
+        let report = sim.run(&mut driver)?;
+        Ok((report, driver.recorder))
     }
 }
 
@@ -366,21 +397,12 @@ impl DiskExperiment {
         } else {
             WarmUp::None
         };
-        let disk = DiskDevice::new(
-            model,
-            &self.policy,
-            unit.stream(Purpose::Service { disk: 0 }),
-        )?
-        .with_stats(label_kinds(
+        let stats = label_kinds(
             DiskStats::new(0).with_warm_up(warm_up),
             self.mix.read_fraction,
-        ));
-        let mut sim = Simulation::new();
-        sim.add_device(disk);
-        for (t, client) in arrivals.first() {
-            sim.schedule(t, client);
-        }
-        let mut driver = SingleRun {
+        );
+        let first = arrivals.first();
+        let driver = SingleRun {
             generator,
             arrivals,
             next_id: 0,
@@ -391,8 +413,17 @@ impl DiskExperiment {
             recorder,
             sink,
         };
-        let report = sim.run(&mut driver)?;
-        Ok((report, driver.recorder))
+        let cylinders = model.cylinders();
+        let run = RunUnder {
+            model,
+            service: unit.stream(Purpose::Service { disk: 0 }),
+            stats,
+            first,
+            driver,
+        };
+        self.policy
+            .build_with(Boxed::<QUEUE_CAPACITY>::new(), cylinders, run)
+            .map_err(DeviceError::from)?
     }
 
     /// Runs replications `0..n` on up to `jobs` threads, after

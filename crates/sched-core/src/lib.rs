@@ -102,7 +102,7 @@ pub use error::{
     SpecError,
 };
 pub use policy::ExpiredRule;
-pub use policy_table::{AnyScheduler, AnySpec, AnySpecError, PolicySpec};
+pub use policy_table::{AnyScheduler, AnySpec, AnySpecError, PolicySpec, WithPolicy};
 pub use request::{
     Block, Blocks, Cyl, Cylinder, Direction, Dispatch, FreeBlock, Head, Kind, Nanos, Request,
     RequestId, Travel,

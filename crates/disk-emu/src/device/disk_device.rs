@@ -179,6 +179,45 @@ impl<S: Scheduler> DiskDevice<S> {
         });
     }
 
+    /// [`Device::submit`] of `req` with the copies a single disk takes,
+    /// disk 0 at the request's own block: what a driver of one disk submits,
+    /// without building them for the device to check.
+    ///
+    /// # Errors
+    /// Those of [`Device::submit`].
+    #[inline]
+    pub fn submit_at_block(&mut self, req: Request, now: Nanos) -> Result<(), DeviceError> {
+        check_input_time(now, self.clock, self.next_event_time())?;
+        if req.id.0 >= DEVICE_IDS {
+            return Err(DeviceError::ReservedId(req.id));
+        }
+        self.accept(req, now)
+    }
+
+    /// [`Device::submit`] of a request whose copies were checked: disk 0
+    /// at the request's own block.
+    #[inline]
+    fn accept(&mut self, mut req: Request, now: Nanos) -> Result<(), DeviceError> {
+        if self.failed {
+            return Err(DeviceError::DiskState {
+                disk: 0,
+                state: DiskState::Failed,
+                expected: "a working disk",
+            });
+        }
+        req.cylinder = self
+            .model
+            .check_extent(req.block, req.blocks)
+            .map_err(|source| DeviceError::Extent { id: req.id, source })?;
+        self.queue.enqueue(req)?;
+        self.clock = now;
+        self.stats.arrive(now);
+        if self.in_service.is_none() {
+            self.dispatch(now);
+        }
+        Ok(())
+    }
+
     /// The policy, for inspection.
     pub fn policy(&self) -> &S {
         &self.queue
@@ -209,7 +248,7 @@ impl<S: Scheduler> Device for DiskDevice<S> {
 
     /// `copies` must name disk 0 alone, at the request's own block (a single
     /// disk has no placement of its own).
-    fn submit(&mut self, mut req: Request, copies: &Copies, now: Nanos) -> Result<(), DeviceError> {
+    fn submit(&mut self, req: Request, copies: &Copies, now: Nanos) -> Result<(), DeviceError> {
         check_input_time(now, self.clock, self.next_event_time())?;
         if req.id.0 >= DEVICE_IDS {
             return Err(DeviceError::ReservedId(req.id));
@@ -227,24 +266,7 @@ impl<S: Scheduler> Device for DiskDevice<S> {
                 ));
             }
         }
-        if self.failed {
-            return Err(DeviceError::DiskState {
-                disk: 0,
-                state: DiskState::Failed,
-                expected: "a working disk",
-            });
-        }
-        req.cylinder = self
-            .model
-            .check_extent(req.block, req.blocks)
-            .map_err(|source| DeviceError::Extent { id: req.id, source })?;
-        self.queue.enqueue(req)?;
-        self.clock = now;
-        self.stats.arrive(now);
-        if self.in_service.is_none() {
-            self.dispatch(now);
-        }
-        Ok(())
+        self.accept(req, now)
     }
 
     fn cancel(&mut self, id: RequestId) -> Result<Request, DeviceError> {

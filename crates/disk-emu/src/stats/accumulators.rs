@@ -36,6 +36,7 @@ impl QueueAccumulator {
 
     /// A request joins at `now`; what it found (not counting itself) is
     /// recorded first.
+    #[inline]
     pub fn arrive(&mut self, now: Nanos) {
         let found = self.length.value();
         self.found.add_unsigned(found);
@@ -45,6 +46,7 @@ impl QueueAccumulator {
 
     /// A request leaves at `now`. Leaving an empty queue is a driver bug; it
     /// is caught in debug builds and ignored otherwise.
+    #[inline]
     pub fn depart(&mut self, now: Nanos) {
         let len = self.length.value();
         debug_assert!(len > 0, "departure from an empty queue at {now}");

@@ -111,7 +111,14 @@ impl ClassStats {
     ) {
         match self.completed {
             Completed::Nothing => self.completed = Completed::Only(class),
-            Completed::Only(only) if only == class => {}
+            Completed::Only(only) if only == class => {
+                // Its accumulator exists since its first completion: only a
+                // deadline has anything to add to it.
+                if deadline.is_some_and(|d| d != Nanos::MAX) {
+                    Self::judge(self.entry(class), finish, deadline);
+                }
+                return;
+            }
             Completed::Only(only) => {
                 let first = self.entry(only);
                 first.response = response.moments();

@@ -7,7 +7,7 @@ use super::accumulators::{QueueAccumulator, QueueReport};
 use super::class_stats::{ClassReport, ClassStats};
 use super::histogram::{Distribution, DistributionReport};
 use super::moments::MomentsReport;
-use super::tally::Tally;
+use super::tally::{Sums, Tally};
 use super::time_weighted::TimeWeighted;
 use crate::disk::ServiceBreakdown;
 
@@ -67,11 +67,13 @@ pub struct DiskStats {
     response: Distribution,
     waiting: Distribution,
     service: Distribution,
-    seek: Tally,
-    rotation: Tally,
-    transfer: Tally,
-    overhead: Tally,
-    seek_distance: Tally,
+    /// The parts of the service times, counted by `response`: each
+    /// completion adds one of each.
+    seek: Sums,
+    rotation: Sums,
+    transfer: Sums,
+    overhead: Sums,
+    seek_distance: Sums,
     /// Requests waiting for service.
     queue: QueueAccumulator,
     /// Requests waiting or in service.
@@ -97,11 +99,11 @@ impl DiskStats {
             response: Distribution::new(),
             waiting: Distribution::new(),
             service: Distribution::new(),
-            seek: Tally::new(),
-            rotation: Tally::new(),
-            transfer: Tally::new(),
-            overhead: Tally::new(),
-            seek_distance: Tally::new(),
+            seek: Sums::new(),
+            rotation: Sums::new(),
+            transfer: Sums::new(),
+            overhead: Sums::new(),
+            seek_distance: Sums::new(),
             queue: QueueAccumulator::new(start),
             system: QueueAccumulator::new(start),
             busy: TimeWeighted::new(start, 0),
@@ -131,13 +133,22 @@ impl DiskStats {
     /// previous event and the cut.
     #[inline]
     fn observe(&mut self, now: Nanos) {
-        if let (false, WarmUp::Until(t)) = (self.warm_up_done, self.warm_up)
+        if !self.warm_up_done {
+            self.cut_if_due(now);
+        }
+        self.last_event = self.last_event.max(now);
+    }
+
+    /// The time-based warm-up cut, if `now` has reached it (out of line:
+    /// it happens once a run).
+    #[cold]
+    fn cut_if_due(&mut self, now: Nanos) {
+        if let WarmUp::Until(t) = self.warm_up
             && now >= t
         {
             self.reset(t);
             self.warm_up_done = true;
         }
-        self.last_event = self.last_event.max(now);
     }
 
     /// Discards everything measured so far: the window restarts at `now` with
@@ -152,11 +163,11 @@ impl DiskStats {
         self.response = Distribution::new();
         self.waiting = Distribution::new();
         self.service = Distribution::new();
-        self.seek = Tally::new();
-        self.rotation = Tally::new();
-        self.transfer = Tally::new();
-        self.overhead = Tally::new();
-        self.seek_distance = Tally::new();
+        self.seek = Sums::new();
+        self.rotation = Sums::new();
+        self.transfer = Sums::new();
+        self.overhead = Sums::new();
+        self.seek_distance = Sums::new();
         self.queue.reset(now);
         self.system.reset(now);
         self.busy.reset(now);
@@ -212,11 +223,11 @@ impl DiskStats {
         self.waiting.record(waiting);
         self.service.record(now.saturating_sub(done.start));
         let b = &done.breakdown;
-        self.seek.add_unsigned(b.seek);
-        self.rotation.add_unsigned(b.rotation);
-        self.transfer.add_unsigned(b.transfer);
-        self.overhead.add_unsigned(b.overhead);
-        self.seek_distance.add(i64::from(b.seek_distance));
+        self.seek.add(b.seek);
+        self.rotation.add(b.rotation);
+        self.transfer.add(b.transfer);
+        self.overhead.add(b.overhead);
+        self.seek_distance.add(u64::from(b.seek_distance));
         self.completed_ever += 1;
         if let (false, WarmUp::Completions(n)) = (self.warm_up_done, self.warm_up)
             && self.completed_ever >= n
@@ -249,6 +260,7 @@ impl DiskStats {
     }
 
     /// Marks the disk idle if nothing is left in service.
+    #[inline]
     fn end_service(&mut self, now: Nanos) {
         if self.in_service() == 0 {
             self.busy.set(now, 0);
@@ -316,11 +328,11 @@ impl DiskStats {
             waiting: self.waiting.report(),
             service: self.service.report(),
             breakdown: BreakdownReport {
-                seek: self.seek.report(),
-                rotation: self.rotation.report(),
-                transfer: self.transfer.report(),
-                overhead: self.overhead.report(),
-                seek_distance: self.seek_distance.report(),
+                seek: self.seek.tally(completions).report(),
+                rotation: self.rotation.tally(completions).report(),
+                transfer: self.transfer.tally(completions).report(),
+                overhead: self.overhead.tally(completions).report(),
+                seek_distance: self.seek_distance.tally(completions).report(),
             },
             utilisation: per_elapsed(busy_ns as f64),
             busy_ns,

@@ -167,6 +167,58 @@ impl Tally {
     }
 }
 
+/// The sums of a [`Tally`] of non-negative values without its count: for
+/// several quantities observed together (the parts of every service), which
+/// share one count kept by their owner, each value costing two additions, a
+/// multiplication and two comparisons in unsigned arithmetic. The tally it
+/// gives ([`Sums::tally`]) is the one [`Tally::add_unsigned`] would have
+/// built from the same values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Sums {
+    sum: u128,
+    sum_sq: u128,
+    min: u64,
+    max: u64,
+}
+
+impl Sums {
+    /// Nothing observed.
+    pub(crate) const fn new() -> Self {
+        Sums {
+            sum: 0,
+            sum_sq: 0,
+            min: u64::MAX,
+            max: 0,
+        }
+    }
+
+    /// Adds one value; from 2⁶³ up, it is taken as 2⁶³ − 1 (as in
+    /// [`Tally::add_unsigned`]).
+    #[inline]
+    pub(crate) fn add(&mut self, x: u64) {
+        let x = x.min(i64::MAX as u64);
+        self.sum += u128::from(x);
+        self.sum_sq = self.sum_sq.saturating_add(u128::from(x) * u128::from(x));
+        self.min = self.min.min(x);
+        self.max = self.max.max(x);
+    }
+
+    /// The tally of the `count` values added.
+    pub(crate) fn tally(&self, count: u64) -> Tally {
+        if count == 0 {
+            return Tally::new();
+        }
+        // Below 2⁶³ each, 2⁶⁴ of them at most: the sum fits an i128.
+        Tally::from_parts(
+            count,
+            self.sum as i128,
+            self.sum_sq,
+            self.min as i64,
+            self.max as i64,
+        )
+    }
+}
+
 /// `x` as an `i64`, at most `i64::MAX`.
 #[inline]
 pub(crate) fn saturate(x: u64) -> i64 {
@@ -191,6 +243,30 @@ mod tests {
 
     fn close(a: f64, b: f64, rel: f64) -> bool {
         (a - b).abs() <= rel * b.abs().max(1e-300)
+    }
+
+    /// Sums kept without a count give the tally `add_unsigned` builds from
+    /// the same values: ordinary ones, zero, and values from 2⁶³ up.
+    #[test]
+    fn sums_give_the_tally_of_the_same_values() {
+        assert_eq!(Sums::new().tally(0), Tally::new());
+        let mut rng = Stream::numbered(7);
+        let mut values: Vec<u64> = (0..1_000).map(|_| rng.below(20_000_000)).collect();
+        values.extend([0, 5, 17]);
+        for big in [false, true] {
+            if big {
+                values.extend([1 << 63, u64::MAX]);
+            }
+            let (mut sums, mut tally) = (Sums::new(), Tally::new());
+            for &v in &values {
+                sums.add(v);
+                tally.add_unsigned(v);
+            }
+            let built = sums.tally(values.len() as u64);
+            assert_eq!(built, tally);
+            assert_eq!(built.max() == Some(i64::MAX), big, "{built:?}");
+            assert_eq!(built.min(), Some(0));
+        }
     }
 
     #[test]

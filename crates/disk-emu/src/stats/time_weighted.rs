@@ -32,6 +32,7 @@ impl TimeWeighted {
     }
 
     /// Accrues the current value up to `now`.
+    #[inline]
     fn advance(&mut self, now: Nanos) {
         if now > self.last {
             self.area += self.value as u128 * (now - self.last) as u128;

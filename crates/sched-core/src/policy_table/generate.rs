@@ -184,6 +184,31 @@ macro_rules! policy_table {
                 })
             }
 
+            /// Builds the policy for a disk of `cylinders` cylinders on
+            /// `storage` as its own type, not as an [`AnyScheduler`], and hands
+            /// it to `with`: a driver calling the queue for every request then
+            /// runs code made for that policy, with no dispatch on which
+            /// policy it is.
+            ///
+            /// # Errors
+            /// The policy constructor's [`BuildError`] for invalid parameters.
+            pub fn build_with<S: Storage, W: WithPolicy>(
+                &self,
+                storage: S,
+                cylinders: u32,
+                with: W,
+            ) -> Result<W::Output, BuildError> {
+                Ok(match *self {
+                    $(
+                        PolicySpec::$V $({ $($field),* })? => {
+                            let $storage = storage;
+                            let $cylinders = cylinders;
+                            with.run($build?)
+                        }
+                    )*
+                })
+            }
+
             /// Checks the parameters without keeping a queue.
             ///
             /// # Errors

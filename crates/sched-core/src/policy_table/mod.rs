@@ -66,6 +66,18 @@ use crate::request::{Dispatch, Head, Nanos, Request, RequestId};
 use crate::scheduler::{Scheduler, ServiceEstimator};
 use crate::storage::{Inline, Storage};
 
+/// What to do with a single-disk policy built as its own type
+/// ([`PolicySpec::build_with`]): code generic over the queue, compiled once
+/// for each policy, where [`AnyScheduler`] would choose the policy on every
+/// call.
+pub trait WithPolicy {
+    /// What [`run`](Self::run) returns.
+    type Output;
+
+    /// Takes the queue the spec describes.
+    fn run<Q: Scheduler>(self, queue: Q) -> Self::Output;
+}
+
 /// A single-disk parameter's value read from `text`.
 fn disk_value<C: Codec>(
     text: &str,
