@@ -200,10 +200,28 @@ impl<S: Storage> Bfq<S> {
     /// more than 2³² / [`BFQ_QUEUES`], or a budget of 0 sectors.
     pub fn new(storage: S, cylinders: u32, params: BfqParams) -> Result<Self, BuildError> {
         let keys = sort_keys(cylinders, &params)?;
-        Ok(Bfq {
-            slab: Slab::new(&storage),
-            sorted: CylinderIndex::new(&storage, keys)?,
-            fifo: Links::new(&storage),
+        Ok(Self::idle(
+            Slab::new(&storage),
+            CylinderIndex::new(&storage, keys)?,
+            Links::new(&storage),
+            cylinders,
+            params,
+        ))
+    }
+
+    /// The scheduler before its first request, on built storage (one
+    /// body for [`Bfq::new`] and [`Bfq::new_inline`]).
+    const fn idle(
+        slab: Slab<S>,
+        sorted: CylinderIndex<S>,
+        fifo: Links<S>,
+        cylinders: u32,
+        params: BfqParams,
+    ) -> Self {
+        Bfq {
+            slab,
+            sorted,
+            fifo,
             queues: [UNUSED; BFQ_QUEUES],
             weights: [(0, BFQ_DEFAULT_WEIGHT); BFQ_QUEUES],
             weights_set: 0,
@@ -211,7 +229,7 @@ impl<S: Storage> Bfq<S> {
             params,
             vtime: 0,
             in_service: None,
-        })
+        }
     }
 
     /// Gives `class` a weight (1 ..= 1000): its share of the disk while
@@ -376,18 +394,13 @@ impl<const N: usize> Bfq<Inline<N>> {
     /// A capacity `N` of 0 or above [`MAX_CAPACITY`](crate::MAX_CAPACITY)
     /// does not compile.
     pub const fn new_inline(cylinders: u32, params: BfqParams) -> Self {
-        Bfq {
-            slab: Slab::inline(),
-            sorted: CylinderIndex::inline(valid(sort_keys(cylinders, &params))),
-            fifo: Links::inline(),
-            queues: [UNUSED; BFQ_QUEUES],
-            weights: [(0, BFQ_DEFAULT_WEIGHT); BFQ_QUEUES],
-            weights_set: 0,
+        Self::idle(
+            Slab::inline(),
+            CylinderIndex::inline(valid(sort_keys(cylinders, &params))),
+            Links::inline(),
             cylinders,
             params,
-            vtime: 0,
-            in_service: None,
-        }
+        )
     }
 }
 

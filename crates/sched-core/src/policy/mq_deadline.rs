@@ -114,19 +114,41 @@ impl<S: Storage> MqDeadline<S> {
         fifo_batch: usize,
         writes_starved: usize,
     ) -> Result<Self, BuildError> {
-        Ok(MqDeadline {
-            slab: Slab::new(&storage),
-            sorted: CylinderIndex::new(&storage, sort_keys(cylinders)?)?,
-            fifo: [Fifo::new(&storage), Fifo::new(&storage)],
+        Ok(Self::idle(
+            Slab::new(&storage),
+            CylinderIndex::new(&storage, sort_keys(cylinders)?)?,
+            [Fifo::new(&storage), Fifo::new(&storage)],
             cylinders,
-            expire: [read_expire, write_expire],
+            [read_expire, write_expire],
+            fifo_batch,
+            writes_starved,
+        ))
+    }
+
+    /// The scheduler before its first request, on built storage (one
+    /// body for [`MqDeadline::new`] and [`MqDeadline::new_inline`]).
+    const fn idle(
+        slab: Slab<S>,
+        sorted: CylinderIndex<S>,
+        fifo: [Fifo<S>; 2],
+        cylinders: u32,
+        expire: [Nanos; 2],
+        fifo_batch: usize,
+        writes_starved: usize,
+    ) -> Self {
+        MqDeadline {
+            slab,
+            sorted,
+            fifo,
+            cylinders,
+            expire,
             fifo_batch,
             writes_starved,
             batch: None,
             batching: 0,
             starved: 0,
             latest: [0, cylinders],
-        })
+        }
     }
 
     /// The direction a stored slot belongs to, read from its sort key.
@@ -183,19 +205,15 @@ impl<const N: usize> MqDeadline<Inline<N>> {
         fifo_batch: usize,
         writes_starved: usize,
     ) -> Self {
-        MqDeadline {
-            slab: Slab::inline(),
-            sorted: CylinderIndex::inline(valid(sort_keys(cylinders))),
-            fifo: [Fifo::inline(), Fifo::inline()],
+        Self::idle(
+            Slab::inline(),
+            CylinderIndex::inline(valid(sort_keys(cylinders))),
+            [Fifo::inline(), Fifo::inline()],
             cylinders,
-            expire: [read_expire, write_expire],
+            [read_expire, write_expire],
             fifo_batch,
             writes_starved,
-            batch: None,
-            batching: 0,
-            starved: 0,
-            latest: [0, cylinders],
-        }
+        )
     }
 }
 

@@ -272,12 +272,34 @@ impl<S: Storage, T: Storage> WrrScan<S, T> {
         params: WrrParams,
     ) -> Result<Self, BuildError> {
         check_params(&params)?;
-        Ok(WrrScan {
-            slab: Slab::new(&storage),
-            eligible: CylinderIndex::new(&storage, cylinders)?,
-            aperiodic: CylinderIndex::new(&storage, cylinders)?,
-            place: Slots::new(&storage, APERIODIC),
-            tasks: TaskTable::new(&tasks),
+        Ok(Self::idle(
+            Slab::new(&storage),
+            CylinderIndex::new(&storage, cylinders)?,
+            CylinderIndex::new(&storage, cylinders)?,
+            Slots::new(&storage, APERIODIC),
+            TaskTable::new(&tasks),
+            cylinders,
+            params,
+        ))
+    }
+
+    /// The scheduler before its first request, on built storage (one
+    /// body for [`WrrScan::new`] and [`WrrScan::new_inline`]).
+    const fn idle(
+        slab: Slab<S>,
+        eligible: CylinderIndex<S>,
+        aperiodic: CylinderIndex<S>,
+        place: Slots<u8, S>,
+        tasks: TaskTable<T>,
+        cylinders: u32,
+        params: WrrParams,
+    ) -> Self {
+        WrrScan {
+            slab,
+            eligible,
+            aperiodic,
+            place,
+            tasks,
             params,
             round: None,
             cylinders,
@@ -288,7 +310,7 @@ impl<S: Storage, T: Storage> WrrScan<S, T> {
             aperiodic_used: 0,
             aperiodic_budget: 0,
             aperiodic_closed: false,
-        })
+        }
     }
 
     /// The admission constants.
@@ -740,23 +762,15 @@ impl<const N: usize, const M: usize> WrrScan<Inline<N>, Inline<M>> {
     /// [`MAX_CAPACITY`](crate::MAX_CAPACITY) does not compile.
     pub const fn new_inline(cylinders: u32, params: WrrParams) -> Self {
         valid(check_params(&params));
-        WrrScan {
-            slab: Slab::inline(),
-            eligible: CylinderIndex::inline(cylinders),
-            aperiodic: CylinderIndex::inline(cylinders),
-            place: Slots::inline(APERIODIC),
-            tasks: TaskTable::inline(),
-            params,
-            round: None,
+        Self::idle(
+            Slab::inline(),
+            CylinderIndex::inline(cylinders),
+            CylinderIndex::inline(cylinders),
+            Slots::inline(APERIODIC),
+            TaskTable::inline(),
             cylinders,
-            round_end: 0,
-            sweep_from: 0,
-            direction: Direction::Down,
-            phase: Phase::Reclaimed,
-            aperiodic_used: 0,
-            aperiodic_budget: 0,
-            aperiodic_closed: false,
-        }
+            params,
+        )
     }
 }
 
