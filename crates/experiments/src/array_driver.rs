@@ -333,14 +333,7 @@ impl ArrayRun {
                 arrival,
             },
         );
-        let req = Request::new(
-            RequestId(id),
-            Kind::Write,
-            Block(0),
-            Blocks(SECTORS),
-            Cyl(0),
-            arrival,
-        );
+        let req = block_request(id, Kind::Write, arrival);
         self.submit_user(sim, req, block, set, now)
     }
 
@@ -423,15 +416,7 @@ impl ArrayRun {
             },
         );
         let class = if forced { FORCED } else { PROPAGATION };
-        let req = Request::new(
-            RequestId(id),
-            Kind::Write,
-            Block(0),
-            Blocks(SECTORS),
-            Cyl(0),
-            now,
-        )
-        .with_class(class);
+        let req = block_request(id, Kind::Write, now).with_class(class);
         let copies = self.copies(block, 1 << r);
         let (g, _) = self.layout.locate(block);
         self.submit(sim, g, req, &copies, now)
@@ -592,14 +577,7 @@ impl Driver<GroupDevice> for ArrayRun {
                         arrival: now,
                     },
                 );
-                let req = Request::new(
-                    RequestId(id),
-                    Kind::Read,
-                    Block(0),
-                    Blocks(SECTORS),
-                    Cyl(0),
-                    now,
-                );
+                let req = block_request(id, Kind::Read, now);
                 let fresh = self.map.fresh(block);
                 self.submit_user(sim, req, block, fresh, now)?;
             }
@@ -748,6 +726,13 @@ impl Driver<GroupDevice> for ArrayRun {
             requests_per_wall_s: 0.0,
         })
     }
+}
+
+/// Operation `id` on one logical block, arriving at `at`: where it lies on
+/// each disk is given by the copies it is submitted with, not by the
+/// request.
+fn block_request(id: u64, kind: Kind, at: Nanos) -> Request {
+    Request::new(RequestId(id), kind, Block(0), Blocks(SECTORS), Cyl(0), at)
 }
 
 #[cfg(test)]
