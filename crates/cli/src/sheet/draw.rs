@@ -300,12 +300,17 @@ fn draw_queue(
     unit_name: &str,
 ) {
     let top = f64::from(sheet.queue_axis());
+    // The whole panel's frame: its time axis labelled, its y axis not (each
+    // strip labels its own counts).
     let whole = chart(
         area,
         left,
         BELOW_DESCRIBED,
         time.clone(),
-        Axis::linear(0.0, 1.0, false, 1),
+        Axis {
+            ticks: Vec::new(),
+            ..Axis::linear(0.0, 1.0, false, 1)
+        },
     );
     caption(
         svg,
@@ -351,13 +356,7 @@ fn draw_queue(
             y_tick(svg, &s, value, label);
         }
     }
-    axes(
-        svg,
-        area,
-        &whole_time_axis(&whole),
-        &sheet.queue_label,
-        false,
-    );
+    axes(svg, area, &whole, &sheet.queue_label, false);
     x_description(
         svg,
         &whole,
@@ -379,19 +378,6 @@ fn draw_queue(
             path.push(s.at((lane.span_end_ms / unit, f64::from(last))));
         }
         svg.polyline(&path, &Stroke::solid(colour(sheet, line.series), 2.0));
-    }
-}
-
-/// The whole queue panel's frame: its time axis labelled, its y axis
-/// unlabelled (each strip labels its own counts).
-fn whole_time_axis(whole: &Chart) -> Chart {
-    Chart {
-        y: Axis {
-            ticks: Vec::new(),
-            ..whole.y.clone()
-        },
-        x: whole.x.clone(),
-        ..*whole
     }
 }
 
