@@ -48,6 +48,12 @@
 //! reports the median of each round's ratio (heap / inline, heap / std),
 //! and likewise each array policy against the policy it wraps
 //! (`-- --arrays` prints only the arrays').
+//!
+//! `cargo bench --bench decision -- --one SPEC REQUESTS` runs one policy
+//! alone, array or single-disk, at depth 4096 for `REQUESTS` requests after
+//! its prefill, and prints its time per request: a process to profile or to
+//! count instructions of (`perf stat`, `valgrind --tool=cachegrind`; two
+//! counts at different `REQUESTS` cancel the prefill).
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
@@ -675,7 +681,33 @@ fn linux_ratios() {
     );
 }
 
+/// One policy alone (`--one SPEC REQUESTS`): see the module documentation.
+fn one(spec: &str, requests: u64) {
+    let ns = if let Ok(array) = spec.parse::<ArraySpec>() {
+        let mut run = array_run(&array);
+        run.per_request(requests).as_nanos() as f64 / requests as f64
+    } else {
+        let spec: PolicySpec = spec.parse().expect("a built-in policy or array policy");
+        let mut single = spec
+            .build(Boxed::<ARRAY_DEPTH>::new(), CYLINDERS)
+            .expect("valid spec");
+        let mut w = prefill(&mut single, ARRAY_DEPTH);
+        ns_per_request(&mut single, &mut w, requests)
+    };
+    println!("{spec} {requests} requests: {ns:.0} ns a request");
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--one") {
+        let spec = args.get(i + 1).expect("--one SPEC REQUESTS");
+        let requests = args
+            .get(i + 2)
+            .and_then(|n| n.parse().ok())
+            .expect("--one SPEC REQUESTS");
+        one(spec, requests);
+        return;
+    }
     if std::env::args().any(|a| a == "--linux") {
         linux_ratios();
         return;
