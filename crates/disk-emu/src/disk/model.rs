@@ -34,6 +34,9 @@ pub struct DiskModel {
     /// The on-board cache and its state, if the spec has one; boxed so that
     /// a disk without one stays small.
     cache: Option<Box<Cache>>,
+    /// The mean random seek, worked out once: it sums over every pair of
+    /// cylinder runs, and experiments ask for it as they check and pace a run.
+    mean_seek: Nanos,
     /// Mean random seek plus mean rotational latency, for expected service times.
     mean_positioning: Nanos,
     /// Services take this many times as long as the mechanics say: 1 but
@@ -86,10 +89,12 @@ impl DiskModel {
             cylinder: 0,
             surface: 0,
             cache,
+            mean_seek: 0,
             mean_positioning: 0,
             slowdown: 1.0,
         };
-        model.mean_positioning = model.mean_random_seek() + model.mean_rotational_latency();
+        model.mean_seek = model.mech.mean_random_seek();
+        model.mean_positioning = model.mean_seek + model.mean_rotational_latency();
         Ok(model)
     }
 
@@ -409,7 +414,7 @@ impl DiskModel {
     /// zoned disk), computed exactly over the distribution of distances and
     /// rounded to the nanosecond. For the random seek model, its mean.
     pub fn mean_random_seek(&self) -> Nanos {
-        self.mech.mean_random_seek()
+        self.mean_seek
     }
 }
 
