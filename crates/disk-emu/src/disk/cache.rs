@@ -694,12 +694,14 @@ impl Cache {
 
     /// Serves `req`, arriving at `start`, on `disk` with the heads at `arm`
     /// (moved to where the media work leaves them), drawing random seeks
-    /// from `rng`.
+    /// from `rng`; `first` is its first block located, if the caller has it.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn serve(
         &mut self,
         disk: &Mechanics,
         arm: &mut Arm,
         req: &Request,
+        first: Option<MediaStart>,
         travel: Travel,
         start: Nanos,
         rng: &mut Stream,
@@ -711,6 +713,7 @@ impl Cache {
             disk,
             arm,
             rng: Some(rng),
+            first,
             frontier: Cell::new(None),
         }
         .serve(req, travel, start);
@@ -747,6 +750,7 @@ impl Cache {
             disk,
             arm: &mut arm,
             rng: None,
+            first: None,
             frontier: Cell::new(None),
         }
         .serve(req, Travel::Direct, now)
@@ -789,6 +793,9 @@ struct Pass<'a> {
     arm: &'a mut Arm,
     /// Where random seek times come from; `None`: their means.
     rng: Option<&'a mut Stream>,
+    /// The request's first block located, if the caller had it: a read
+    /// that misses starts its media read there.
+    first: Option<MediaStart>,
     /// The last read-ahead progress worked out, (read-ahead, time, frontier):
     /// a request asks for it several times at the same time.
     frontier: Cell<Option<(Prefetch, Nanos, u64)>>,
@@ -1042,7 +1049,10 @@ impl Pass<'_> {
         from: Nanos,
         travel: Travel,
     ) -> (Prefetch, u32, Nanos, Nanos) {
-        let origin = self.disk.media_start(first);
+        let origin = match self.first {
+            Some(located) if located.block == first => located,
+            _ => self.disk.media_start(first),
+        };
         let target = origin.at;
         let (distance, seek, switch) =
             self.disk
