@@ -133,7 +133,7 @@ pub fn run(what: &BenchWhat, format: Format) -> Result<()> {
             allow_overload: false,
         };
         experiment
-            .check()
+            .check_on(&model)
             .map_err(|e| match e {
                 experiments::RunError::Overload { load } => anyhow::anyhow!(
                     "the offered load is {load:.3} of the disk's capacity, at or above saturation: the queue would grow until it overflowed; measure the emulator below 1"

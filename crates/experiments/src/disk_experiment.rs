@@ -295,13 +295,23 @@ impl DiskExperiment {
     /// [`RunError::Overload`].
     pub fn check(&self) -> Result<f64, RunError> {
         check_requests(self.requests)?;
-        let model = DiskModel::from_spec(&self.disk)?;
+        self.check_on(&DiskModel::from_spec(&self.disk)?)
+    }
+
+    /// [`check`](Self::check) on `model`, this experiment's disk as
+    /// [`model`](Self::model) builds it: a caller that builds it anyway
+    /// (to run on) need not build it twice.
+    ///
+    /// # Errors
+    /// Those of [`check`](Self::check).
+    pub fn check_on(&self, model: &DiskModel) -> Result<f64, RunError> {
+        check_requests(self.requests)?;
         self.arrivals.validate()?;
         check_span(&self.arrivals, self.warmup + self.requests)?;
         check_fits(&self.mix, model.capacity_blocks())?;
         let load = match self.arrivals {
             Arrivals::Poisson { rate } => {
-                rate * Self::mean_isolated_service(&model, &self.mix) as f64 / 1e9
+                rate * Self::mean_isolated_service(model, &self.mix) as f64 / 1e9
             }
             Arrivals::Closed { .. } => f64::NAN,
         };
@@ -433,8 +443,9 @@ impl DiskExperiment {
     /// # Errors
     /// The check's refusal, or the first failing replication's error.
     pub fn run_replications(&self, n: u64, jobs: usize) -> Result<Vec<DiskReport>, RunError> {
-        self.check()?;
+        check_requests(self.requests)?;
         let model = self.model()?;
+        self.check_on(&model)?;
         replicate(self, n, jobs, |r| self.run_on(model.clone(), r))
     }
 }

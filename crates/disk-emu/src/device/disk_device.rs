@@ -207,7 +207,7 @@ impl<S: Scheduler> DiskDevice<S> {
         }
         req.cylinder = self
             .model
-            .check_extent(req.block, req.blocks)
+            .admit(req.block, req.blocks)
             .map_err(|source| DeviceError::Extent { id: req.id, source })?;
         self.queue.enqueue(req)?;
         self.clock = now;

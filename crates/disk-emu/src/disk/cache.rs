@@ -694,12 +694,14 @@ impl Cache {
 
     /// Serves `req`, arriving at `start`, on `disk` with the heads at `arm`
     /// (moved to where the media work leaves them), drawing random seeks
-    /// from `rng`.
+    /// from `rng`; `first` is its first block located, if the caller has it.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn serve(
         &mut self,
         disk: &Mechanics,
         arm: &mut Arm,
         req: &Request,
+        first: Option<MediaStart>,
         travel: Travel,
         start: Nanos,
         rng: &mut Stream,
@@ -711,6 +713,7 @@ impl Cache {
             disk,
             arm,
             rng: Some(rng),
+            first,
             frontier: Cell::new(None),
         }
         .serve(req, travel, start);
@@ -747,6 +750,7 @@ impl Cache {
             disk,
             arm: &mut arm,
             rng: None,
+            first: None,
             frontier: Cell::new(None),
         }
         .serve(req, Travel::Direct, now)
@@ -789,6 +793,9 @@ struct Pass<'a> {
     arm: &'a mut Arm,
     /// Where random seek times come from; `None`: their means.
     rng: Option<&'a mut Stream>,
+    /// The request's first block located, if the caller had it: a read
+    /// that misses starts its media read there.
+    first: Option<MediaStart>,
     /// The last read-ahead progress worked out, (read-ahead, time, frontier):
     /// a request asks for it several times at the same time.
     frontier: Cell<Option<(Prefetch, Nanos, u64)>>,
@@ -1042,7 +1049,10 @@ impl Pass<'_> {
         from: Nanos,
         travel: Travel,
     ) -> (Prefetch, u32, Nanos, Nanos) {
-        let origin = self.disk.media_start(first);
+        let origin = match self.first {
+            Some(located) if located.block == first => located,
+            _ => self.disk.media_start(first),
+        };
         let target = origin.at;
         let (distance, seek, switch) =
             self.disk
@@ -1110,14 +1120,25 @@ impl Pass<'_> {
     fn read(&mut self, block: u64, end: u64, travel: Travel, start: Nanos) -> ServiceBreakdown {
         // The segments that may serve the read, with what they hold now:
         // only those whose blocks could reach `block` are worked out (the
-        // read-ahead's progress is a walk over the media).
-        let windows = || {
-            (0..self.cfg.segments)
-                .filter(|&i| self.may_hold(i, block))
-                .filter_map(|i| self.readable(i, start).map(|(lo, hi)| (i, lo, hi)))
-        };
-        if let Some((i, _, hi)) = windows().find(|&(_, lo, hi)| lo <= block && end <= hi) {
-            return self.read_hit(i, block, end, hi, start);
+        // read-ahead's progress is a walk over the media). The first that
+        // holds the whole read serves it; failing that, the first read
+        // segment holding its first block, unless the read-ahead is still
+        // bringing it (blocks that writes left may serve whole reads only:
+        // a read that goes on past them is read into a read segment).
+        let mut partial = None;
+        for i in 0..self.cfg.segments {
+            if !self.may_hold(i, block) {
+                continue;
+            }
+            let Some((lo, hi)) = self.readable(i, start) else {
+                continue;
+            };
+            if lo <= block && end <= hi {
+                return self.read_hit(i, block, end, hi, start);
+            }
+            if partial.is_none() && !self.st.segments[i].written && lo <= block && block < hi {
+                partial = Some((i, hi));
+            }
         }
         if let Some(p) = self.st.prefetch
             && self.may_hold(p.segment, block)
@@ -1131,12 +1152,8 @@ impl Pass<'_> {
                 return self.join(p, front, block, end, start);
             }
         }
-        // Blocks that writes left may serve whole reads only: a read that
-        // goes on past them is read into a read segment.
-        let partial = windows()
-            .find(|&(i, lo, hi)| !self.st.segments[i].written && lo <= block && block < hi);
         match partial {
-            Some((i, _, hi)) => self.read_media(i, hi, block, end, travel, start),
+            Some((i, hi)) => self.read_media(i, hi, block, end, travel, start),
             None => {
                 let victim = self.lru(usize::from(self.cfg.write_segment));
                 self.read_media(victim, block, block, end, travel, start)

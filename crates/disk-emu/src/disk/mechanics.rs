@@ -232,7 +232,11 @@ impl Mechanics {
     #[inline]
     pub(super) fn legs(&self, from: Cylinder, travel: Travel, to: Cylinder) -> (u32, Nanos) {
         let via = match travel {
-            Travel::Direct => [None, None],
+            // One leg, as most policies ask: no walk over the stops.
+            Travel::Direct => {
+                let d = from.abs_diff(to);
+                return (d, self.seek_time(d));
+            }
             Travel::ViaEdge { edge } => [Some(edge), None],
             Travel::Wrap { edge, restart } => [Some(edge), Some(restart)],
         };

@@ -12,7 +12,7 @@
 use sched_core::{Cylinder, Head, Nanos, Request, ServiceEstimator, Travel};
 
 use super::cache::{Cache, Unflushed};
-use super::geometry::Geometry;
+use super::geometry::{Geometry, Location};
 use super::mechanics::{Arm, Mechanics, MediaStart, Rotation, Transfer, latency};
 use super::seek::duration;
 use super::{DiskError, DiskSpec, ServiceBreakdown};
@@ -34,8 +34,13 @@ pub struct DiskModel {
     /// The on-board cache and its state, if the spec has one; boxed so that
     /// a disk without one stays small.
     cache: Option<Box<Cache>>,
+    /// The mean random seek, worked out once: it sums over every pair of
+    /// cylinder runs, and experiments ask for it as they check and pace a run.
+    mean_seek: Nanos,
     /// Mean random seek plus mean rotational latency, for expected service times.
     mean_positioning: Nanos,
+    /// Where the blocks of the requests admitted lie.
+    admitted: Admitted,
     /// Services take this many times as long as the mechanics say: 1 but
     /// while a fault injector has slowed the disk.
     slowdown: f64,
@@ -86,10 +91,13 @@ impl DiskModel {
             cylinder: 0,
             surface: 0,
             cache,
+            mean_seek: 0,
             mean_positioning: 0,
+            admitted: Admitted::new(),
             slowdown: 1.0,
         };
-        model.mean_positioning = model.mean_random_seek() + model.mean_rotational_latency();
+        model.mean_seek = model.mech.mean_random_seek();
+        model.mean_positioning = model.mean_seek + model.mean_rotational_latency();
         Ok(model)
     }
 
@@ -134,6 +142,25 @@ impl DiskModel {
     /// [`DiskError::ExtentOutOfRange`] when a later one does not.
     pub fn check_extent(&self, block: u64, blocks: u32) -> Result<Cylinder, DiskError> {
         let cylinder = self.locate(block)?;
+        self.check_end(block, blocks)?;
+        Ok(cylinder)
+    }
+
+    /// [`DiskModel::check_extent`] for a request about to be queued on
+    /// this disk: the place of its first block is kept, so that serving it
+    /// need not locate the block again.
+    ///
+    /// # Errors
+    /// Those of [`DiskModel::check_extent`].
+    pub fn admit(&mut self, block: u64, blocks: u32) -> Result<Cylinder, DiskError> {
+        let at = self.mech.geometry.locate(block)?;
+        self.check_end(block, blocks)?;
+        self.admitted.keep(block, at);
+        Ok(at.cylinder)
+    }
+
+    /// Checks that the `blocks` blocks from `block`, which exists, all do.
+    fn check_end(&self, block: u64, blocks: u32) -> Result<(), DiskError> {
         let capacity = self.capacity_blocks();
         if u64::from(blocks) > capacity - block {
             return Err(DiskError::ExtentOutOfRange {
@@ -142,7 +169,15 @@ impl DiskModel {
                 capacity,
             });
         }
-        Ok(cylinder)
+        Ok(())
+    }
+
+    /// Where `block` lies (for a block past the end, the last block's
+    /// place), kept from its admission if it is still there.
+    fn place_of(&self, block: u64) -> Location {
+        self.admitted
+            .place(block)
+            .unwrap_or_else(|| self.mech.geometry.locate_clamped(block))
     }
 
     /// Where the arm is.
@@ -269,7 +304,7 @@ impl DiskModel {
         {
             return self.serve_through(cache, req, travel, start, rng);
         }
-        let target = self.mech.geometry.locate_clamped(req.block);
+        let target = self.place_of(req.block);
         let (seek_distance, curve) = self.mech.legs(self.cylinder, travel, target.cylinder);
         let seek = if self.mech.seek.is_per_request() {
             self.mech.seek.draw(seek_distance, &mut request_stream(req))
@@ -334,7 +369,11 @@ impl DiskModel {
             cylinder: self.cylinder,
             surface: self.surface,
         };
-        let breakdown = cache.serve(&self.mech, &mut arm, req, travel, start, rng);
+        let first = self.admitted.place(req.block).map(|at| MediaStart {
+            block: req.block,
+            at,
+        });
+        let breakdown = cache.serve(&self.mech, &mut arm, req, first, travel, start, rng);
         (self.cylinder, self.surface) = (arm.cylinder, arm.surface);
         self.cache = Some(cache);
         breakdown
@@ -409,7 +448,56 @@ impl DiskModel {
     /// zoned disk), computed exactly over the distribution of distances and
     /// rounded to the nanosecond. For the random seek model, its mean.
     pub fn mean_random_seek(&self) -> Nanos {
-        self.mech.mean_random_seek()
+        self.mean_seek
+    }
+}
+
+/// Entries of [`Admitted`], a power of two: more than the requests a disk
+/// usually holds queued, so that few of them share an entry.
+const ADMITTED_ENTRIES: usize = 256;
+
+/// The places of the first blocks of the requests a disk admitted
+/// ([`DiskModel::admit`]), an entry per block number modulo
+/// [`ADMITTED_ENTRIES`], each holding the latest block admitted there.
+/// Locating a block is a search of the zone table and the zone's unused
+/// runs; a request's block is located when it is queued (its cylinder is
+/// the scheduler's) and again when it is served, unless its place is still
+/// here. Where a block lies depends on nothing else, so what is kept is
+/// never stale, and two models that differ only here are the same disk.
+#[derive(Clone)]
+struct Admitted(Box<[Option<(u64, Location)>]>);
+
+impl Admitted {
+    fn new() -> Self {
+        Admitted(vec![None; ADMITTED_ENTRIES].into_boxed_slice())
+    }
+
+    fn entry(block: u64) -> usize {
+        (block % ADMITTED_ENTRIES as u64) as usize
+    }
+
+    fn keep(&mut self, block: u64, at: Location) {
+        self.0[Self::entry(block)] = Some((block, at));
+    }
+
+    fn place(&self, block: u64) -> Option<Location> {
+        match self.0[Self::entry(block)] {
+            Some((kept, at)) if kept == block => Some(at),
+            _ => None,
+        }
+    }
+}
+
+impl PartialEq for Admitted {
+    fn eq(&self, _: &Admitted) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for Admitted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kept = self.0.iter().filter(|e| e.is_some()).count();
+        write!(f, "Admitted({kept} places kept)")
     }
 }
 
@@ -515,6 +603,50 @@ mod tests {
                 );
             }
             assert!(g.cylinder_of(capacity).is_err());
+        }
+    }
+
+    /// A disk that admitted its requests (and so kept where their blocks
+    /// lie) serves them exactly as one that did not, with and without a
+    /// cache, whatever blocks share an entry; admitting refuses what
+    /// `check_extent` refuses.
+    #[test]
+    fn admitted_requests_are_served_as_the_others() {
+        for name in ["hp97560", "hp-c2247a"] {
+            let mut admitting = model(&presets::preset(name).unwrap());
+            let mut plain = admitting.clone();
+            let capacity = plain.capacity_blocks();
+            let mut blocks = Stream::numbered(5);
+            let (mut rng_a, mut rng_p) = (Stream::numbered(9), Stream::numbered(9));
+            let mut now = 0;
+            let mut queued = std::collections::VecDeque::new();
+            for id in 0..3_000u64 {
+                // Blocks ADMITTED_ENTRIES apart share an entry: the later
+                // admitted replaces the earlier before it is served.
+                let block = if id % 7 == 0 {
+                    let last = queued.back().map_or(0, |r: &Request| r.block);
+                    (last + ADMITTED_ENTRIES as u64) % (capacity - 8)
+                } else {
+                    blocks.below(capacity - 8)
+                };
+                let blocks = 1 + (id % 8) as u32;
+                let cylinder = admitting.admit(block, blocks).unwrap();
+                assert_eq!(cylinder, plain.check_extent(block, blocks).unwrap());
+                queued.push_back(read(id, &plain, block, blocks));
+                if queued.len() > 20 {
+                    let req = queued.pop_front().unwrap();
+                    let a = admitting.serve(&req, Travel::Direct, now, &mut rng_a);
+                    let p = plain.serve(&req, Travel::Direct, now, &mut rng_p);
+                    assert_eq!(a, p, "{name}: request {}", req.id.0);
+                    now += a.total();
+                }
+            }
+            for (block, blocks) in [(capacity, 1), (capacity - 1, 2)] {
+                assert_eq!(
+                    admitting.admit(block, blocks).unwrap_err().to_string(),
+                    plain.check_extent(block, blocks).unwrap_err().to_string()
+                );
+            }
         }
     }
 

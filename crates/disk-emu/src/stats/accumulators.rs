@@ -4,12 +4,15 @@ use sched_core::Nanos;
 use serde::{Deserialize, Serialize};
 
 use super::moments::MomentsReport;
-use super::tally::Tally;
+use super::tally::{Sums, Tally};
 use super::time_weighted::TimeWeighted;
 
 /// Arrivals that found this many or more present share the last entry of the
 /// found-by-arrivals distribution.
 pub const FOUND_BINS: usize = 32;
+
+/// The first number found that the last bin pools.
+const POOLED_FROM: usize = FOUND_BINS - 1;
 
 /// One queue (or any population: the requests in a system, a common queue of
 /// a mirrored pair): its length over time and as arriving requests find it.
@@ -20,8 +23,13 @@ pub const FOUND_BINS: usize = 32;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct QueueAccumulator {
     length: TimeWeighted,
-    found: Tally,
+    /// Arrivals by the number they found, the last bin pooling every
+    /// number from `FOUND_BINS - 1` up: with the numbers pooled, kept
+    /// exactly, the tally of what arrivals found, which an arrival thus
+    /// costs one increment while it finds fewer.
     found_bins: [u64; FOUND_BINS],
+    /// The numbers the last bin pooled.
+    found_pooled: Sums,
 }
 
 impl QueueAccumulator {
@@ -29,8 +37,8 @@ impl QueueAccumulator {
     pub const fn new(start: Nanos) -> Self {
         QueueAccumulator {
             length: TimeWeighted::new(start, 0),
-            found: Tally::new(),
             found_bins: [0; FOUND_BINS],
+            found_pooled: Sums::new(),
         }
     }
 
@@ -39,8 +47,13 @@ impl QueueAccumulator {
     #[inline]
     pub fn arrive(&mut self, now: Nanos) {
         let found = self.length.value();
-        self.found.add_unsigned(found);
-        self.found_bins[(found as usize).min(FOUND_BINS - 1)] += 1;
+        match usize::try_from(found) {
+            Ok(bin) if bin < POOLED_FROM => self.found_bins[bin] += 1,
+            _ => {
+                self.found_bins[POOLED_FROM] += 1;
+                self.found_pooled.add(found);
+            }
+        }
         self.length.set(now, found + 1);
     }
 
@@ -68,21 +81,40 @@ impl QueueAccumulator {
         &self.length
     }
 
-    /// Numbers found by arrivals.
-    pub fn found(&self) -> &Tally {
-        &self.found
+    /// Numbers found by arrivals: the tally [`Tally::add_unsigned`] builds
+    /// from them one by one.
+    pub fn found(&self) -> Tally {
+        let (exact, pooled) = self.found_bins.split_at(POOLED_FROM);
+        let count: u64 = exact.iter().sum();
+        let mut found = match (
+            exact.iter().position(|&c| c > 0),
+            exact.iter().rposition(|&c| c > 0),
+        ) {
+            (Some(min), Some(max)) => {
+                let (mut sum, mut sum_sq) = (0u128, 0u128);
+                for (n, &c) in (0u128..).zip(exact) {
+                    sum += n * u128::from(c);
+                    sum_sq += n * n * u128::from(c);
+                }
+                Tally::from_parts(count, sum as i128, sum_sq, min as i64, max as i64)
+            }
+            _ => Tally::new(),
+        };
+        found.merge(&self.found_pooled.tally(pooled[0]));
+        found
     }
 
     /// Forgets the past; observation restarts at `now` with those present.
     pub fn reset(&mut self, now: Nanos) {
         self.length.reset(now);
-        self.found = Tally::new();
         self.found_bins = [0; FOUND_BINS];
+        self.found_pooled = Sums::new();
     }
 
     /// Plain numbers for a report, over the window ending at `until`.
     pub fn report(&self, until: Nanos) -> QueueReport {
-        let arrivals = self.found.count();
+        let found = self.found();
+        let arrivals = found.count();
         let used = self
             .found_bins
             .iter()
@@ -91,7 +123,7 @@ impl QueueAccumulator {
         QueueReport {
             time_mean: self.length.mean(until),
             max: self.length.max(),
-            found: self.found.report(),
+            found: found.report(),
             found_distribution: self.found_bins[..used]
                 .iter()
                 .map(|&c| c as f64 / arrivals as f64)
@@ -142,6 +174,28 @@ mod tests {
         assert_eq!(r.found.mean, 1.0);
         assert_eq!(r.found.max, 2.0);
         assert_eq!(r.found_distribution, vec![0.25, 0.5, 0.25]);
+    }
+
+    /// What arrivals found, kept in bins and pooled sums, is the tally of
+    /// the numbers added one by one, short and long queues alike.
+    #[test]
+    fn found_by_arrivals_is_the_tally_of_each_number_found() {
+        let mut q = QueueAccumulator::new(0);
+        let mut one_by_one = Tally::new();
+        assert_eq!(q.found(), one_by_one);
+        let mut rng = crate::random::Stream::numbered(3);
+        for t in 0..5_000 {
+            // Drifts up past the pooled bin and back down to empty.
+            let arrive = if t < 2_500 { 3 } else { 2 };
+            if q.is_empty() || rng.below(5) < arrive {
+                one_by_one.add_unsigned(q.len());
+                q.arrive(t);
+            } else {
+                q.depart(t);
+            }
+        }
+        assert!(q.length().max() > FOUND_BINS as u64 * 2);
+        assert_eq!(q.found(), one_by_one);
     }
 
     #[test]
