@@ -24,9 +24,9 @@ const POOLED_FROM: usize = FOUND_BINS - 1;
 pub struct QueueAccumulator {
     length: TimeWeighted,
     /// Arrivals by the number they found, the last bin pooling every
-    /// number from `FOUND_BINS - 1` up: with the numbers pooled, kept
-    /// exactly, the tally of what arrivals found, which an arrival thus
-    /// costs one increment while it finds fewer.
+    /// number from `POOLED_FROM` up. With the pooled numbers' sums beside
+    /// it, this is the exact tally of what arrivals found, at one increment
+    /// an arrival while queues stay shorter than the last bin.
     found_bins: [u64; FOUND_BINS],
     /// The numbers the last bin pooled.
     found_pooled: Sums,
