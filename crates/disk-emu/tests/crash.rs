@@ -4,13 +4,16 @@
 //! service, never a flushed one), and each crash model takes exactly what
 //! it allows.
 
+mod support;
+
+use support::{next_outcome, submit_now};
+
 use std::collections::{HashMap, HashSet};
 
 use disk_emu::disk::{DiskModel, Unflushed, WriteBack, preset};
 use disk_emu::faults::{CrashModel, Fate, Fault, FaultInjector};
 use disk_emu::{Device, DiskDevice, Done, Outcome, Stream};
-use sched_core::array::{Copies, Location};
-use sched_core::{Block, Blocks, Cyl, Kind, PolicySpec, Request, RequestId};
+use sched_core::{Kind, PolicySpec, RequestId};
 
 fn cheetah(write_back: WriteBack) -> DiskDevice {
     let mut spec = preset("cheetah9lp").unwrap();
@@ -19,43 +22,19 @@ fn cheetah(write_back: WriteBack) -> DiskDevice {
     DiskDevice::new(model, &PolicySpec::Fcfs, Stream::numbered(1)).unwrap()
 }
 
-fn submit<D: Device>(dev: &mut D, id: u64, kind: Kind, block: u64, blocks: u32) {
-    let now = dev.now();
-    let copies = Copies::everywhere(dev.disks(), Location { block, cylinder: 0 });
-    dev.submit(
-        Request::new(
-            RequestId(id),
-            kind,
-            Block(block),
-            Blocks(blocks),
-            Cyl(0),
-            now,
-        ),
-        &copies,
-        now,
-    )
-    .unwrap();
-}
-
 /// Runs the device to its next completion.
 fn next_done<D: Device>(dev: &mut D) -> Done {
-    loop {
-        if let Some(o) = dev.poll() {
-            match o {
-                Outcome::Completed(done) => return done,
-                other => panic!("{other:?}"),
-            }
-        }
-        let t = dev.next_event_time().expect("a request is in the device");
-        dev.advance(t).unwrap();
+    match next_outcome(dev) {
+        Outcome::Completed(done) => done,
+        other => panic!("{other:?}"),
     }
 }
 
 #[test]
 fn at_queue_depth_two_a_cut_takes_the_acknowledged_write_not_the_one_in_service() {
     let mut dev = FaultInjector::new(cheetah(WriteBack::All));
-    submit(&mut dev, 1, Kind::Write, 100_000, 16);
-    submit(&mut dev, 2, Kind::Write, 300_000, 16);
+    submit_now(&mut dev, 1, Kind::Write, 100_000, 16);
+    submit_now(&mut dev, 2, Kind::Write, 300_000, 16);
     let a = next_done(&mut dev);
     assert_eq!(a.request.id, RequestId(1));
     // The second write is in service: it waits for the first one's media
@@ -72,7 +51,7 @@ fn at_queue_depth_two_a_cut_takes_the_acknowledged_write_not_the_one_in_service(
     // A FUA write is answered at `durable_at`: no sooner than the media
     // write a write-through twin of the drive does for it.
     let mut twin = FaultInjector::new(cheetah(WriteBack::Off));
-    submit(&mut twin, 1, Kind::Write, 100_000, 16);
+    submit_now(&mut twin, 1, Kind::Write, 100_000, 16);
     let t = next_done(&mut twin);
     let media = t.timing.seek + t.timing.rotation + t.timing.transfer;
     assert!(media > 1_000_000, "{:?}", t.timing);
@@ -98,9 +77,9 @@ fn a_write_joining_a_write_back_is_remembered_on_its_own() {
     // Sequential writes arriving back to back join the write-back under
     // way: each keeps its own entry and its own `durable_at`.
     let mut dev = FaultInjector::new(cheetah(WriteBack::All));
-    submit(&mut dev, 1, Kind::Write, 100_000, 8);
+    submit_now(&mut dev, 1, Kind::Write, 100_000, 8);
     let a = next_done(&mut dev);
-    submit(&mut dev, 2, Kind::Write, 100_008, 8);
+    submit_now(&mut dev, 2, Kind::Write, 100_008, 8);
     let b = next_done(&mut dev);
     let held = dev.model(0).unwrap().unflushed(b.timing.finish);
     assert_eq!(held.len(), 2, "{held:?} after {a:?}");
@@ -136,7 +115,7 @@ fn run(model: CrashModel, seed: u64, writes: u64) -> Cut {
         if rng.chance(0.1) {
             block = 200_000 + rng.below(64) * 8;
         }
-        submit(&mut dev, id, Kind::Write, block, 8);
+        submit_now(&mut dev, id, Kind::Write, block, 8);
         block += 8;
         if dev.in_system() >= 2 || id + 1 == writes {
             done_ids.push(next_done(&mut dev).request.id);

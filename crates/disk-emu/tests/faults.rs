@@ -3,12 +3,16 @@
 //! replacements on schedule, power cuts that lose what the write-back cache
 //! held, and the conformance suite passing with faults scheduled.
 
+mod support;
+
+use support::{next_outcome, submit_now};
+
 use disk_emu::conformance::{Options, check};
 use disk_emu::disk::{DiskModel, preset, presets};
 use disk_emu::faults::{Fate, Fault, FaultInjector, RandomFaults, Schedule};
 use disk_emu::{ArrayDevice, ArrayOptions, Device, DiskDevice, Outcome, ResyncRate, Stream};
-use sched_core::array::{Copies, DiskState, Location};
-use sched_core::{Block, Blocks, Cyl, Kind, Nanos, PolicySpec, Request, RequestId};
+use sched_core::array::DiskState;
+use sched_core::{Kind, Nanos, PolicySpec};
 
 fn disk(name: &str) -> DiskDevice {
     let model = DiskModel::from_spec(&preset(name).unwrap()).unwrap();
@@ -35,28 +39,8 @@ fn mirror() -> ArrayDevice {
 
 /// Submits one request at the device's clock and runs it to its outcome.
 fn one<D: Device>(dev: &mut D, id: u64, kind: Kind, block: u64, blocks: u32) -> Outcome {
-    let now = dev.now();
-    let copies = Copies::everywhere(dev.disks(), Location { block, cylinder: 0 });
-    dev.submit(
-        Request::new(
-            RequestId(id),
-            kind,
-            Block(block),
-            Blocks(blocks),
-            Cyl(0),
-            now,
-        ),
-        &copies,
-        now,
-    )
-    .unwrap();
-    loop {
-        if let Some(o) = dev.poll() {
-            return o;
-        }
-        let t = dev.next_event_time().expect("the request is in the device");
-        dev.advance(t).unwrap();
-    }
+    submit_now(dev, id, kind, block, blocks);
+    next_outcome(dev)
 }
 
 #[test]

@@ -2,11 +2,14 @@
 //! seeded rates; decided as requests complete, taken once by the driver,
 //! logged; the same seed and the same requests decide the same faults.
 
+mod support;
+
+use support::{next_outcome, submit_now};
+
 use disk_emu::disk::{DiskModel, preset};
 use disk_emu::faults::{Fault, FaultInjector, Silent, SilentKind, SilentRates};
-use disk_emu::{Device, DiskDevice, Outcome, Stream};
-use sched_core::array::{Copies, Location};
-use sched_core::{Block, Blocks, Cyl, Kind, PolicySpec, Request, RequestId};
+use disk_emu::{DiskDevice, Outcome, Stream};
+use sched_core::{Kind, PolicySpec, RequestId};
 
 fn hp() -> FaultInjector<DiskDevice> {
     let model = DiskModel::from_spec(&preset("hp97560").unwrap()).unwrap();
@@ -14,22 +17,9 @@ fn hp() -> FaultInjector<DiskDevice> {
 }
 
 fn one(dev: &mut FaultInjector<DiskDevice>, id: u64, kind: Kind, block: u64) {
-    let now = dev.now();
-    let copies = Copies::everywhere(1, Location { block, cylinder: 0 });
-    dev.submit(
-        Request::new(RequestId(id), kind, Block(block), Blocks(8), Cyl(0), now),
-        &copies,
-        now,
-    )
-    .unwrap();
-    loop {
-        if let Some(o) = dev.poll() {
-            assert!(matches!(o, Outcome::Completed(_)), "{o:?}");
-            return;
-        }
-        let t = dev.next_event_time().unwrap();
-        dev.advance(t).unwrap();
-    }
+    submit_now(dev, id, kind, block, 8);
+    let o = next_outcome(dev);
+    assert!(matches!(o, Outcome::Completed(_)), "{o:?}");
 }
 
 #[test]
