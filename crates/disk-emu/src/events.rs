@@ -7,9 +7,6 @@
 //! device's next event from the same counter ([`EventQueue::stamp`]) so that
 //! the two order against each other by the same rule.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use sched_core::Nanos;
 
 /// Where an event stands among the events of the same instant: lower ranks
@@ -56,35 +53,25 @@ struct Entry<E> {
     event: E,
 }
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.key == other.key
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<E> Ord for Entry<E> {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.key.cmp(&other.key)
-    }
-}
-
 /// Timed events, earliest first; simultaneous events by rank, then in the
 /// order they were scheduled.
+///
+/// A binary min-heap on the keys, kept here rather than borrowed from
+/// `std::collections::BinaryHeap` so that the common case of a driver with
+/// one event pending (the next arrival of an open stream) costs a push and
+/// a pop of a vector and nothing more. Keys are unique (each has its own
+/// stamp), so the order events come out in does not depend on the heap's
+/// shape.
 #[derive(Debug)]
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Reverse<Entry<E>>>,
+    heap: Vec<Entry<E>>,
     seq: u64,
 }
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
-            heap: BinaryHeap::new(),
+            heap: Vec::new(),
             seq: 0,
         }
     }
@@ -99,6 +86,7 @@ impl<E> EventQueue<E> {
     /// Takes the next stamp, for an event kept outside the queue that must
     /// order against the queue's own (a device's next event in the event
     /// loop).
+    #[inline]
     pub fn stamp(&mut self) -> u64 {
         let seq = self.seq;
         self.seq += 1;
@@ -107,45 +95,93 @@ impl<E> EventQueue<E> {
 
     /// Schedules `event` at `at` among the devices' events
     /// ([`Rank::DEVICES`]); returns its key.
+    #[inline]
     pub fn schedule(&mut self, at: Nanos, event: E) -> EventKey {
         self.schedule_ranked(at, Rank::DEVICES, event)
     }
 
     /// Schedules `event` at `at` with rank `rank`; returns its key.
+    #[inline]
     pub fn schedule_ranked(&mut self, at: Nanos, rank: Rank, event: E) -> EventKey {
         let key = EventKey {
             at,
             rank,
             seq: self.stamp(),
         };
-        self.heap.push(Reverse(Entry { key, event }));
+        self.heap.push(Entry { key, event });
+        self.sift_up(self.heap.len() - 1);
         key
     }
 
+    /// Moves the entry at `i` up to its place.
+    #[inline]
+    fn sift_up(&mut self, mut i: usize) {
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if self.heap[parent].key <= self.heap[i].key {
+                break;
+            }
+            self.heap.swap(parent, i);
+            i = parent;
+        }
+    }
+
+    /// Moves the entry at the root down to its place.
+    fn sift_down(&mut self) {
+        let n = self.heap.len();
+        let mut i = 0;
+        loop {
+            let left = 2 * i + 1;
+            if left >= n {
+                return;
+            }
+            let right = left + 1;
+            let child = if right < n && self.heap[right].key < self.heap[left].key {
+                right
+            } else {
+                left
+            };
+            if self.heap[i].key <= self.heap[child].key {
+                return;
+            }
+            self.heap.swap(i, child);
+            i = child;
+        }
+    }
+
     /// The key of the earliest event.
+    #[inline]
     pub fn peek_key(&self) -> Option<EventKey> {
-        self.heap.peek().map(|Reverse(e)| e.key)
+        self.heap.first().map(|e| e.key)
     }
 
     /// The earliest event, without taking it.
     pub fn peek(&self) -> Option<(Nanos, &E)> {
-        self.heap.peek().map(|Reverse(e)| (e.key.at, &e.event))
+        self.heap.first().map(|e| (e.key.at, &e.event))
     }
 
     /// The time of the earliest event.
     pub fn peek_time(&self) -> Option<Nanos> {
-        self.heap.peek().map(|Reverse(e)| e.key.at)
+        self.heap.first().map(|e| e.key.at)
     }
 
     /// Drops the earliest event (one that has become meaningless).
     pub fn discard_first(&mut self) {
-        self.heap.pop();
+        self.pop();
     }
 
     /// Takes the earliest event.
+    #[inline]
     pub fn pop(&mut self) -> Option<(Nanos, E)> {
-        let Reverse(e) = self.heap.pop()?;
-        Some((e.key.at, e.event))
+        let last = self.heap.pop()?;
+        let first = if self.heap.is_empty() {
+            last
+        } else {
+            let first = std::mem::replace(&mut self.heap[0], last);
+            self.sift_down();
+            first
+        };
+        Some((first.key.at, first.event))
     }
 
     /// Events pending.
@@ -193,5 +229,30 @@ mod tests {
         let outside = q.stamp();
         let later = q.schedule(5, ());
         assert!(first.seq < outside && outside < later.seq);
+    }
+
+    /// Scheduling and taking interleaved at random, the queue hands events
+    /// out in key order: the order a sorted list of the pending keys gives.
+    #[test]
+    fn interleaved_schedules_and_pops_come_out_in_key_order() {
+        let mut rng = crate::random::Stream::numbered(11);
+        let mut q = EventQueue::new();
+        let mut pending: Vec<(EventKey, u32)> = Vec::new();
+        let mut taken = 0;
+        for n in 0..20_000u32 {
+            if pending.is_empty() || rng.below(5) < 3 {
+                let rank = Rank(rng.below(3) as u8);
+                let key = q.schedule_ranked(rng.below(50), rank, n);
+                pending.push((key, n));
+            } else {
+                pending.sort_unstable();
+                let (key, n) = pending.remove(0);
+                assert_eq!(q.peek_key(), Some(key));
+                assert_eq!(q.pop(), Some((key.at, n)));
+                taken += 1;
+            }
+            assert_eq!(q.len(), pending.len());
+        }
+        assert!(taken > 5_000 && q.len() > 100, "{taken} {}", q.len());
     }
 }

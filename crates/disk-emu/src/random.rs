@@ -51,21 +51,25 @@ impl Stream {
     }
 
     /// A uniform 64-bit word.
+    #[inline]
     pub fn next_u64(&mut self) -> u64 {
         self.rng.random::<u64>()
     }
 
     /// Uniform on [0, 1).
+    #[inline]
     pub fn uniform(&mut self) -> f64 {
         self.rng.random::<f64>()
     }
 
     /// Uniform integer in `0..n` (`n > 0`).
+    #[inline]
     pub fn below(&mut self, n: u64) -> u64 {
         self.rng.random_range(0..n)
     }
 
     /// True with probability `p`.
+    #[inline]
     pub fn chance(&mut self, p: f64) -> bool {
         self.uniform() < p
     }
@@ -76,6 +80,7 @@ impl Stream {
     }
 
     /// A duration from `distribution` (built once for many draws).
+    #[inline]
     pub fn draw(&mut self, distribution: &Exponential) -> Nanos {
         match &distribution.0 {
             Some(exp) => (exp.sample(&mut self.rng) + 0.5) as Nanos,

@@ -226,6 +226,7 @@ impl ArrivalProcess {
 
     /// After client `client` issued request `id` at `now`: the open
     /// stream's next arrival (a closed client waits for its request).
+    #[inline(always)]
     pub fn after_arrival(&mut self, id: RequestId, client: u16, now: Nanos) -> Option<Nanos> {
         match self.kind {
             ArrivalKind::Open { gap } => Some(now + self.stream.draw(&gap)),
@@ -238,6 +239,7 @@ impl ArrivalProcess {
 
     /// After request `id` left the device at `now` (completed, or dropped):
     /// its closed client's next arrival, and the client.
+    #[inline(always)]
     pub fn after_completion(&mut self, id: RequestId, now: Nanos) -> Option<(Nanos, u16)> {
         match self.kind {
             ArrivalKind::Open { .. } => None,
@@ -264,6 +266,7 @@ pub struct Draw {
 
 impl Draw {
     /// The request `id` arriving at `now` (cylinder 0: the device fills it in).
+    #[inline]
     pub fn request(&self, id: RequestId, now: Nanos) -> Request {
         let mut req = Request::new(
             id,
@@ -347,6 +350,7 @@ impl Generator {
     }
 
     /// The next request's content, arriving at `now`.
+    #[inline(always)]
     pub fn draw(&mut self, now: Nanos) -> Draw {
         let blocks = self.mix.blocks as u64;
         let sequential = match self.mix.addressing {
