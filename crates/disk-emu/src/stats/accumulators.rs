@@ -5,7 +5,6 @@ use serde::{Deserialize, Serialize};
 
 use super::moments::MomentsReport;
 use super::tally::{Sums, Tally};
-use super::time_weighted::TimeWeighted;
 
 /// Arrivals that found this many or more present share the last entry of the
 /// found-by-arrivals distribution.
@@ -20,9 +19,30 @@ const POOLED_FROM: usize = FOUND_BINS - 1;
 /// The two views differ in general (they agree for Poisson arrivals, by
 /// PASTA), and queueing papers use both: the time average enters Little's
 /// law, the arrival view determines what an arriving request waits behind.
+///
+/// The time integral of the length is not accrued at every change: each
+/// member present counts from its entry (its arrival, or the window's
+/// start for one already there) to its departure or the end of the window,
+/// so the integral is Σ departures + n·end − Σ entries, with n the number
+/// present at the end. Two exact sums of times replace a multiplication
+/// and an addition of the area at every change, and the integral is the
+/// same integer (times must not go backwards: [`DiskStats`] hands its own
+/// clock, never earlier than an event already seen).
+///
+/// [`DiskStats`]: super::DiskStats
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct QueueAccumulator {
-    length: TimeWeighted,
+    /// Number present now.
+    len: u64,
+    /// Largest number present since the window opened.
+    max: u64,
+    /// When the window opened.
+    start: Nanos,
+    /// Σ of the members' entry times (the window's start for those present
+    /// when it opened).
+    entered: u128,
+    /// Σ of the departure times in the window.
+    left: u128,
     /// Arrivals by the number they found, the last bin pooling every
     /// number from `POOLED_FROM` up. With the pooled numbers' sums beside
     /// it, this is the exact tally of what arrivals found, at one increment
@@ -36,17 +56,21 @@ impl QueueAccumulator {
     /// An empty queue observed from `start`.
     pub const fn new(start: Nanos) -> Self {
         QueueAccumulator {
-            length: TimeWeighted::new(start, 0),
+            len: 0,
+            max: 0,
+            start,
+            entered: 0,
+            left: 0,
             found_bins: [0; FOUND_BINS],
             found_pooled: Sums::new(),
         }
     }
 
     /// A request joins at `now`; what it found (not counting itself) is
-    /// recorded first.
+    /// recorded first. Times must not go backwards.
     #[inline]
     pub fn arrive(&mut self, now: Nanos) {
-        let found = self.length.value();
+        let found = self.len;
         match usize::try_from(found) {
             Ok(bin) if bin < POOLED_FROM => self.found_bins[bin] += 1,
             _ => {
@@ -54,21 +78,25 @@ impl QueueAccumulator {
                 self.found_pooled.add(found);
             }
         }
-        self.length.set(now, found + 1);
+        self.len = found + 1;
+        self.max = self.max.max(self.len);
+        self.entered += u128::from(now);
     }
 
     /// A request leaves at `now`. Leaving an empty queue is a driver bug; it
     /// is caught in debug builds and ignored otherwise.
     #[inline]
     pub fn depart(&mut self, now: Nanos) {
-        let len = self.length.value();
-        debug_assert!(len > 0, "departure from an empty queue at {now}");
-        self.length.set(now, len.saturating_sub(1));
+        debug_assert!(self.len > 0, "departure from an empty queue at {now}");
+        if self.len > 0 {
+            self.len -= 1;
+            self.left += u128::from(now);
+        }
     }
 
     /// Number present now.
     pub fn len(&self) -> u64 {
-        self.length.value()
+        self.len
     }
 
     /// Whether nobody is present.
@@ -76,9 +104,26 @@ impl QueueAccumulator {
         self.len() == 0
     }
 
-    /// The length over time.
-    pub fn length(&self) -> &TimeWeighted {
-        &self.length
+    /// The largest number present at any instant of the window (including
+    /// the number present when it opened).
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+
+    /// ∫ length dt from the window's start to `until` (no earlier than the
+    /// last change), in requests × nanoseconds.
+    pub fn integral(&self, until: Nanos) -> u128 {
+        (self.left + u128::from(self.len) * u128::from(until)).saturating_sub(self.entered)
+    }
+
+    /// Time-average length from the window's start to `until` (no earlier
+    /// than the last change). Over an empty window it is the current
+    /// length, the limit of the average as the window shrinks.
+    pub fn time_mean(&self, until: Nanos) -> f64 {
+        if until <= self.start {
+            return self.len as f64;
+        }
+        self.integral(until) as f64 / (until - self.start) as f64
     }
 
     /// Numbers found by arrivals: the tally [`Tally::add_unsigned`] builds
@@ -104,14 +149,20 @@ impl QueueAccumulator {
         found
     }
 
-    /// Forgets the past; observation restarts at `now` with those present.
+    /// Forgets the past; observation restarts at `now` (no earlier than the
+    /// last change) with those present, who count from `now`.
     pub fn reset(&mut self, now: Nanos) {
-        self.length.reset(now);
-        self.found_bins = [0; FOUND_BINS];
-        self.found_pooled = Sums::new();
+        *self = QueueAccumulator {
+            len: self.len,
+            max: self.len,
+            start: now,
+            entered: u128::from(self.len) * u128::from(now),
+            ..QueueAccumulator::new(now)
+        };
     }
 
-    /// Plain numbers for a report, over the window ending at `until`.
+    /// Plain numbers for a report, over the window ending at `until` (no
+    /// earlier than the last change).
     pub fn report(&self, until: Nanos) -> QueueReport {
         let found = self.found();
         let arrivals = found.count();
@@ -121,8 +172,8 @@ impl QueueAccumulator {
             .rposition(|&c| c > 0)
             .map_or(0, |i| i + 1);
         QueueReport {
-            time_mean: self.length.mean(until),
-            max: self.length.max(),
+            time_mean: self.time_mean(until),
+            max: self.max,
             found: found.report(),
             found_distribution: self.found_bins[..used]
                 .iter()
@@ -151,6 +202,7 @@ pub struct QueueReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::TimeWeighted;
 
     #[test]
     fn queue_time_average_and_arrival_view() {
@@ -194,8 +246,36 @@ mod tests {
                 q.depart(t);
             }
         }
-        assert!(q.length().max() > FOUND_BINS as u64 * 2);
+        assert!(q.max() > FOUND_BINS as u64 * 2);
         assert_eq!(q.found(), one_by_one);
+    }
+
+    /// The integral from the sums of entry and departure times is the area
+    /// a time-weighted signal accrues change by change, across resets.
+    #[test]
+    fn integral_from_entries_and_departures_is_the_accrued_area() {
+        let mut rng = crate::random::Stream::numbered(5);
+        let mut q = QueueAccumulator::new(100);
+        let mut area = TimeWeighted::new(100, 0);
+        let mut now = 100;
+        for step in 0..20_000 {
+            now += rng.below(3) * rng.below(1_000);
+            if q.is_empty() || rng.below(2) == 0 {
+                q.arrive(now);
+            } else {
+                q.depart(now);
+            }
+            area.set(now, q.len());
+            if step % 5_000 == 4_999 {
+                q.reset(now);
+                area.reset(now);
+            }
+            let until = now + rng.below(100);
+            assert_eq!(q.integral(until), area.integral(until));
+            assert_eq!(q.time_mean(until).to_bits(), area.mean(until).to_bits());
+            assert_eq!(q.max(), area.max());
+        }
+        assert!(q.max() > 10);
     }
 
     #[test]

@@ -8,7 +8,6 @@ use super::class_stats::{ClassReport, ClassStats};
 use super::histogram::{Distribution, DistributionReport};
 use super::moments::MomentsReport;
 use super::tally::{Sums, Tally};
-use super::time_weighted::TimeWeighted;
 use crate::disk::ServiceBreakdown;
 
 /// When the start-up transient ends and measurement begins.
@@ -78,9 +77,12 @@ pub struct DiskStats {
     queue: QueueAccumulator,
     /// Requests waiting or in service.
     system: QueueAccumulator,
-    /// 1 while serving, 0 while idle.
-    busy: TimeWeighted,
-    /// Start of the idle period under way, if idle.
+    /// Time served in the busy periods that ended in the window.
+    busy_ns: Nanos,
+    /// Start of the busy period under way (the window's start for one
+    /// under way when it opened), if busy.
+    busy_since: Nanos,
+    /// Start of the idle period under way, if idle (busy otherwise).
     idle_since: Option<Nanos>,
     idle_periods: Tally,
     classes: ClassStats,
@@ -106,7 +108,8 @@ impl DiskStats {
             seek_distance: Sums::new(),
             queue: QueueAccumulator::new(start),
             system: QueueAccumulator::new(start),
-            busy: TimeWeighted::new(start, 0),
+            busy_ns: 0,
+            busy_since: start,
             idle_since: Some(start),
             idle_periods: Tally::new(),
             classes: ClassStats::new(),
@@ -130,13 +133,16 @@ impl DiskStats {
     /// Applies a time-based warm-up cut that `now` has reached, then notes
     /// the event time. Events before the cut all happened earlier (time order),
     /// so cutting at the exact instant is exact: nothing changes between the
-    /// previous event and the cut.
+    /// previous event and the cut. Returns the time the queue lengths and
+    /// the busy state change at: `now`, or the latest event already seen if
+    /// that is later (so that their integrals never see time run back).
     #[inline]
-    fn observe(&mut self, now: Nanos) {
+    fn observe(&mut self, now: Nanos) -> Nanos {
         if !self.warm_up_done {
             self.cut_if_due(now);
         }
         self.last_event = self.last_event.max(now);
+        self.last_event
     }
 
     /// The time-based warm-up cut, if `now` has reached it (out of line:
@@ -170,9 +176,11 @@ impl DiskStats {
         self.seek_distance = Sums::new();
         self.queue.reset(now);
         self.system.reset(now);
-        self.busy.reset(now);
+        self.busy_ns = 0;
         if self.idle_since.is_some() {
             self.idle_since = Some(now);
+        } else {
+            self.busy_since = now;
         }
         self.idle_periods = Tally::new();
         self.classes.reset();
@@ -181,24 +189,24 @@ impl DiskStats {
     /// A request joins the disk's queue at `now`.
     #[inline]
     pub fn arrive(&mut self, now: Nanos) {
-        self.observe(now);
+        let at = self.observe(now);
         self.arrivals += 1;
-        self.queue.arrive(now);
-        self.system.arrive(now);
+        self.queue.arrive(at);
+        self.system.arrive(at);
     }
 
     /// The disk starts serving a queued request at `now`.
     #[inline]
     pub fn start(&mut self, now: Nanos) {
-        self.observe(now);
-        self.queue.depart(now);
-        self.busy.set(now, 1);
-        // A completion followed by a start at the same instant leaves the disk
-        // idle for no time at all: that is not an idle period.
-        if let Some(since) = self.idle_since.take()
-            && now > since
-        {
-            self.idle_periods.add_unsigned(now - since);
+        let at = self.observe(now);
+        self.queue.depart(at);
+        if let Some(since) = self.idle_since.take() {
+            self.busy_since = at;
+            // A completion followed by a start at the same instant leaves
+            // the disk idle for no time at all: that is not an idle period.
+            if now > since {
+                self.idle_periods.add_unsigned(now - since);
+            }
         }
     }
 
@@ -206,9 +214,9 @@ impl DiskStats {
     #[inline]
     pub fn complete(&mut self, done: Completion) {
         let now = done.finish;
-        self.observe(now);
-        self.system.depart(now);
-        self.end_service(now);
+        let at = self.observe(now);
+        self.system.depart(at);
+        self.end_service(at);
         let response = now.saturating_sub(done.arrival);
         let waiting = done.start.saturating_sub(done.arrival);
         self.classes.complete_sharing(
@@ -239,9 +247,9 @@ impl DiskStats {
 
     /// A queued request leaves at `now` without being served (cancelled).
     pub fn withdraw(&mut self, now: Nanos) {
-        self.observe(now);
-        self.queue.depart(now);
-        self.system.depart(now);
+        let at = self.observe(now);
+        self.queue.depart(at);
+        self.system.depart(at);
     }
 
     /// A queued request of `class` leaves at `now` unserved because its
@@ -254,17 +262,29 @@ impl DiskStats {
     /// The request in service is cancelled at `now`: the disk was busy until
     /// then, but nothing completed.
     pub fn abort(&mut self, now: Nanos) {
-        self.observe(now);
-        self.system.depart(now);
-        self.end_service(now);
+        let at = self.observe(now);
+        self.system.depart(at);
+        self.end_service(at);
     }
 
-    /// Marks the disk idle if nothing is left in service.
+    /// Marks the disk idle if nothing is left in service, ending the busy
+    /// period under way.
     #[inline]
-    fn end_service(&mut self, now: Nanos) {
+    fn end_service(&mut self, at: Nanos) {
         if self.in_service() == 0 {
-            self.busy.set(now, 0);
-            self.idle_since = Some(now);
+            if self.idle_since.is_none() {
+                self.busy_ns += at - self.busy_since;
+            }
+            self.idle_since = Some(at);
+        }
+    }
+
+    /// Time served in the window up to `end` (no earlier than the last
+    /// event).
+    fn busy_until(&self, end: Nanos) -> Nanos {
+        match self.idle_since {
+            Some(_) => self.busy_ns,
+            None => self.busy_ns + (end - self.busy_since),
         }
     }
 
@@ -307,8 +327,7 @@ impl DiskStats {
         self.observe(end);
         let end = self.last_event;
         let elapsed = end - self.window_start;
-        // The busy flag is 0 or 1, so its integral is at most `elapsed`.
-        let busy_ns = self.busy.integral(end) as Nanos;
+        let busy_ns = self.busy_until(end);
         let per_elapsed = |x: f64| {
             if elapsed == 0 {
                 f64::NAN
