@@ -26,6 +26,22 @@ struct InService {
     breakdown: ServiceBreakdown,
 }
 
+/// The outcome of a service that ended.
+#[inline]
+fn completed(done: &InService) -> Outcome {
+    Outcome::Completed(Done {
+        request: done.req,
+        timing: Timing::new(
+            done.req.arrival,
+            done.start,
+            &done.breakdown,
+            done.finish,
+            0,
+        ),
+        first_start: done.start,
+    })
+}
+
 /// One emulated disk: its mechanics ([`DiskModel`]), a single-disk policy's
 /// queue, and its statistics ([`DiskStats`]); a [`Device`] of one disk.
 ///
@@ -85,6 +101,11 @@ pub struct DiskDevice<S = AnyScheduler<Boxed<QUEUE_CAPACITY>>> {
     service: Stream,
     clock: Nanos,
     in_service: Option<InService>,
+    /// The service that ended last, until [`poll`](Device::poll) hands it
+    /// out: a completion found the outbox empty, so it goes first, and it
+    /// waits here, as it was served, rather than going through the outbox
+    /// as an [`Outcome`] (one copy of a request's record, not three).
+    ended: Option<InService>,
     /// When a policy holding work back releases it (idle disk only).
     wake_at: Option<Nanos>,
     failed: bool,
@@ -117,6 +138,7 @@ impl<S: Scheduler> DiskDevice<S> {
             service,
             clock: 0,
             in_service: None,
+            ended: None,
             wake_at: None,
             failed: false,
             stats: Box::new(DiskStats::new(0)),
@@ -147,12 +169,12 @@ impl<S: Scheduler> DiskDevice<S> {
             class: done.req.class,
             deadline: done.req.deadline,
         });
-        self.outbox.push_back(Outcome::Completed(Done {
-            request: done.req,
-            timing: Timing::new(done.req.arrival, done.start, &done.breakdown, now, 0),
-            first_start: done.start,
-        }));
-        self.in_service = None;
+        if self.ended.is_none() && self.outbox.is_empty() {
+            self.ended = self.in_service.take();
+        } else {
+            self.outbox.push_back(completed(done));
+            self.in_service = None;
+        }
     }
 
     /// Starts the policy's next request, if any; otherwise notes when a
@@ -345,7 +367,14 @@ impl<S: Scheduler> Device for DiskDevice<S> {
 
     #[inline]
     fn poll(&mut self) -> Option<Outcome> {
-        self.outbox.pop_front()
+        match &self.ended {
+            Some(done) => {
+                let outcome = completed(done);
+                self.ended = None;
+                Some(outcome)
+            }
+            None => self.outbox.pop_front(),
+        }
     }
 
     #[inline]
