@@ -101,7 +101,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedules `event` at `at` with rank `rank`; returns its key.
-    #[inline]
+    #[inline(always)]
     pub fn schedule_ranked(&mut self, at: Nanos, rank: Rank, event: E) -> EventKey {
         let key = EventKey {
             at,
@@ -126,7 +126,9 @@ impl<E> EventQueue<E> {
         }
     }
 
-    /// Moves the entry at the root down to its place.
+    /// Moves the entry at the root down to its place (out of line: a
+    /// queue of one event never calls it).
+    #[inline(never)]
     fn sift_down(&mut self) {
         let n = self.heap.len();
         let mut i = 0;
@@ -171,7 +173,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Takes the earliest event.
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(Nanos, E)> {
         let last = self.heap.pop()?;
         let first = if self.heap.is_empty() {

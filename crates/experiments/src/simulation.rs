@@ -205,6 +205,7 @@ impl<D: Device, E> Simulation<D, E> {
 
     /// Schedules one of the driver's events among the devices' events of
     /// the same instant ([`Rank::DEVICES`]).
+    #[inline]
     pub fn schedule(&mut self, at: Nanos, event: E) {
         self.events.schedule(at, event);
     }
