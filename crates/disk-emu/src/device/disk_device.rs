@@ -106,8 +106,11 @@ pub struct DiskDevice<S = AnyScheduler<Boxed<QUEUE_CAPACITY>>> {
     /// waits here, as it was served, rather than going through the outbox
     /// as an [`Outcome`] (one copy of a request's record, not three).
     ended: Option<InService>,
-    /// When a policy holding work back releases it (idle disk only).
-    wake_at: Option<Nanos>,
+    /// When the device next acts on its own: the end of the service under
+    /// way, or, on an idle disk, when a policy holding work back releases
+    /// it. Kept as it changes, since the event loop asks for it several
+    /// times a request.
+    next_event: Option<Nanos>,
     failed: bool,
     stats: Box<DiskStats>,
     outbox: VecDeque<Outcome>,
@@ -139,7 +142,7 @@ impl<S: Scheduler> DiskDevice<S> {
             clock: 0,
             in_service: None,
             ended: None,
-            wake_at: None,
+            next_event: None,
             failed: false,
             stats: Box::new(DiskStats::new(0)),
             outbox: VecDeque::with_capacity(8),
@@ -175,6 +178,7 @@ impl<S: Scheduler> DiskDevice<S> {
             self.outbox.push_back(completed(done));
             self.in_service = None;
         }
+        self.next_event = None;
     }
 
     /// Starts the policy's next request, if any; otherwise notes when a
@@ -185,18 +189,19 @@ impl<S: Scheduler> DiskDevice<S> {
             self.outbox.push_back(Outcome::Expired(r));
         }
         let Some(d) = self.queue.next(self.model.head(), now, &self.model) else {
-            self.wake_at = self.queue.next_eligible_at(now);
+            self.next_event = self.queue.next_eligible_at(now);
             return;
         };
         let breakdown = self
             .model
             .serve(&d.request, d.travel, now, &mut self.service);
         self.stats.start(now);
-        self.wake_at = None;
+        let finish = now.saturating_add(breakdown.total());
+        self.next_event = Some(finish);
         self.in_service = Some(InService {
             req: d.request,
             start: now,
-            finish: now.saturating_add(breakdown.total()),
+            finish,
             breakdown,
         });
     }
@@ -312,7 +317,7 @@ impl<S: Scheduler> Device for DiskDevice<S> {
             if self.in_service.is_some() {
                 self.complete();
             } else {
-                self.wake_at = None;
+                self.next_event = None;
             }
             self.dispatch(t);
         }
@@ -330,7 +335,7 @@ impl<S: Scheduler> Device for DiskDevice<S> {
             });
         }
         self.failed = true;
-        self.wake_at = None;
+        self.next_event = None;
         let now = self.clock;
         if let Some(s) = self.in_service.take() {
             self.stats.abort(now);
@@ -379,10 +384,7 @@ impl<S: Scheduler> Device for DiskDevice<S> {
 
     #[inline]
     fn next_event_time(&self) -> Option<Nanos> {
-        match &self.in_service {
-            Some(s) => Some(s.finish),
-            None => self.wake_at,
-        }
+        self.next_event
     }
 
     fn now(&self) -> Nanos {
