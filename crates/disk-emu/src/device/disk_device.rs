@@ -157,8 +157,9 @@ impl<S: Scheduler> DiskDevice<S> {
         self
     }
 
-    /// Ends the service under way. (It is read in place and then cleared,
-    /// rather than taken out, so that no copy of it is made per request.)
+    /// Ends the service under way: the statistics take its record, then
+    /// it waits for `poll` in `ended` (or, behind outcomes not yet polled,
+    /// goes to the outbox).
     fn complete(&mut self) {
         let Some(done) = &self.in_service else {
             return;
