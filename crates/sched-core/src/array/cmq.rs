@@ -107,9 +107,14 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
     ) -> Result<Option<Start>, PollError> {
         let now = view.now;
         for d in ledger.idle().iter() {
-            // Lagging writes first: their update is already under way.
-            if let Some(mut dispatch) =
-                self.aux.queues_mut()[d].next(view.heads[d], now, view.estimators[d])
+            // Lagging writes first: their update is already under way. A
+            // disk the ledger shows with nothing queued has an empty
+            // auxiliary queue, which is not asked (as DMQ asks no empty
+            // queue): an empty cylinder-ordered queue searches its whole
+            // index before it answers `None`.
+            if !ledger.unqueued().contains(d)
+                && let Some(mut dispatch) =
+                    self.aux.queues_mut()[d].next(view.heads[d], now, view.estimators[d])
             {
                 let id = dispatch.request.id;
                 let mut s = ledger
