@@ -655,7 +655,7 @@ impl<S: Storage> Ledger<S> {
     }
 
     /// Frees slot `s`.
-    #[inline]
+    #[inline(always)]
     fn free(&mut self, s: Slot) {
         let id_of = &self.id_of;
         self.ids.remove(s, id_of[s as usize], |t| id_of[t as usize]);
@@ -936,7 +936,7 @@ impl<S: Storage> Ledger<S> {
     /// service are aborted and reported. A write is acknowledged when the
     /// [`Ack`] rule is met and settles when every target is written. The
     /// caller retires the slot once it has withdrawn any queued copies.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn complete_op(
         &mut self,
         disk: usize,
