@@ -338,7 +338,7 @@ pub(crate) fn earlier_overlapping_writes_first<S: Storage>(
 ///
 /// # Errors
 /// The first queue's refusal ([`EnqueueError::QueueFull`] and the like).
-#[inline]
+#[inline(always)]
 pub(crate) fn enqueue_on_each<S: Storage>(
     ledger: &mut Ledger<S>,
     queues: &mut [impl Scheduler],

@@ -268,6 +268,9 @@ pub(crate) struct Ledger<S: Storage> {
     resyncing: DiskSet,
     copying: DiskSet,
     disks: usize,
+    /// Every disk, `0..disks`: kept, not worked out again at each of the
+    /// tests of a decision that start from it (live, idle, unqueued disks).
+    all: DiskSet,
     ack: Ack,
     state: [DiskState; MAX_DISKS],
     /// Disks serving an operation, and disks not [`DiskState::Online`]:
@@ -307,6 +310,7 @@ impl<S: Storage> Ledger<S> {
             resyncing: DiskSet::EMPTY,
             copying: DiskSet::EMPTY,
             disks,
+            all: DiskSet::all(disks),
             ack: Ack::All,
             state: [DiskState::Online; MAX_DISKS],
             busy: DiskSet::EMPTY,
@@ -343,8 +347,9 @@ impl<S: Storage> Ledger<S> {
         self.disks
     }
 
+    #[inline]
     pub(crate) fn all(&self) -> DiskSet {
-        DiskSet::all(self.disks)
+        self.all
     }
 
     pub(crate) fn set_ack(&mut self, ack: Ack) -> Result<(), BuildError> {
