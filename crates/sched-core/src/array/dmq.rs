@@ -15,7 +15,7 @@
 
 use super::bookkeeping::{Array, Queues, earlier_overlapping_writes_first, enqueue_on_each};
 use super::copies::{Copies, DiskSet, MAX_DISKS};
-use super::ledger::{DiskLoad, Ledger, at_copy};
+use super::ledger::{DiskLoad, Ledger, Timing, at_copy};
 use super::{ArrayView, DiskQueues, Start, check_queue_capacity, nearest};
 use core::fmt;
 
@@ -369,7 +369,7 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
         if disks.is_empty() {
             return Err(EnqueueError::NoRoute(req.id));
         }
-        let s = ledger.admit(req, copies, targets, view)?;
+        let s = ledger.admit(req, copies, targets, view, Timing::Estimated)?;
         if let Err(e) = enqueue_on_each(ledger, self.queues.queues_mut(), s, req, copies, disks) {
             ledger.withdraw(s);
             return Err(e);

@@ -22,7 +22,7 @@
 
 use super::bookkeeping::{Array, Queues, enqueue_on_each};
 use super::copies::{Copies, DiskSet};
-use super::ledger::{Ledger, at_copy};
+use super::ledger::{Ledger, Timing, at_copy};
 use super::{ArrayView, DiskQueues, Start, check_queue_capacity};
 
 use crate::error::{BuildError, CancelError, EnqueueError, PollError};
@@ -246,7 +246,7 @@ impl<F: DiskQueues, B: DiskQueues, S: Storage> Queues<S> for EwQueues<F, B> {
             let disks = self.route_read(ledger, req, copies, eligible, view);
             (disks, DiskSet::EMPTY, false)
         };
-        let s = ledger.admit(req, copies, targets, view)?;
+        let s = ledger.admit(req, copies, targets, view, Timing::Untimed)?;
         if let Err(e) = self.enqueue_ops(ledger, s, req, copies, disks, delayed) {
             ledger.withdraw(s);
             return Err(e);
