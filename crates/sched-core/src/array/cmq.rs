@@ -110,8 +110,9 @@ impl<C: Scheduler, A: DiskQueues, S: Storage> Queues<S> for CmqQueues<C, A> {
             // Lagging writes first: their update is already under way. A
             // disk the ledger shows with nothing queued has an empty
             // auxiliary queue, which is not asked (as DMQ asks no empty
-            // queue): an empty cylinder-ordered queue searches its whole
-            // index before it answers `None`.
+            // queue): an empty SSTF queue searches its cylinder index up
+            // and down from the arm before it answers `None`, about 160
+            // instructions a call.
             if !ledger.unqueued().contains(d)
                 && let Some(dispatch) =
                     self.aux.queues_mut()[d].next(view.heads[d], now, view.estimators[d])
