@@ -43,7 +43,7 @@ pub(crate) trait Queues<S: Storage> {
     fn submit(
         &mut self,
         ledger: &mut Ledger<S>,
-        req: Request,
+        req: &Request,
         copies: &Copies,
         view: &ArrayView<'_>,
     ) -> Result<(), EnqueueError>;
@@ -136,7 +136,7 @@ fn resync_work<S: Storage>(
     view: &ArrayView<'_>,
 ) -> Option<Start> {
     while let Some((req, copies)) = ledger.release_held() {
-        if queues.submit(ledger, req, &copies, view).is_err() {
+        if queues.submit(ledger, &req, &copies, view).is_err() {
             ledger.fail_released(&req, &copies, view);
         }
     }
@@ -166,7 +166,7 @@ impl<Q: Queues<S>, S: Storage> ArrayPolicy for Array<Q, S> {
         if self.ledger.must_hold(&req, copies) {
             return self.ledger.hold(&req, copies, view);
         }
-        self.queues.submit(&mut self.ledger, req, copies, view)
+        self.queues.submit(&mut self.ledger, &req, copies, view)
     }
 
     #[inline]
@@ -277,11 +277,12 @@ impl<Q: Queues<S>, S: Storage> ArrayPolicy for Array<Q, S> {
 /// `*s` while a write submitted earlier that overlaps it is still to be
 /// written on `d`, the earlier one starts instead (reached by a direct seek)
 /// and `*s` goes back to wait; repeated until nothing earlier overlaps.
-/// Leaves in `*s` and `*dispatch` the slot and operation to start, or
-/// returns `false` (with the write back in the queue) when the earlier
-/// write is not in this queue yet, so `d` must wait. Called only for a
-/// write that overlapped a write in flight when it was admitted
-/// ([`Ledger::overlapped_earlier`]): rarely.
+/// Returns the slot and operation to start, or `None` (with the write back
+/// in the queue) when the earlier write is not in this queue yet, so `d`
+/// must wait. Called only for a write that overlapped a write in flight
+/// when it was admitted ([`Ledger::overlapped_earlier`]): rarely. (Taking
+/// and returning them by value, not through references, lets the common
+/// path that never calls it keep the dispatch out of memory.)
 ///
 /// A discipline that orders by position (C-LOOK, SSTF) could otherwise
 /// write two overlapping writes in one order on one disk and in the other
@@ -298,11 +299,11 @@ pub(crate) fn earlier_overlapping_writes_first<S: Storage>(
     ledger: &Ledger<S>,
     queue: &mut impl Scheduler,
     d: usize,
-    s: &mut Slot,
-    dispatch: &mut Dispatch,
-) -> Result<bool, PollError> {
-    while ledger.is_write(*s)
-        && let Some(earlier) = ledger.older_write_due_on(*s, d)
+    mut s: Slot,
+    mut dispatch: Dispatch,
+) -> Result<Option<(Slot, Dispatch)>, PollError> {
+    while ledger.is_write(s)
+        && let Some(earlier) = ledger.older_write_due_on(s, d)
     {
         let later = dispatch.request;
         let waiting = ledger.queued(earlier).contains(d);
@@ -321,12 +322,12 @@ pub(crate) fn earlier_overlapping_writes_first<S: Storage>(
             id: later.id,
         })?;
         let Some(op) = op else {
-            return Ok(false);
+            return Ok(None);
         };
-        *dispatch = Dispatch::direct(op);
-        *s = earlier;
+        dispatch = Dispatch::direct(op);
+        s = earlier;
     }
-    Ok(true)
+    Ok(Some((s, dispatch)))
 }
 
 /// Queues an operation of `s` on each disk of `disks`, at that disk's copy,
@@ -337,7 +338,7 @@ pub(crate) fn earlier_overlapping_writes_first<S: Storage>(
 ///
 /// # Errors
 /// The first queue's refusal ([`EnqueueError::QueueFull`] and the like).
-#[inline]
+#[inline(always)]
 pub(crate) fn enqueue_on_each<S: Storage>(
     ledger: &mut Ledger<S>,
     queues: &mut [impl Scheduler],

@@ -15,7 +15,7 @@
 
 use super::bookkeeping::{Array, Queues, earlier_overlapping_writes_first, enqueue_on_each};
 use super::copies::{Copies, DiskSet, MAX_DISKS};
-use super::ledger::{DiskLoad, Ledger, at_copy};
+use super::ledger::{DiskLoad, Ledger, Timing, at_copy};
 use super::{ArrayView, DiskQueues, Start, check_queue_capacity, nearest};
 use core::fmt;
 
@@ -336,7 +336,7 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
     fn submit(
         &mut self,
         ledger: &mut Ledger<S>,
-        req: Request,
+        req: &Request,
         copies: &Copies,
         view: &ArrayView<'_>,
     ) -> Result<(), EnqueueError> {
@@ -347,7 +347,7 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
                 return Err(EnqueueError::NoEligibleDisk(req.id));
             }
             let route = WriteView {
-                request: &req,
+                request: req,
                 copies,
                 eligible,
                 idle: Self::idle(ledger),
@@ -357,20 +357,20 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
             let targets = self.writes.route(&route).intersection(eligible);
             (targets, targets)
         } else {
-            let eligible = ledger.fresh(&req, copies);
+            let eligible = ledger.fresh(req, copies);
             if eligible.is_empty() {
                 return Err(EnqueueError::NoEligibleDisk(req.id));
             }
             (
-                self.route_read(ledger, &req, copies, eligible, view),
+                self.route_read(ledger, req, copies, eligible, view),
                 DiskSet::EMPTY,
             )
         };
         if disks.is_empty() {
             return Err(EnqueueError::NoRoute(req.id));
         }
-        let s = ledger.admit(&req, copies, targets, view)?;
-        if let Err(e) = enqueue_on_each(ledger, self.queues.queues_mut(), s, &req, copies, disks) {
+        let s = ledger.admit(req, copies, targets, view, Timing::Estimated)?;
+        if let Err(e) = enqueue_on_each(ledger, self.queues.queues_mut(), s, req, copies, disks) {
             ledger.withdraw(s);
             return Err(e);
         }
@@ -390,24 +390,26 @@ impl<Q: DiskQueues, R: ReadRouting, S: Storage, W: WriteRouting> Queues<S> for D
             else {
                 continue;
             };
-            let mut dispatch = dispatch;
             let id = dispatch.request.id;
-            let mut s = ledger
+            let s = ledger
                 .find(id)
                 .filter(|&s| ledger.queued(s).contains(d))
                 .ok_or(PollError::UnknownOperation { disk: d, id })?;
-            if dispatch.request.kind == Kind::Write
-                && ledger.overlapped_earlier(s)
-                && !earlier_overlapping_writes_first(
-                    ledger,
-                    &mut self.queues.queues_mut()[d],
-                    d,
-                    &mut s,
-                    &mut dispatch,
-                )?
-            {
-                continue;
-            }
+            let (s, dispatch) =
+                if dispatch.request.kind == Kind::Write && ledger.overlapped_earlier(s) {
+                    match earlier_overlapping_writes_first(
+                        ledger,
+                        &mut self.queues.queues_mut()[d],
+                        d,
+                        s,
+                        dispatch,
+                    )? {
+                        Some(first) => first,
+                        None => continue,
+                    }
+                } else {
+                    (s, dispatch)
+                };
             let op = dispatch.request;
             ledger.start(s, d, view.now);
             self.next_sequential[d] = op.block + op.blocks as u64;

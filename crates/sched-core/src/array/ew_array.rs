@@ -22,7 +22,7 @@
 
 use super::bookkeeping::{Array, Queues, enqueue_on_each};
 use super::copies::{Copies, DiskSet};
-use super::ledger::{Ledger, at_copy};
+use super::ledger::{Ledger, Timing, at_copy};
 use super::{ArrayView, DiskQueues, Start, check_queue_capacity};
 
 use crate::error::{BuildError, CancelError, EnqueueError, PollError};
@@ -215,7 +215,7 @@ impl<F: DiskQueues, B: DiskQueues, S: Storage> Queues<S> for EwQueues<F, B> {
     fn submit(
         &mut self,
         ledger: &mut Ledger<S>,
-        req: Request,
+        req: &Request,
         copies: &Copies,
         view: &ArrayView<'_>,
     ) -> Result<(), EnqueueError> {
@@ -234,20 +234,20 @@ impl<F: DiskQueues, B: DiskQueues, S: Storage> Queues<S> for EwQueues<F, B> {
                 let online = eligible.intersection(ledger.online());
                 let eligible = if online.is_empty() { eligible } else { online };
                 let d = self
-                    .route_write(ledger, &req, copies, eligible, view)
+                    .route_write(ledger, req, copies, eligible, view)
                     .ok_or(EnqueueError::NoRoute(req.id))?;
                 (DiskSet::only(d), DiskSet::only(d), false)
             }
         } else {
-            let eligible = ledger.fresh(&req, copies);
+            let eligible = ledger.fresh(req, copies);
             if eligible.is_empty() {
                 return Err(EnqueueError::NoEligibleDisk(req.id));
             }
-            let disks = self.route_read(ledger, &req, copies, eligible, view);
+            let disks = self.route_read(ledger, req, copies, eligible, view);
             (disks, DiskSet::EMPTY, false)
         };
-        let s = ledger.admit(&req, copies, targets, view)?;
-        if let Err(e) = self.enqueue_ops(ledger, s, &req, copies, disks, delayed) {
+        let s = ledger.admit(req, copies, targets, view, Timing::Untimed)?;
+        if let Err(e) = self.enqueue_ops(ledger, s, req, copies, disks, delayed) {
             ledger.withdraw(s);
             return Err(e);
         }

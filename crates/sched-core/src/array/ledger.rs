@@ -34,6 +34,17 @@ pub(crate) fn at_copy(req: &Request, at: Location) -> Request {
     op
 }
 
+/// Whether admission asks the estimators for a request's expected service
+/// time, which only what each disk has been given ([`DiskLoad`]) sums and
+/// only DMQ's routings read: the other policies skip the call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Timing {
+    /// Ask, for [`DiskLoad`].
+    Estimated,
+    /// Do not ask: the policy never reads [`DiskLoad`], which stays at 0.
+    Untimed,
+}
+
 /// What a pending event of a slot reports (bits of `report`).
 const REPORT_FINISHED: u8 = 1;
 const REPORT_SETTLED: u8 = 2;
@@ -268,6 +279,9 @@ pub(crate) struct Ledger<S: Storage> {
     resyncing: DiskSet,
     copying: DiskSet,
     disks: usize,
+    /// Every disk, `0..disks`: kept, not worked out again at each of the
+    /// tests of a decision that start from it (live, idle, unqueued disks).
+    all: DiskSet,
     ack: Ack,
     state: [DiskState; MAX_DISKS],
     /// Disks serving an operation, and disks not [`DiskState::Online`]:
@@ -307,6 +321,7 @@ impl<S: Storage> Ledger<S> {
             resyncing: DiskSet::EMPTY,
             copying: DiskSet::EMPTY,
             disks,
+            all: DiskSet::all(disks),
             ack: Ack::All,
             state: [DiskState::Online; MAX_DISKS],
             busy: DiskSet::EMPTY,
@@ -343,8 +358,9 @@ impl<S: Storage> Ledger<S> {
         self.disks
     }
 
+    #[inline]
     pub(crate) fn all(&self) -> DiskSet {
-        DiskSet::all(self.disks)
+        self.all
     }
 
     pub(crate) fn set_ack(&mut self, ack: Ack) -> Result<(), BuildError> {
@@ -557,6 +573,7 @@ impl<S: Storage> Ledger<S> {
         copies: &Copies,
         targets: DiskSet,
         view: &ArrayView<'_>,
+        timing: Timing,
     ) -> Result<Slot, EnqueueError> {
         if self.held == self.capacity {
             return Err(EnqueueError::QueueFull {
@@ -594,6 +611,7 @@ impl<S: Storage> Ledger<S> {
         // The estimate of the first disk that may serve it stands for every
         // copy: the disks of an array share a model.
         let expected = match (holders.first(), at.first()) {
+            _ if timing == Timing::Untimed => 0,
             (Some(d), Some(_)) if own_place => view.estimators[d].expected_service_time(req),
             (Some(d), Some(&at)) => view.estimators[d].expected_service_time(&at_copy(req, at)),
             _ => 0,
@@ -651,11 +669,12 @@ impl<S: Storage> Ledger<S> {
         if targets.is_empty() {
             return Err(EnqueueError::NoEligibleDisk(req.id));
         }
-        self.admit(req, copies, targets, view)
+        // Neither the single-queue family nor CMQ routes by load.
+        self.admit(req, copies, targets, view, Timing::Untimed)
     }
 
     /// Frees slot `s`.
-    #[inline]
+    #[inline(always)]
     fn free(&mut self, s: Slot) {
         let id_of = &self.id_of;
         self.ids.remove(s, id_of[s as usize], |t| id_of[t as usize]);
@@ -936,7 +955,7 @@ impl<S: Storage> Ledger<S> {
     /// service are aborted and reported. A write is acknowledged when the
     /// [`Ack`] rule is met and settles when every target is written. The
     /// caller retires the slot once it has withdrawn any queued copies.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn complete_op(
         &mut self,
         disk: usize,
@@ -1287,7 +1306,7 @@ impl<S: Storage> Ledger<S> {
         view: &ArrayView<'_>,
     ) -> Result<(), EnqueueError> {
         self.check_copies(req.id, copies)?;
-        let s = self.admit(req, copies, DiskSet::EMPTY, view)?;
+        let s = self.admit(req, copies, DiskSet::EMPTY, view, Timing::Untimed)?;
         self.leave_in_flight(s);
         self.record_mut(s).held = true;
         self.barred.push_back(s);
@@ -1335,7 +1354,7 @@ impl<S: Storage> Ledger<S> {
     /// A held write that could not be submitted again: admitted bare and
     /// reported failed.
     pub(crate) fn fail_released(&mut self, req: &Request, copies: &Copies, view: &ArrayView<'_>) {
-        if let Ok(s) = self.admit(req, copies, DiskSet::EMPTY, view) {
+        if let Ok(s) = self.admit(req, copies, DiskSet::EMPTY, view, Timing::Untimed) {
             self.fail(s);
         }
     }

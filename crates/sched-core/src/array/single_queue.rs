@@ -128,11 +128,11 @@ impl<R: StartRule, S: Storage> Queues<S> for SqQueues<R, S> {
     fn submit(
         &mut self,
         ledger: &mut Ledger<S>,
-        req: Request,
+        req: &Request,
         copies: &Copies,
         view: &ArrayView<'_>,
     ) -> Result<(), EnqueueError> {
-        let s = ledger.admit_to_common_queue(&req, copies, view)?;
+        let s = ledger.admit_to_common_queue(req, copies, view)?;
         self.waiting.push_back(s);
         self.waiting_len += 1;
         Ok(())
