@@ -240,8 +240,30 @@ struct Track {
     plain: bool,
 }
 
-/// Bands with more tracks than this get no [`Track`] table (it would take
-/// more than 8 MiB) and locate blocks through their holes alone.
+/// Where the band's blocks `j·spt .. (j+1)·spt` (its block track `j`)
+/// lie when they fill a plain track from its first slot, as every track of
+/// a band without holes, or with whole tracks unused, does: the whole place
+/// of a block on it, but for its sector, is one table entry away.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct WholeTrack {
+    /// The track's cylinder, or [`NOT_WHOLE`] for a block track whose
+    /// blocks do not fill one plain track from its first slot (a hole or a
+    /// remapped defect before them or among them): those are placed
+    /// through the [`Track`] table.
+    cylinder: u32,
+    /// The track's physical surface.
+    surface: u32,
+    /// Physical slot of the track's first slot (see [`Location::skew`]).
+    skew: u32,
+}
+
+/// [`WholeTrack::cylinder`] of a block track that fills no track whole
+/// (no disk has this many cylinders: [`MAX_CYLINDERS`]).
+const NOT_WHOLE: u32 = u32::MAX;
+
+/// Bands with more tracks than this get no [`Track`] or [`WholeTrack`]
+/// table (it would take more than 8 MiB) and locate blocks through their
+/// holes alone.
 const MAX_TABLE_TRACKS: u64 = 1 << 20;
 
 /// A run of cylinders with the same sectors per track, with where its blocks
@@ -268,6 +290,9 @@ struct Band {
     /// One entry per track in block order, or none for a band of more than
     /// [`MAX_TABLE_TRACKS`] tracks.
     tracks: Vec<Track>,
+    /// One entry per block track (`spt` blocks from a multiple of `spt`),
+    /// or none for a band of more than [`MAX_TABLE_TRACKS`] tracks.
+    whole_tracks: Vec<WholeTrack>,
 }
 
 impl Band {
@@ -659,13 +684,14 @@ impl Geometry {
                 remapped: Vec::new(),
                 spares_used: Vec::new(),
                 tracks: Vec::new(),
+                whole_tracks: Vec::new(),
             };
             if let Some(l) = layout {
                 band.skew_slips = l.skew_slips.clone();
                 band.skew_slips.sort_unstable();
                 band.remap(zone.unwrap_or(0), &l.remapped, positions)?;
             }
-            band.tracks = geometry.track_table(&band);
+            (band.tracks, band.whole_tracks) = geometry.track_tables(&band);
             geometry.capacity = geometry
                 .capacity
                 .checked_add(blocks)
@@ -682,14 +708,21 @@ impl Geometry {
         Ok(geometry)
     }
 
-    /// The [`Track`] table of `band`: empty for a band too large for one.
-    fn track_table(&self, band: &Band) -> Vec<Track> {
+    /// The [`Track`] and [`WholeTrack`] tables of `band`: empty for a band
+    /// too large for them.
+    fn track_tables(&self, band: &Band) -> (Vec<Track>, Vec<WholeTrack>) {
         let spt = u64::from(band.sectors_per_track);
         let tracks = u64::from(band.cylinders) * u64::from(self.surfaces);
         if tracks > MAX_TABLE_TRACKS {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         }
-        (0..tracks)
+        let not_whole = WholeTrack {
+            cylinder: NOT_WHOLE,
+            surface: 0,
+            skew: 0,
+        };
+        let mut whole = vec![not_whole; band.blocks.div_ceil(spt) as usize];
+        let table = (0..tracks)
             .map(|t| {
                 let (start, end) = (t * spt, (t + 1) * spt);
                 let hole = band.holes.partition_point(|h| h.end <= start);
@@ -698,13 +731,25 @@ impl Geometry {
                     && band.remapped.get(defect).is_none_or(|r| r.0 >= end);
                 let cylinder = band.first_cylinder + (t / u64::from(self.surfaces)) as u32;
                 let order = (t % u64::from(self.surfaces)) as u32;
+                let skew = self.skew_in(band, cylinder, order);
+                // A plain track whose first slot holds a block numbered a
+                // multiple of `spt` holds that whole block track.
+                let first = band.usable_before(start);
+                if plain && first % spt == 0 && first < band.blocks {
+                    whole[(first / spt) as usize] = WholeTrack {
+                        cylinder,
+                        surface: self.surface_in(band, cylinder, order),
+                        skew,
+                    };
+                }
                 Track {
-                    skew: self.skew_in(band, cylinder, order),
+                    skew,
                     holes_before: band.holes.partition_point(|h| h.usable_before <= start) as u32,
                     plain,
                 }
             })
-            .collect()
+            .collect();
+        (table, whole)
     }
 
     /// Skew of track (`cylinder`, `surface`) of `band`, in its sectors,
@@ -827,6 +872,24 @@ impl Geometry {
         let band = &self.bands[self.bands.partition_point(|b| b.first_block <= block) - 1];
         let spt = u64::from(band.sectors_per_track);
         let k = block - band.first_block;
+        let j = k / spt;
+        if let Some(whole) = band.whole_tracks.get(j as usize)
+            && whole.cylinder != NOT_WHOLE
+        {
+            // The block track fills a plain track: the place
+            // `place_on_plain_track` gives, without finding the track.
+            let sector = k - j * spt;
+            let left = (spt - sector).min(band.blocks - k) as u32;
+            return Location {
+                cylinder: whole.cylinder,
+                surface: whole.surface,
+                sector: sector as u32,
+                sectors_per_track: band.sectors_per_track,
+                skew: whole.skew,
+                left,
+                contiguous: left,
+            };
+        }
         let nominal = band.nominal(k);
         if let Some(location) = self.place_on_plain_track(band, k, nominal) {
             return location;
@@ -1247,18 +1310,30 @@ mod tests {
     }
 
     /// About `samples` blocks of `spec`, evenly spread, lie where they lie
-    /// without the [`Track`] tables, located through the holes alone.
+    /// without the [`WholeTrack`] table (through the [`Track`] table), and
+    /// without either, located through the holes alone.
     fn tables_agree_with_holes(spec: &GeometrySpec, samples: u64) {
         let g = Geometry::new(spec).unwrap();
         // Odd, so that the samples fall on every slot of a track.
         let step = (g.capacity() / samples).max(1) | 1;
         assert!(g.bands.iter().any(|b| !b.tracks.is_empty()));
-        let mut plain = g.clone();
+        assert!(
+            g.bands
+                .iter()
+                .any(|b| b.whole_tracks.iter().any(|w| w.cylinder != NOT_WHOLE))
+        );
+        let mut tracks_only = g.clone();
+        for band in &mut tracks_only.bands {
+            band.whole_tracks.clear();
+        }
+        let mut plain = tracks_only.clone();
         for band in &mut plain.bands {
             band.tracks.clear();
         }
         for block in (0..g.capacity()).step_by(step as usize) {
-            assert_eq!(g.place(block), plain.place(block), "block {block}");
+            let at = g.place(block);
+            assert_eq!(at, tracks_only.place(block), "block {block}");
+            assert_eq!(at, plain.place(block), "block {block}");
         }
     }
 
