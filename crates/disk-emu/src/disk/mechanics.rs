@@ -326,8 +326,31 @@ impl Mechanics {
     ) -> u64 {
         // media_time rounds picoseconds to the nearest nanosecond: k blocks
         // taking ps_k are done by `elapsed` iff ps_k + 500 < (elapsed + 1) ns.
-        self.media_walk::<true>(from, blocks, period_ps, u128::from(elapsed) * 1000 + 499)
-            .0
+        let budget_ps = u128::from(elapsed) * 1000 + 499;
+        // Mostly the budget ends within the first run of consecutive slots
+        // (a read-ahead stopped on the track it started on): the walk's
+        // first step, in 64 bits, with no walk to set up.
+        let here = &from.at;
+        let step = u64::from(here.contiguous());
+        if from.block + step < self.capacity_blocks()
+            && let Ok(budget) = u64::try_from(budget_ps)
+        {
+            let run = blocks.min(step);
+            let first = u64::from(here.physical_sector());
+            let spt = here.sectors_per_track;
+            let start = angle_in_two_turns(first, spt, period_ps);
+            let run_ps = angle_in_two_turns(first + run, spt, period_ps) - start;
+            if budget >= run_ps && run == blocks {
+                return blocks;
+            }
+            // As the walk ends on its first track (see there).
+            if budget < run_ps
+                && let Some(product) = (budget + start + 1).checked_mul(u64::from(spt))
+            {
+                return (product.div_ceil(period_ps) - 1 - first).min(run);
+            }
+        }
+        self.media_walk::<true>(from, blocks, period_ps, budget_ps).0
     }
 
     /// Time to move the heads between cylinders in the middle of a
