@@ -423,7 +423,17 @@ pub struct Geometry {
     sector_bytes: u32,
     bands: Vec<Band>,
     capacity: u64,
+    /// The bands' first blocks, in order: what finding a block's band reads.
+    band_starts: Vec<u64>,
+    /// For every run of 2^`bucket_shift` blocks from a multiple of it, the
+    /// band holding its first block: a block's band is that one or one of
+    /// the few after it, found without a search.
+    bucket_bands: Vec<u32>,
+    bucket_shift: u32,
 }
+
+/// Most entries of [`Geometry`]'s `bucket_bands` (16 KiB).
+const MAX_BUCKETS: u64 = 4096;
 
 /// Sorts and merges unused runs `[first, count]` of a zone with `positions`
 /// sector positions into holes.
@@ -616,6 +626,9 @@ impl Geometry {
             sector_bytes,
             bands: Vec::with_capacity(runs.len()),
             capacity: 0,
+            band_starts: Vec::new(),
+            bucket_bands: Vec::new(),
+            bucket_shift: 0,
         };
         for (first_cylinder, count, spt, zone) in runs {
             let layout = layout(zone);
@@ -705,7 +718,30 @@ impl Geometry {
                 "at least one block on the disk",
             ));
         }
+        geometry.band_starts = geometry.bands.iter().map(|b| b.first_block).collect();
+        let buckets_needed = geometry.capacity.div_ceil(MAX_BUCKETS);
+        geometry.bucket_shift = u64::BITS - (buckets_needed - 1).leading_zeros();
+        geometry.bucket_bands = (0..=(geometry.capacity - 1) >> geometry.bucket_shift)
+            .map(|bucket| {
+                let first = bucket << geometry.bucket_shift;
+                (geometry.band_starts.partition_point(|&s| s <= first) - 1) as u32
+            })
+            .collect();
         Ok(geometry)
+    }
+
+    /// The band holding `block` (below the capacity). Bands without blocks
+    /// share their first block with the next band, so it is the last band
+    /// starting at or before `block`.
+    fn band_holding(&self, block: u64) -> &Band {
+        if let [only] = self.bands.as_slice() {
+            return only;
+        }
+        let mut i = self.bucket_bands[(block >> self.bucket_shift) as usize] as usize;
+        while self.band_starts.get(i + 1).is_some_and(|&s| s <= block) {
+            i += 1;
+        }
+        &self.bands[i]
     }
 
     /// The [`Track`] and [`WholeTrack`] tables of `band`: empty for a band
@@ -820,7 +856,7 @@ impl Geometry {
                 capacity: self.capacity,
             });
         }
-        let band = &self.bands[self.bands.partition_point(|b| b.first_block <= block) - 1];
+        let band = self.band_holding(block);
         if band.holes.is_empty() && band.remapped.is_empty() {
             let track = (block - band.first_block) / u64::from(band.sectors_per_track);
             return Ok(band.first_cylinder + (track / u64::from(self.surfaces)) as u32);
@@ -867,9 +903,7 @@ impl Geometry {
 
     /// Where `block` (below the capacity) lies.
     fn place(&self, block: u64) -> Location {
-        // Bands without blocks share their first block with the next band, so
-        // the last band starting at or before `block` is the one holding it.
-        let band = &self.bands[self.bands.partition_point(|b| b.first_block <= block) - 1];
+        let band = self.band_holding(block);
         let spt = u64::from(band.sectors_per_track);
         let k = block - band.first_block;
         let j = k / spt;
@@ -1334,6 +1368,31 @@ mod tests {
             let at = g.place(block);
             assert_eq!(at, tracks_only.place(block), "block {block}");
             assert_eq!(at, plain.place(block), "block {block}");
+        }
+    }
+
+    #[test]
+    fn a_blocks_band_is_the_last_starting_at_or_before_it() {
+        // Zones of very different sizes, a zone without blocks (laid out),
+        // a disk of fewer blocks than buckets and one of many more.
+        let mut specs = vec![laid_out(), zoned(), GeometrySpec::uniform(1962, 19, 72)];
+        specs.push(crate::disk::presets::preset("hp-c2247a").unwrap().geometry);
+        for spec in specs {
+            let g = Geometry::new(&spec).unwrap();
+            assert!(g.bucket_bands.len() as u64 <= MAX_BUCKETS);
+            let mut blocks: Vec<u64> = g
+                .band_starts
+                .iter()
+                .flat_map(|&s| [s.saturating_sub(1), s, s + 1])
+                .collect();
+            blocks.extend((0..g.capacity()).step_by((g.capacity() / 5000).max(1) as usize));
+            for block in blocks.into_iter().filter(|&b| b < g.capacity()) {
+                let searched = g.bands.partition_point(|b| b.first_block <= block) - 1;
+                assert!(
+                    std::ptr::eq(g.band_holding(block), &g.bands[searched]),
+                    "block {block}"
+                );
+            }
         }
     }
 

@@ -350,7 +350,8 @@ impl Mechanics {
                 return (product.div_ceil(period_ps) - 1 - first).min(run);
             }
         }
-        self.media_walk::<true>(from, blocks, period_ps, budget_ps).0
+        self.media_walk::<true>(from, blocks, period_ps, budget_ps)
+            .0
     }
 
     /// Time to move the heads between cylinders in the middle of a
