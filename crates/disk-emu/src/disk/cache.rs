@@ -940,6 +940,7 @@ impl Pass<'_> {
     /// Stops the read-ahead at `t`: its segment keeps what it read (its last
     /// `segment_blocks`), and the heads stay on the track of the last block
     /// read.
+    #[inline]
     fn stop_prefetch(&mut self, t: Nanos) {
         let Some(p) = &self.st.prefetch else {
             return;
@@ -993,10 +994,34 @@ impl Pass<'_> {
 
     /// How far a read of blocks up to `end` reads ahead into a segment
     /// starting at `seg_start`: the block it stops before.
+    #[inline]
     fn ahead_limit(&self, end: u64, seg_start: u64) -> u64 {
         let capacity = self.disk.capacity_blocks();
         let most = end.saturating_add(self.cfg.max_ahead);
         let reach = match self.cfg.read_ahead {
+            ReadAheadScheme::None => end,
+            ReadAheadScheme::Segment => most,
+            _ => match self.track_reach(end, seg_start, most) {
+                Ok(reach) => reach,
+                Err(limit) => return limit,
+            },
+        };
+        let mut limit = reach.min(most);
+        if !self.cfg.replace_requested {
+            limit = limit.min(seg_start.saturating_add(self.cfg.segment_blocks));
+        }
+        limit.max(end).min(capacity)
+    }
+
+    /// The reach of the read-ahead scheme for [`Pass::ahead_limit`], `most`
+    /// past a read ending at `end`: `Ok` to be bounded as any reach is,
+    /// `Err` for the limit itself when the scheme sets its own. Kept apart
+    /// for the schemes bounded by tracks, so that the common schemes' limit
+    /// is a few instructions inline.
+    #[inline(never)]
+    fn track_reach(&self, end: u64, seg_start: u64, most: u64) -> Result<u64, u64> {
+        let capacity = self.disk.capacity_blocks();
+        Ok(match self.cfg.read_ahead {
             ReadAheadScheme::None => end,
             ReadAheadScheme::Segment => most,
             ReadAheadScheme::Track => self.track_end(end - 1),
@@ -1025,7 +1050,7 @@ impl Pass<'_> {
                     // overwritten before the next request comes (the
                     // Quantum Atlas III: 64-block segments; its sequential
                     // re-reads go to the media).
-                    return reach.max(end).min(capacity);
+                    return Err(reach.max(end).min(capacity));
                 }
                 // A maximum below the segment size is a limit measured on
                 // the drive (the extraction gives the segment size where
@@ -1035,12 +1060,7 @@ impl Pass<'_> {
                 // its trace shows.
                 reach
             }
-        };
-        let mut limit = reach.min(most);
-        if !self.cfg.replace_requested {
-            limit = limit.min(seg_start.saturating_add(self.cfg.segment_blocks));
-        }
-        limit.max(end).min(capacity)
+        })
     }
 
     /// Blocks of an `n`-block read that must be in the buffer before the
@@ -1070,6 +1090,7 @@ impl Pass<'_> {
     /// `hold`. Returns the prefetch, for the caller to keep as the one under
     /// way, the cylinders crossed, the seek time and the rotation (head
     /// switch and latency).
+    #[inline]
     fn start_prefetch(
         &mut self,
         segment: usize,

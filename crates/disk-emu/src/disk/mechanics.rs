@@ -420,6 +420,7 @@ impl Mechanics {
     /// take. Unless `BOUNDED`, the budget is ignored (all of them, and the
     /// whole time), and the walk compiles to the plain sum the cache-free
     /// transfer time has always been.
+    #[inline(never)]
     fn media_walk<const BOUNDED: bool>(
         &self,
         from: &MediaStart,
