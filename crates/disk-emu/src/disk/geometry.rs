@@ -901,7 +901,10 @@ impl Geometry {
         })
     }
 
-    /// Where `block` (below the capacity) lies.
+    /// Where `block` (below the capacity) lies. Inline for a block track
+    /// that fills a plain track (every block of most disks), out of line
+    /// for the rest.
+    #[inline]
     fn place(&self, block: u64) -> Location {
         let band = self.band_holding(block);
         let spt = u64::from(band.sectors_per_track);
@@ -924,6 +927,14 @@ impl Geometry {
                 contiguous: left,
             };
         }
+        self.place_in(band, k)
+    }
+
+    /// Where the band's block number `k` lies, through its [`Track`] table
+    /// or its holes.
+    #[inline(never)]
+    fn place_in(&self, band: &Band, k: u64) -> Location {
+        let spt = u64::from(band.sectors_per_track);
         let nominal = band.nominal(k);
         if let Some(location) = self.place_on_plain_track(band, k, nominal) {
             return location;
