@@ -856,6 +856,7 @@ impl Pass<'_> {
     /// `last_in`: when its first block is in the buffer, and when enough of
     /// it is for the drive to reconnect (the watermark). A one-block read,
     /// the usual case, needs no further walk.
+    #[inline]
     fn first_and_mark(&self, p: &Prefetch, block: u64, end: u64, last_in: Nanos) -> (Nanos, Nanos) {
         if end - block == 1 {
             // Its one block is its first and its watermark.
@@ -962,6 +963,7 @@ impl Pass<'_> {
     }
 
     /// When the running read-ahead, if any, lets the arm go.
+    #[inline]
     fn held_until(&self) -> Nanos {
         self.st.prefetch.as_ref().map_or(0, |p| match p.hold_read {
             Some((hold, at)) if hold == p.hold => at,
