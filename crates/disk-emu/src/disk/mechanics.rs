@@ -444,12 +444,24 @@ impl Mechanics {
             };
             let first = u128::from(here.physical_sector());
             let spt = here.sectors_per_track;
-            let run_ps = angle(first + u128::from(run), spt, p) - angle(first, spt, p);
+            // Where the run starts and ends: within two turns but on the
+            // disk's last track, which takes any number of blocks past the
+            // end.
+            let (run_start, run_end) = if run <= step {
+                let first = first as u64;
+                (
+                    u128::from(angle_in_two_turns(first, spt, period_ps)),
+                    u128::from(angle_in_two_turns(first + run, spt, period_ps)),
+                )
+            } else {
+                (angle(first, spt, p), angle(first + u128::from(run), spt, p))
+            };
+            let run_ps = run_end - run_start;
             if BOUNDED && ps + run_ps > budget_ps {
                 // The budget ends on this track, at angle x from the index
                 // mark: k blocks from slot `first` end by then iff
                 // ⌊(first + k)·p / spt⌋ ≤ x, i.e. first + k ≤ ⌈(x + 1)·spt / p⌉ − 1.
-                let x = budget_ps.saturating_sub(ps) + angle(first, spt, p);
+                let x = budget_ps.saturating_sub(ps) + run_start;
                 // x is below the angle where the run ends: 64-bit division
                 // whenever the product fits (a 128-bit one is a library call).
                 let product = (x + 1) * u128::from(spt);
@@ -458,7 +470,7 @@ impl Mechanics {
                     Err(_) => product.div_ceil(p),
                 } - 1;
                 let k = (slots - first).min(u128::from(run));
-                let ps = ps + angle(first + k, spt, p) - angle(first, spt, p);
+                let ps = ps + angle(first + k, spt, p) - run_start;
                 return (done + k as u64, ps);
             }
             ps += run_ps;
@@ -480,20 +492,18 @@ impl Mechanics {
             };
             let switch_ps = u128::from(switch) * 1000;
             // The run ends where its last block does; the next one starts at
-            // its own slot.
-            let end = angle(first + u128::from(run), spt, p);
-            let start = angle(
-                u128::from(next.physical_sector()),
+            // its own slot (within the first turn).
+            let end = run_end;
+            let start = angle_in_two_turns(
+                u64::from(next.physical_sector()),
                 next.sectors_per_track,
-                p,
+                period_ps,
             );
             // The wait for the next run's slot, in 64 bits: both angles are
             // within two turns and a switch is at most an hour.
             let lag = match u64::try_from(end + switch_ps) {
-                Ok(reached) => {
-                    u128::from((start as u64 + period_ps - reached % period_ps) % period_ps)
-                }
-                Err(_) => (start + p - (end + switch_ps) % p) % p,
+                Ok(reached) => u128::from((start + period_ps - reached % period_ps) % period_ps),
+                Err(_) => (u128::from(start) + p - (end + switch_ps) % p) % p,
             };
             ps += switch_ps + lag;
             block = next_block;
