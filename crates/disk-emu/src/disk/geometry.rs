@@ -776,7 +776,7 @@ impl Geometry {
                 // A plain track whose first slot holds a block numbered a
                 // multiple of `spt` holds that whole block track.
                 let first = band.usable_before(start);
-                if plain && first % spt == 0 && first < band.blocks {
+                if plain && first.is_multiple_of(spt) && first < band.blocks {
                     whole[(first / spt) as usize] = WholeTrack {
                         cylinder,
                         surface: self.surface_in(band, cylinder, order),
