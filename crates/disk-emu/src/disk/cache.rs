@@ -2031,4 +2031,64 @@ mod tests {
         // The miss itself takes as long either way.
         assert_eq!(run(false).1, miss);
     }
+
+    #[test]
+    fn the_progress_kept_for_a_pass_is_the_progress_worked_out_afresh() {
+        // A pass keeps the last read-ahead progress it worked out; asked
+        // again with the read-ahead's first block, start, limit or the time
+        // changed (each alone), it must work it out again, not return the
+        // kept one. Read-aheads near track ends (100 blocks a track) cross
+        // tracks, so the progress depends on every part of the key.
+        let s = spec(cache());
+        let mech = Mechanics::from_spec(&s).unwrap();
+        let period_ps = mech.period_ps.unwrap();
+        let mut cache = Cache::new(s.cache.as_ref().unwrap(), 0, period_ps).unwrap();
+        let mut arm = Arm {
+            cylinder: 0,
+            surface: 0,
+        };
+        let pass = Pass {
+            cfg: &cache.config,
+            st: &mut cache.state,
+            disk: &mech,
+            arm: &mut arm,
+            rng: None,
+            first: None,
+            frontier: Cell::new(None),
+        };
+        let mut rng = Stream::numbered(34);
+        let read_ahead = |first: u64, start: Nanos, blocks: u64| Prefetch {
+            segment: 1,
+            origin: mech.media_start(first),
+            start,
+            limit: first + blocks,
+            hold: first + 1,
+            hold_read: None,
+        };
+        let mut differed = [0u32; 4];
+        for _ in 0..2_000 {
+            let first = 1_000 + rng.below(500);
+            let start = rng.below(SECOND);
+            let blocks = 1 + rng.below(300);
+            let t = start + rng.below(ms_to_ns(40.0));
+            let p = read_ahead(first, start, blocks);
+            let base = pass.frontier(&p, t);
+            assert_eq!(base, pass.progress(&p, t));
+            let changed = [
+                (read_ahead(first + 1, start, blocks - 1), t),
+                (read_ahead(first, start + 1_000_000, blocks), t),
+                (read_ahead(first, start, blocks + 50), t),
+                (p, t + 1_000_000),
+            ];
+            for (i, (q, at)) in changed.into_iter().enumerate() {
+                pass.frontier(&p, t);
+                let kept = pass.frontier(&q, at);
+                assert_eq!(kept, pass.progress(&q, at), "change {i}");
+                differed[i] += u32::from(kept != base);
+            }
+        }
+        // Every change alters the progress often enough for a key missing
+        // it to return a stale one.
+        assert!(differed.iter().all(|&n| n > 200), "{differed:?}");
+    }
 }
