@@ -464,15 +464,14 @@ struct Segment {
     written: bool,
 }
 
-/// A sequential media read under way: block `first` started under the heads
-/// at `start`, and the drive reads on, block after block, up to `limit` (the
-/// request's blocks, then read-ahead), unless a request stops it; it may not
-/// be stopped before it has read up to `hold`.
+/// A sequential media read under way: block `origin.block` (its first)
+/// started under the heads at `start`, and the drive reads on, block after
+/// block, up to `limit` (the request's blocks, then read-ahead), unless a
+/// request stops it; it may not be stopped before it has read up to `hold`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Prefetch {
     segment: usize,
-    first: u64,
-    /// `first`, located.
+    /// Its first block, located.
     origin: MediaStart,
     start: Nanos,
     limit: u64,
@@ -481,6 +480,25 @@ struct Prefetch {
     /// started the read-ahead waited for its blocks, and without a minimum
     /// read-ahead it holds the arm until then.
     hold_read: Option<(u64, Nanos)>,
+}
+
+impl Prefetch {
+    /// The first block read.
+    fn first(&self) -> u64 {
+        self.origin.block
+    }
+}
+
+/// How far a read-ahead had read at a time, worked out: the first block
+/// not read by `at` of the read-ahead from `first` that started at `start`
+/// and reads up to `limit` (what its progress depends on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Progress {
+    first: u64,
+    start: Nanos,
+    limit: u64,
+    at: Nanos,
+    frontier: u64,
 }
 
 /// A write-back under way: `blocks` blocks from `first`, written from `start`
@@ -796,9 +814,9 @@ struct Pass<'a> {
     /// The request's first block located, if the caller had it: a read
     /// that misses starts its media read there.
     first: Option<MediaStart>,
-    /// The last read-ahead progress worked out, (read-ahead, time, frontier):
-    /// a request asks for it several times at the same time.
-    frontier: Cell<Option<(Prefetch, Nanos, u64)>>,
+    /// The last read-ahead progress worked out: a request asks for it
+    /// several times at the same time.
+    frontier: Cell<Option<Progress>>,
 }
 
 impl Pass<'_> {
@@ -831,14 +849,19 @@ impl Pass<'_> {
         p.start
             + self
                 .disk
-                .media_time_from(&p.origin, upto - p.first, self.cfg.period_ps)
+                .media_time_from(&p.origin, upto - p.first(), self.cfg.period_ps)
     }
 
     /// For a read of `block..end` that `p` reads from the media, done by
     /// `last_in`: when its first block is in the buffer, and when enough of
     /// it is for the drive to reconnect (the watermark). A one-block read,
     /// the usual case, needs no further walk.
+    #[inline]
     fn first_and_mark(&self, p: &Prefetch, block: u64, end: u64, last_in: Nanos) -> (Nanos, Nanos) {
+        if end - block == 1 {
+            // Its one block is its first and its watermark.
+            return (last_in, last_in);
+        }
         let by = |upto: u64| {
             if upto == end {
                 last_in
@@ -851,29 +874,35 @@ impl Pass<'_> {
 
     /// The first block `p` has not read by `t`.
     fn frontier(&self, p: &Prefetch, t: Nanos) -> u64 {
-        if let Some((q, at, front)) = self.frontier.get()
-            && (q, at) == (*p, t)
+        if let Some(known) = self.frontier.get()
+            && (known.first, known.start, known.limit, known.at) == (p.first(), p.start, p.limit, t)
         {
-            return front;
+            return known.frontier;
         }
-        let front = self.progress(p, t);
-        self.frontier.set(Some((*p, t, front)));
-        front
+        let frontier = self.progress(p, t);
+        self.frontier.set(Some(Progress {
+            first: p.first(),
+            start: p.start,
+            limit: p.limit,
+            at: t,
+            frontier,
+        }));
+        frontier
     }
 
     /// [`Pass::frontier`], worked out.
     fn progress(&self, p: &Prefetch, t: Nanos) -> u64 {
         match t.checked_sub(p.start) {
             Some(elapsed) => {
-                p.first
+                p.first()
                     + self.disk.media_read_within(
                         &p.origin,
-                        p.limit - p.first,
+                        p.limit - p.first(),
                         self.cfg.period_ps,
                         elapsed,
                     )
             }
-            None => p.first,
+            None => p.first(),
         }
     }
 
@@ -889,8 +918,8 @@ impl Pass<'_> {
         if s.written && !self.cfg.read_hits_on_write_data {
             return None;
         }
-        let hi = match self.st.prefetch {
-            Some(p) if p.segment == i => self.frontier(&p, t).max(s.end),
+        let hi = match &self.st.prefetch {
+            Some(p) if p.segment == i => self.frontier(p, t).max(s.end),
             _ => s.end,
         };
         let lo = s.start.max(hi.saturating_sub(self.cfg.segment_blocks));
@@ -902,7 +931,7 @@ impl Pass<'_> {
     /// that may not is never [`Pass::readable`] at `block`.
     fn may_hold(&self, i: usize, block: u64) -> bool {
         let s = self.st.segments[i];
-        let reach = match self.st.prefetch {
+        let reach = match &self.st.prefetch {
             Some(p) if p.segment == i => s.end.max(p.limit),
             _ => s.end,
         };
@@ -912,30 +941,33 @@ impl Pass<'_> {
     /// Stops the read-ahead at `t`: its segment keeps what it read (its last
     /// `segment_blocks`), and the heads stay on the track of the last block
     /// read.
+    #[inline]
     fn stop_prefetch(&mut self, t: Nanos) {
-        let Some(p) = self.st.prefetch.take() else {
+        let Some(p) = &self.st.prefetch else {
             return;
         };
-        let end = self.frontier(&p, t);
+        let end = self.frontier(p, t);
+        let last = end.saturating_sub(1).max(p.first());
+        // Mostly the read-ahead has not left its first track.
+        *self.arm = if last - p.first() < u64::from(p.origin.at.left_on_track()) {
+            Arm::on(&p.origin.at)
+        } else {
+            Arm::on(&self.disk.place(last))
+        };
         let seg = &mut self.st.segments[p.segment];
         seg.end = seg.end.max(end);
         seg.start = seg
             .start
             .max(seg.end.saturating_sub(self.cfg.segment_blocks));
-        let last = end.saturating_sub(1).max(p.first);
-        // Mostly the read-ahead has not left its first track.
-        *self.arm = if last - p.first < u64::from(p.origin.at.left_on_track()) {
-            Arm::on(&p.origin.at)
-        } else {
-            Arm::on(&self.disk.place(last))
-        };
+        self.st.prefetch = None;
     }
 
     /// When the running read-ahead, if any, lets the arm go.
+    #[inline]
     fn held_until(&self) -> Nanos {
-        self.st.prefetch.map_or(0, |p| match p.hold_read {
+        self.st.prefetch.as_ref().map_or(0, |p| match p.hold_read {
             Some((hold, at)) if hold == p.hold => at,
-            _ => self.read_by(&p, p.hold),
+            _ => self.read_by(p, p.hold),
         })
     }
 
@@ -964,10 +996,34 @@ impl Pass<'_> {
 
     /// How far a read of blocks up to `end` reads ahead into a segment
     /// starting at `seg_start`: the block it stops before.
+    #[inline]
     fn ahead_limit(&self, end: u64, seg_start: u64) -> u64 {
         let capacity = self.disk.capacity_blocks();
         let most = end.saturating_add(self.cfg.max_ahead);
         let reach = match self.cfg.read_ahead {
+            ReadAheadScheme::None => end,
+            ReadAheadScheme::Segment => most,
+            _ => match self.track_reach(end, seg_start, most) {
+                Ok(reach) => reach,
+                Err(limit) => return limit,
+            },
+        };
+        let mut limit = reach.min(most);
+        if !self.cfg.replace_requested {
+            limit = limit.min(seg_start.saturating_add(self.cfg.segment_blocks));
+        }
+        limit.max(end).min(capacity)
+    }
+
+    /// The reach of the read-ahead scheme for [`Pass::ahead_limit`], `most`
+    /// past a read ending at `end`: `Ok` to be bounded as any reach is,
+    /// `Err` for the limit itself when the scheme sets its own. Kept apart
+    /// for the schemes bounded by tracks, so that the common schemes' limit
+    /// is a few instructions inline.
+    #[inline(never)]
+    fn track_reach(&self, end: u64, seg_start: u64, most: u64) -> Result<u64, u64> {
+        let capacity = self.disk.capacity_blocks();
+        Ok(match self.cfg.read_ahead {
             ReadAheadScheme::None => end,
             ReadAheadScheme::Segment => most,
             ReadAheadScheme::Track => self.track_end(end - 1),
@@ -996,7 +1052,7 @@ impl Pass<'_> {
                     // overwritten before the next request comes (the
                     // Quantum Atlas III: 64-block segments; its sequential
                     // re-reads go to the media).
-                    return reach.max(end).min(capacity);
+                    return Err(reach.max(end).min(capacity));
                 }
                 // A maximum below the segment size is a limit measured on
                 // the drive (the extraction gives the segment size where
@@ -1006,12 +1062,7 @@ impl Pass<'_> {
                 // its trace shows.
                 reach
             }
-        };
-        let mut limit = reach.min(most);
-        if !self.cfg.replace_requested {
-            limit = limit.min(seg_start.saturating_add(self.cfg.segment_blocks));
-        }
-        limit.max(end).min(capacity)
+        })
     }
 
     /// Blocks of an `n`-block read that must be in the buffer before the
@@ -1038,8 +1089,10 @@ impl Pass<'_> {
 
     /// Starts reading from block `first` into segment `segment` once the
     /// arm is free at `from`, up to `limit`, not to be stopped before
-    /// `hold`. Returns the prefetch, the cylinders crossed, the seek time and
-    /// the rotation (head switch and latency).
+    /// `hold`. Returns the prefetch, for the caller to keep as the one under
+    /// way, the cylinders crossed, the seek time and the rotation (head
+    /// switch and latency).
+    #[inline]
     fn start_prefetch(
         &mut self,
         segment: usize,
@@ -1071,14 +1124,12 @@ impl Pass<'_> {
         }
         let p = Prefetch {
             segment,
-            first,
             origin,
             start: ready + latency,
             limit,
             hold,
             hold_read: None,
         };
-        self.st.prefetch = Some(p);
         *self.arm = Arm::on(&target);
         (p, distance, seek, switch + latency)
     }
@@ -1140,7 +1191,7 @@ impl Pass<'_> {
                 partial = Some((i, hi));
             }
         }
-        if let Some(p) = self.st.prefetch
+        if let Some(p) = &self.st.prefetch
             && self.may_hold(p.segment, block)
             && block < p.limit
             && let Some(p) = self.running(start)
@@ -1196,7 +1247,8 @@ impl Pass<'_> {
             {
                 self.stop_prefetch(ready);
                 let hold = limit.min(end + cfg.min_ahead).max(hi);
-                self.start_prefetch(i, hi, limit, hold, ready, Travel::Direct);
+                let (p, ..) = self.start_prefetch(i, hi, limit, hold, ready, Travel::Direct);
+                self.st.prefetch = Some(p);
             }
             _ => {}
         }
@@ -1269,7 +1321,6 @@ impl Pass<'_> {
         let last_in = self.read_by(&p, end);
         if p.hold == end {
             p.hold_read = Some((end, last_in));
-            self.st.prefetch = Some(p);
         }
         let (first_in, bus_start) = if cached {
             let bus_start = match flush {
@@ -1281,8 +1332,10 @@ impl Pass<'_> {
             let (first_in, mark) = self.first_and_mark(&p, block, end, last_in);
             (first_in, ready.max(mark) + cfg.reconnect)
         };
+        let media = last_in - p.start;
+        self.st.prefetch = Some(p);
         let done = self.sent(bus_start, first_in, last_in, n) + cfg.read_completion;
-        parts(done - start, seek, rotation, last_in - p.start, distance)
+        parts(done - start, seek, rotation, media, distance)
     }
 
     fn write(&mut self, block: u64, end: u64, travel: Travel, start: Nanos) -> ServiceBreakdown {
@@ -1977,5 +2030,65 @@ mod tests {
         assert!(!hit(&behind(false, 1059)));
         // The miss itself takes as long either way.
         assert_eq!(run(false).1, miss);
+    }
+
+    #[test]
+    fn the_progress_kept_for_a_pass_is_the_progress_worked_out_afresh() {
+        // A pass keeps the last read-ahead progress it worked out; asked
+        // again with the read-ahead's first block, start, limit or the time
+        // changed (each alone), it must work it out again, not return the
+        // kept one. Read-aheads near track ends (100 blocks a track) cross
+        // tracks, so the progress depends on every part of the key.
+        let s = spec(cache());
+        let mech = Mechanics::from_spec(&s).unwrap();
+        let period_ps = mech.period_ps.unwrap();
+        let mut cache = Cache::new(s.cache.as_ref().unwrap(), 0, period_ps).unwrap();
+        let mut arm = Arm {
+            cylinder: 0,
+            surface: 0,
+        };
+        let pass = Pass {
+            cfg: &cache.config,
+            st: &mut cache.state,
+            disk: &mech,
+            arm: &mut arm,
+            rng: None,
+            first: None,
+            frontier: Cell::new(None),
+        };
+        let mut rng = Stream::numbered(34);
+        let read_ahead = |first: u64, start: Nanos, blocks: u64| Prefetch {
+            segment: 1,
+            origin: mech.media_start(first),
+            start,
+            limit: first + blocks,
+            hold: first + 1,
+            hold_read: None,
+        };
+        let mut differed = [0u32; 4];
+        for _ in 0..2_000 {
+            let first = 1_000 + rng.below(500);
+            let start = rng.below(SECOND);
+            let blocks = 1 + rng.below(300);
+            let t = start + rng.below(ms_to_ns(40.0));
+            let p = read_ahead(first, start, blocks);
+            let base = pass.frontier(&p, t);
+            assert_eq!(base, pass.progress(&p, t));
+            let changed = [
+                (read_ahead(first + 1, start, blocks - 1), t),
+                (read_ahead(first, start + 1_000_000, blocks), t),
+                (read_ahead(first, start, blocks + 50), t),
+                (p, t + 1_000_000),
+            ];
+            for (i, (q, at)) in changed.into_iter().enumerate() {
+                pass.frontier(&p, t);
+                let kept = pass.frontier(&q, at);
+                assert_eq!(kept, pass.progress(&q, at), "change {i}");
+                differed[i] += u32::from(kept != base);
+            }
+        }
+        // Every change alters the progress often enough for a key missing
+        // it to return a stale one.
+        assert!(differed.iter().all(|&n| n > 200), "{differed:?}");
     }
 }

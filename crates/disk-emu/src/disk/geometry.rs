@@ -195,7 +195,12 @@ impl Location {
     /// Physical slot of the block, counted from the index mark: the angle at
     /// which it starts is `physical_sector / sectors_per_track` of a turn.
     pub fn physical_sector(&self) -> u32 {
-        ((u64::from(self.sector) + u64::from(self.skew)) % u64::from(self.sectors_per_track)) as u32
+        // The geometry places every block at a sector and a skew below the
+        // sectors per track, so one subtraction reduces their sum (asked
+        // for by every latency and transfer, it was a division each time).
+        let slot = u64::from(self.sector) + u64::from(self.skew);
+        let spt = u64::from(self.sectors_per_track);
+        (if slot >= spt { slot - spt } else { slot }) as u32
     }
 
     /// Blocks from this one to the end of its track, itself included (fewer
@@ -240,8 +245,30 @@ struct Track {
     plain: bool,
 }
 
-/// Bands with more tracks than this get no [`Track`] table (it would take
-/// more than 8 MiB) and locate blocks through their holes alone.
+/// Where the band's blocks `j·spt .. (j+1)·spt` (its block track `j`)
+/// lie when they fill a plain track from its first slot, as every track of
+/// a band without holes, or with whole tracks unused, does: the whole place
+/// of a block on it, but for its sector, is one table entry away.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct WholeTrack {
+    /// The track's cylinder, or [`NOT_WHOLE`] for a block track whose
+    /// blocks do not fill one plain track from its first slot (a hole or a
+    /// remapped defect before them or among them): those are placed
+    /// through the [`Track`] table.
+    cylinder: u32,
+    /// The track's physical surface.
+    surface: u32,
+    /// Physical slot of the track's first slot (see [`Location::skew`]).
+    skew: u32,
+}
+
+/// [`WholeTrack::cylinder`] of a block track that fills no track whole
+/// (no disk has this many cylinders: [`MAX_CYLINDERS`]).
+const NOT_WHOLE: u32 = u32::MAX;
+
+/// Bands with more tracks than this get no [`Track`] or [`WholeTrack`]
+/// table (it would take more than 8 MiB) and locate blocks through their
+/// holes alone.
 const MAX_TABLE_TRACKS: u64 = 1 << 20;
 
 /// A run of cylinders with the same sectors per track, with where its blocks
@@ -268,6 +295,9 @@ struct Band {
     /// One entry per track in block order, or none for a band of more than
     /// [`MAX_TABLE_TRACKS`] tracks.
     tracks: Vec<Track>,
+    /// One entry per block track (`spt` blocks from a multiple of `spt`),
+    /// or none for a band of more than [`MAX_TABLE_TRACKS`] tracks.
+    whole_tracks: Vec<WholeTrack>,
 }
 
 impl Band {
@@ -398,7 +428,17 @@ pub struct Geometry {
     sector_bytes: u32,
     bands: Vec<Band>,
     capacity: u64,
+    /// The bands' first blocks, in order: what finding a block's band reads.
+    band_starts: Vec<u64>,
+    /// For every run of 2^`bucket_shift` blocks from a multiple of it, the
+    /// band holding its first block: a block's band is that one or one of
+    /// the few after it, found without a search.
+    bucket_bands: Vec<u32>,
+    bucket_shift: u32,
 }
+
+/// Most entries of [`Geometry`]'s `bucket_bands` (16 KiB).
+const MAX_BUCKETS: u64 = 4096;
 
 /// Sorts and merges unused runs `[first, count]` of a zone with `positions`
 /// sector positions into holes.
@@ -591,6 +631,9 @@ impl Geometry {
             sector_bytes,
             bands: Vec::with_capacity(runs.len()),
             capacity: 0,
+            band_starts: Vec::new(),
+            bucket_bands: Vec::new(),
+            bucket_shift: 0,
         };
         for (first_cylinder, count, spt, zone) in runs {
             let layout = layout(zone);
@@ -659,13 +702,14 @@ impl Geometry {
                 remapped: Vec::new(),
                 spares_used: Vec::new(),
                 tracks: Vec::new(),
+                whole_tracks: Vec::new(),
             };
             if let Some(l) = layout {
                 band.skew_slips = l.skew_slips.clone();
                 band.skew_slips.sort_unstable();
                 band.remap(zone.unwrap_or(0), &l.remapped, positions)?;
             }
-            band.tracks = geometry.track_table(&band);
+            (band.tracks, band.whole_tracks) = geometry.track_tables(&band);
             geometry.capacity = geometry
                 .capacity
                 .checked_add(blocks)
@@ -679,17 +723,47 @@ impl Geometry {
                 "at least one block on the disk",
             ));
         }
+        geometry.band_starts = geometry.bands.iter().map(|b| b.first_block).collect();
+        let buckets_needed = geometry.capacity.div_ceil(MAX_BUCKETS);
+        geometry.bucket_shift = u64::BITS - (buckets_needed - 1).leading_zeros();
+        geometry.bucket_bands = (0..=(geometry.capacity - 1) >> geometry.bucket_shift)
+            .map(|bucket| {
+                let first = bucket << geometry.bucket_shift;
+                (geometry.band_starts.partition_point(|&s| s <= first) - 1) as u32
+            })
+            .collect();
         Ok(geometry)
     }
 
-    /// The [`Track`] table of `band`: empty for a band too large for one.
-    fn track_table(&self, band: &Band) -> Vec<Track> {
+    /// The band holding `block` (below the capacity). Bands without blocks
+    /// share their first block with the next band, so it is the last band
+    /// starting at or before `block`.
+    fn band_holding(&self, block: u64) -> &Band {
+        if let [only] = self.bands.as_slice() {
+            return only;
+        }
+        let mut i = self.bucket_bands[(block >> self.bucket_shift) as usize] as usize;
+        while self.band_starts.get(i + 1).is_some_and(|&s| s <= block) {
+            i += 1;
+        }
+        &self.bands[i]
+    }
+
+    /// The [`Track`] and [`WholeTrack`] tables of `band`: empty for a band
+    /// too large for them.
+    fn track_tables(&self, band: &Band) -> (Vec<Track>, Vec<WholeTrack>) {
         let spt = u64::from(band.sectors_per_track);
         let tracks = u64::from(band.cylinders) * u64::from(self.surfaces);
         if tracks > MAX_TABLE_TRACKS {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         }
-        (0..tracks)
+        let not_whole = WholeTrack {
+            cylinder: NOT_WHOLE,
+            surface: 0,
+            skew: 0,
+        };
+        let mut whole = vec![not_whole; band.blocks.div_ceil(spt) as usize];
+        let table = (0..tracks)
             .map(|t| {
                 let (start, end) = (t * spt, (t + 1) * spt);
                 let hole = band.holes.partition_point(|h| h.end <= start);
@@ -698,13 +772,25 @@ impl Geometry {
                     && band.remapped.get(defect).is_none_or(|r| r.0 >= end);
                 let cylinder = band.first_cylinder + (t / u64::from(self.surfaces)) as u32;
                 let order = (t % u64::from(self.surfaces)) as u32;
+                let skew = self.skew_in(band, cylinder, order);
+                // A plain track whose first slot holds a block numbered a
+                // multiple of `spt` holds that whole block track.
+                let first = band.usable_before(start);
+                if plain && first.is_multiple_of(spt) && first < band.blocks {
+                    whole[(first / spt) as usize] = WholeTrack {
+                        cylinder,
+                        surface: self.surface_in(band, cylinder, order),
+                        skew,
+                    };
+                }
                 Track {
-                    skew: self.skew_in(band, cylinder, order),
+                    skew,
                     holes_before: band.holes.partition_point(|h| h.usable_before <= start) as u32,
                     plain,
                 }
             })
-            .collect()
+            .collect();
+        (table, whole)
     }
 
     /// Skew of track (`cylinder`, `surface`) of `band`, in its sectors,
@@ -775,7 +861,7 @@ impl Geometry {
                 capacity: self.capacity,
             });
         }
-        let band = &self.bands[self.bands.partition_point(|b| b.first_block <= block) - 1];
+        let band = self.band_holding(block);
         if band.holes.is_empty() && band.remapped.is_empty() {
             let track = (block - band.first_block) / u64::from(band.sectors_per_track);
             return Ok(band.first_cylinder + (track / u64::from(self.surfaces)) as u32);
@@ -820,13 +906,40 @@ impl Geometry {
         })
     }
 
-    /// Where `block` (below the capacity) lies.
+    /// Where `block` (below the capacity) lies. Inline for a block track
+    /// that fills a plain track (every block of most disks), out of line
+    /// for the rest.
+    #[inline]
     fn place(&self, block: u64) -> Location {
-        // Bands without blocks share their first block with the next band, so
-        // the last band starting at or before `block` is the one holding it.
-        let band = &self.bands[self.bands.partition_point(|b| b.first_block <= block) - 1];
+        let band = self.band_holding(block);
         let spt = u64::from(band.sectors_per_track);
         let k = block - band.first_block;
+        let j = k / spt;
+        if let Some(whole) = band.whole_tracks.get(j as usize)
+            && whole.cylinder != NOT_WHOLE
+        {
+            // The block track fills a plain track: the place
+            // `place_on_plain_track` gives, without finding the track.
+            let sector = k - j * spt;
+            let left = (spt - sector).min(band.blocks - k) as u32;
+            return Location {
+                cylinder: whole.cylinder,
+                surface: whole.surface,
+                sector: sector as u32,
+                sectors_per_track: band.sectors_per_track,
+                skew: whole.skew,
+                left,
+                contiguous: left,
+            };
+        }
+        self.place_in(band, k)
+    }
+
+    /// Where the band's block number `k` lies, through its [`Track`] table
+    /// or its holes.
+    #[inline(never)]
+    fn place_in(&self, band: &Band, k: u64) -> Location {
+        let spt = u64::from(band.sectors_per_track);
         let nominal = band.nominal(k);
         if let Some(location) = self.place_on_plain_track(band, k, nominal) {
             return location;
@@ -1247,18 +1360,56 @@ mod tests {
     }
 
     /// About `samples` blocks of `spec`, evenly spread, lie where they lie
-    /// without the [`Track`] tables, located through the holes alone.
+    /// without the [`WholeTrack`] table (through the [`Track`] table), and
+    /// without either, located through the holes alone.
     fn tables_agree_with_holes(spec: &GeometrySpec, samples: u64) {
         let g = Geometry::new(spec).unwrap();
         // Odd, so that the samples fall on every slot of a track.
         let step = (g.capacity() / samples).max(1) | 1;
         assert!(g.bands.iter().any(|b| !b.tracks.is_empty()));
-        let mut plain = g.clone();
+        assert!(
+            g.bands
+                .iter()
+                .any(|b| b.whole_tracks.iter().any(|w| w.cylinder != NOT_WHOLE))
+        );
+        let mut tracks_only = g.clone();
+        for band in &mut tracks_only.bands {
+            band.whole_tracks.clear();
+        }
+        let mut plain = tracks_only.clone();
         for band in &mut plain.bands {
             band.tracks.clear();
         }
         for block in (0..g.capacity()).step_by(step as usize) {
-            assert_eq!(g.place(block), plain.place(block), "block {block}");
+            let at = g.place(block);
+            assert!(at.sector < at.sectors_per_track && at.skew < at.sectors_per_track);
+            assert_eq!(at, tracks_only.place(block), "block {block}");
+            assert_eq!(at, plain.place(block), "block {block}");
+        }
+    }
+
+    #[test]
+    fn a_blocks_band_is_the_last_starting_at_or_before_it() {
+        // Zones of very different sizes, a zone without blocks (laid out),
+        // a disk of fewer blocks than buckets and one of many more.
+        let mut specs = vec![laid_out(), zoned(), GeometrySpec::uniform(1962, 19, 72)];
+        specs.push(crate::disk::presets::preset("hp-c2247a").unwrap().geometry);
+        for spec in specs {
+            let g = Geometry::new(&spec).unwrap();
+            assert!(g.bucket_bands.len() as u64 <= MAX_BUCKETS);
+            let mut blocks: Vec<u64> = g
+                .band_starts
+                .iter()
+                .flat_map(|&s| [s.saturating_sub(1), s, s + 1])
+                .collect();
+            blocks.extend((0..g.capacity()).step_by((g.capacity() / 5000).max(1) as usize));
+            for block in blocks.into_iter().filter(|&b| b < g.capacity()) {
+                let searched = g.bands.partition_point(|b| b.first_block <= block) - 1;
+                assert!(
+                    std::ptr::eq(g.band_holding(block), &g.bands[searched]),
+                    "block {block}"
+                );
+            }
         }
     }
 

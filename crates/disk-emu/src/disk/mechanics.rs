@@ -108,20 +108,35 @@ fn angle(slot: u128, spt: u32, period_ps: u128) -> u128 {
     }
 }
 
+/// [`angle`] of a slot within the first two turns (`slot` ≤ 2·`spt`), which
+/// is below two revolutions and so fits 64 bits (a revolution is at most
+/// 10¹² ps).
+fn angle_in_two_turns(slot: u64, spt: u32, period_ps: u64) -> u64 {
+    match slot.checked_mul(period_ps) {
+        Some(x) => x / u64::from(spt),
+        None => (u128::from(slot) * u128::from(period_ps) / u128::from(spt)) as u64,
+    }
+}
+
+/// [`ps_to_ns`] of a time below 2⁶⁴ − 500 ps.
+fn short_ps_to_ns(ps: u64) -> Nanos {
+    (ps + 500) / 1000
+}
+
 /// Time from `ready` until the block at `target` starts under the head.
 pub(super) fn latency(ready: Nanos, target: &Location, period_ps: u64) -> Nanos {
-    let p = u128::from(period_ps);
+    let p = period_ps;
     // (ready·1000) mod p, in 64 bits: ready mod p is below p.
-    let now = u128::from(ready % period_ps * 1000 % period_ps);
-    let at = angle(
-        u128::from(target.physical_sector()),
+    let now = ready % p * 1000 % p;
+    let at = angle_in_two_turns(
+        u64::from(target.physical_sector()),
         target.sectors_per_track,
         p,
     );
     // Both angles are below a turn, so the wait is below two: one
-    // subtraction reduces it (a 128-bit remainder is a library call).
+    // subtraction reduces it.
     let wait = at + p - now;
-    ps_to_ns(if wait >= p { wait - p } else { wait })
+    short_ps_to_ns(if wait >= p { wait - p } else { wait })
 }
 
 fn positive(field: &str, x: f64, expected: &'static str) -> Result<f64, DiskError> {
@@ -311,7 +326,31 @@ impl Mechanics {
     ) -> u64 {
         // media_time rounds picoseconds to the nearest nanosecond: k blocks
         // taking ps_k are done by `elapsed` iff ps_k + 500 < (elapsed + 1) ns.
-        self.media_walk::<true>(from, blocks, period_ps, u128::from(elapsed) * 1000 + 499)
+        let budget_ps = u128::from(elapsed) * 1000 + 499;
+        // Mostly the budget ends within the first run of consecutive slots
+        // (a read-ahead stopped on the track it started on): the walk's
+        // first step, in 64 bits, with no walk to set up.
+        let here = &from.at;
+        let step = u64::from(here.contiguous());
+        if from.block + step < self.capacity_blocks()
+            && let Ok(budget) = u64::try_from(budget_ps)
+        {
+            let run = blocks.min(step);
+            let first = u64::from(here.physical_sector());
+            let spt = here.sectors_per_track;
+            let start = angle_in_two_turns(first, spt, period_ps);
+            let run_ps = angle_in_two_turns(first + run, spt, period_ps) - start;
+            if budget >= run_ps && run == blocks {
+                return blocks;
+            }
+            // As the walk ends on its first track (see there).
+            if budget < run_ps
+                && let Some(product) = (budget + start + 1).checked_mul(u64::from(spt))
+            {
+                return (product.div_ceil(period_ps) - 1 - first).min(run);
+            }
+        }
+        self.media_walk::<true>(from, blocks, period_ps, budget_ps)
             .0
     }
 
@@ -354,11 +393,13 @@ impl Mechanics {
         let here = &from.at;
         if blocks <= u64::from(here.contiguous()) {
             // Within the first run of consecutive slots, as most requests
-            // are, the walk is its first step.
-            let p = u128::from(period_ps);
-            let first = u128::from(here.physical_sector());
+            // are, the walk is its first step: within two turns.
+            let first = u64::from(here.physical_sector());
             let spt = here.sectors_per_track;
-            return ps_to_ns(angle(first + u128::from(blocks), spt, p) - angle(first, spt, p));
+            return short_ps_to_ns(
+                angle_in_two_turns(first + blocks, spt, period_ps)
+                    - angle_in_two_turns(first, spt, period_ps),
+            );
         }
         ps_to_ns(self.media_walk::<false>(from, blocks, period_ps, 0).1)
     }
@@ -379,6 +420,7 @@ impl Mechanics {
     /// take. Unless `BOUNDED`, the budget is ignored (all of them, and the
     /// whole time), and the walk compiles to the plain sum the cache-free
     /// transfer time has always been.
+    #[inline(never)]
     fn media_walk<const BOUNDED: bool>(
         &self,
         from: &MediaStart,
@@ -402,15 +444,33 @@ impl Mechanics {
             };
             let first = u128::from(here.physical_sector());
             let spt = here.sectors_per_track;
-            let run_ps = angle(first + u128::from(run), spt, p) - angle(first, spt, p);
+            // Where the run starts and ends: within two turns but on the
+            // disk's last track, which takes any number of blocks past the
+            // end.
+            let (run_start, run_end) = if run <= step {
+                let first = first as u64;
+                (
+                    u128::from(angle_in_two_turns(first, spt, period_ps)),
+                    u128::from(angle_in_two_turns(first + run, spt, period_ps)),
+                )
+            } else {
+                (angle(first, spt, p), angle(first + u128::from(run), spt, p))
+            };
+            let run_ps = run_end - run_start;
             if BOUNDED && ps + run_ps > budget_ps {
                 // The budget ends on this track, at angle x from the index
                 // mark: k blocks from slot `first` end by then iff
                 // ⌊(first + k)·p / spt⌋ ≤ x, i.e. first + k ≤ ⌈(x + 1)·spt / p⌉ − 1.
-                let x = budget_ps.saturating_sub(ps) + angle(first, spt, p);
-                let slots = ((x + 1) * u128::from(spt)).div_ceil(p) - 1;
+                let x = budget_ps.saturating_sub(ps) + run_start;
+                // x is below the angle where the run ends: 64-bit division
+                // whenever the product fits (a 128-bit one is a library call).
+                let product = (x + 1) * u128::from(spt);
+                let slots = match u64::try_from(product) {
+                    Ok(product) => u128::from(product.div_ceil(period_ps)),
+                    Err(_) => product.div_ceil(p),
+                } - 1;
                 let k = (slots - first).min(u128::from(run));
-                let ps = ps + angle(first + k, spt, p) - angle(first, spt, p);
+                let ps = ps + angle(first + k, spt, p) - run_start;
                 return (done + k as u64, ps);
             }
             ps += run_ps;
@@ -432,14 +492,20 @@ impl Mechanics {
             };
             let switch_ps = u128::from(switch) * 1000;
             // The run ends where its last block does; the next one starts at
-            // its own slot.
-            let end = angle(first + u128::from(run), spt, p);
-            let start = angle(
-                u128::from(next.physical_sector()),
+            // its own slot (within the first turn).
+            let end = run_end;
+            let start = angle_in_two_turns(
+                u64::from(next.physical_sector()),
                 next.sectors_per_track,
-                p,
+                period_ps,
             );
-            ps += switch_ps + (start + p - (end + switch_ps) % p) % p;
+            // The wait for the next run's slot, in 64 bits: both angles are
+            // within two turns and a switch is at most an hour.
+            let lag = match u64::try_from(end + switch_ps) {
+                Ok(reached) => u128::from((start + period_ps - reached % period_ps) % period_ps),
+                Err(_) => (u128::from(start) + p - (end + switch_ps) % p) % p,
+            };
+            ps += switch_ps + lag;
             block = next_block;
             here = next;
         }
@@ -567,5 +633,42 @@ impl Mechanics {
             .sum();
         let pairs = u128::from(self.capacity_blocks()).pow(2);
         ((weighted + pairs / 2) / pairs) as Nanos
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn angles_within_two_turns_agree_with_the_wide_arithmetic() {
+        // Revolutions from 10⁶ RPM to 60 RPM; tracks up to the 2³¹ sectors
+        // of the analytic models' one track, whose products overflow 64 bits.
+        for period_ps in [60_000_000u64, 11_111_111_111, 1_000_000_000_000] {
+            for spt in [1u32, 56, 96, 1 << 20, 1 << 31] {
+                let turn = u64::from(spt);
+                for slot in [
+                    0,
+                    1,
+                    turn / 2,
+                    turn - 1,
+                    turn,
+                    turn + 1,
+                    2 * turn - 1,
+                    2 * turn,
+                ] {
+                    let wide = angle(u128::from(slot), spt, u128::from(period_ps));
+                    assert_eq!(
+                        u128::from(angle_in_two_turns(slot, spt, period_ps)),
+                        wide,
+                        "{period_ps} {spt} {slot}"
+                    );
+                    assert!(wide <= 2 * u128::from(period_ps));
+                }
+            }
+        }
+        for ps in [0u64, 499, 500, 1_499, 1_500, 2_000_000_000_000] {
+            assert_eq!(short_ps_to_ns(ps), ps_to_ns(u128::from(ps)), "{ps}");
+        }
     }
 }
