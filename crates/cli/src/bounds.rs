@@ -332,22 +332,34 @@ impl<T> Checked<T> {
     }
 }
 
-/// What the probe a bound answers is (a NUL cannot be in a command-line
-/// argument, so no user can type it).
-#[cfg(feature = "cli")]
-const PROBE: &str = "\0spindle-bound-probe\0";
-
 #[cfg(feature = "cli")]
 thread_local! {
+    /// Set while [`bound_of`] asks a parser for its bound.
+    static PROBING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The bound the parser asked gave.
     static PROBED: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
 }
 
-/// The check behind every bounded value parser: answers the probe with
-/// the bound, else runs `check` through clap's own function parser (so
-/// that clap names the flag in front of the message).
+/// A bounded parser's answer to [`bound_of`]: clap's `ValueParser` lets
+/// nothing outside clap call a parser but `possible_values`, so that is
+/// where the bound is handed over, while [`bound_of`] asks. A bound is not
+/// a list of values: the answer is always `None`, as for any parser
+/// without one.
+#[cfg(feature = "cli")]
+fn answer_probe(
+    describe: impl FnOnce() -> String,
+) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue>>> {
+    if PROBING.get() {
+        PROBED.with(|p| *p.borrow_mut() = Some(describe()));
+    }
+    None
+}
+
+/// The check behind every bounded value parser: `check` run through clap's
+/// own function parser (so that clap names the flag in front of the
+/// message).
 #[cfg(feature = "cli")]
 fn parse_checked<T, F>(
-    describe: impl FnOnce() -> String,
     check: F,
     cmd: &clap::Command,
     arg: Option<&clap::Arg>,
@@ -357,10 +369,6 @@ where
     T: Clone + Send + Sync + 'static,
     F: Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static,
 {
-    if value == PROBE {
-        PROBED.with(|p| *p.borrow_mut() = Some(describe()));
-        return Err(clap::Error::new(clap::error::ErrorKind::ValueValidation));
-    }
     clap::builder::TypedValueParser::parse_ref(&check, cmd, arg, value)
 }
 
@@ -378,7 +386,13 @@ where
         value: &std::ffi::OsStr,
     ) -> Result<T, clap::Error> {
         let me = *self;
-        parse_checked(|| self.describe(), move |s| me.check(s), cmd, arg, value)
+        parse_checked(move |s| me.check(s), cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        answer_probe(|| self.describe())
     }
 }
 
@@ -393,7 +407,13 @@ impl clap::builder::TypedValueParser for Real {
         value: &std::ffi::OsStr,
     ) -> Result<f64, clap::Error> {
         let me = *self;
-        parse_checked(|| self.describe(), move |s| me.check(s), cmd, arg, value)
+        parse_checked(move |s| me.check(s), cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        answer_probe(|| self.describe())
     }
 }
 
@@ -408,7 +428,13 @@ impl clap::builder::TypedValueParser for Span {
         value: &std::ffi::OsStr,
     ) -> Result<(f64, f64), clap::Error> {
         let me = *self;
-        parse_checked(|| self.describe(), move |s| me.check(s), cmd, arg, value)
+        parse_checked(move |s| me.check(s), cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        answer_probe(|| self.describe())
     }
 }
 
@@ -425,7 +451,13 @@ where
         arg: Option<&clap::Arg>,
         value: &std::ffi::OsStr,
     ) -> Result<T, clap::Error> {
-        parse_checked(|| self.describe(), self.checker, cmd, arg, value)
+        parse_checked(self.checker, cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        answer_probe(|| self.describe())
     }
 }
 
@@ -434,14 +466,13 @@ where
 /// `None` for any other parser.
 #[cfg(feature = "cli")]
 pub fn bound_of(arg: &clap::Arg) -> Option<String> {
-    let probe = clap::Command::new("probe").no_binary_name(true).arg(
-        clap::Arg::new("value")
-            .long("value")
-            .action(clap::ArgAction::Set)
-            .value_parser(arg.get_value_parser().clone()),
-    );
+    // Asked directly, not by parsing a value with a command built around
+    // the parser: every run of the program probes every option, and that
+    // way cost 2.9 M instructions.
     PROBED.with(|p| p.borrow_mut().take());
-    let _ = probe.try_get_matches_from(["--value", PROBE]);
+    PROBING.set(true);
+    let _ = arg.get_value_parser().possible_values();
+    PROBING.set(false);
     PROBED.with(|p| p.borrow_mut().take())
 }
 
