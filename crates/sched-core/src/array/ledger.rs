@@ -785,6 +785,13 @@ impl<S: Storage> Ledger<S> {
         self.record(s).request
     }
 
+    /// Whether every copy of `s` lies at the request's own block and
+    /// cylinder: its operation on any disk is the request as submitted.
+    #[inline]
+    pub(crate) fn at_own_place(&self, s: Slot) -> bool {
+        self.record(s).own_place
+    }
+
     /// Where the `k`-th copy of `s` (in disk order) lives.
     #[inline]
     fn kth_location(&self, s: Slot, k: usize) -> Location {
