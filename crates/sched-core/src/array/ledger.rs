@@ -864,6 +864,7 @@ impl<S: Storage> Ledger<S> {
 
     /// Disks that may serve `s` now: a read's up-to-date holders, a write's
     /// targets not yet written.
+    #[inline]
     pub(crate) fn servers(&self, s: Slot) -> DiskSet {
         let r = self.record(s);
         if r.request.kind == Kind::Write {
