@@ -654,6 +654,7 @@ impl<S: Storage> Ledger<S> {
     /// Checks a request a common queue will hold (SQ family, CMQ) and admits
     /// it: a read needs an up-to-date copy, a write a live holder, whose
     /// holders it is then sent to.
+    #[inline(always)]
     pub(crate) fn admit_to_common_queue(
         &mut self,
         req: &Request,
