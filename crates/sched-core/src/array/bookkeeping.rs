@@ -347,8 +347,16 @@ pub(crate) fn enqueue_on_each<S: Storage>(
     copies: &Copies,
     disks: DiskSet,
 ) -> Result<(), EnqueueError> {
+    // Admission found whether every copy lies at the request's own place
+    // (a mirror laid out identically): then each disk's operation is the
+    // request itself, with no copy to look up.
+    let own_place = ledger.at_own_place(s);
     for d in disks.iter() {
-        let op = copies.location(d).map_or(*req, |at| at_copy(req, at));
+        let op = if own_place {
+            *req
+        } else {
+            copies.location(d).map_or(*req, |at| at_copy(req, at))
+        };
         if let Err(e) = queues[d].enqueue(op) {
             for queued in disks.iter().take_while(|&q| q != d) {
                 // Queued by this call a moment ago: the queue gives it back.

@@ -654,6 +654,7 @@ impl<S: Storage> Ledger<S> {
     /// Checks a request a common queue will hold (SQ family, CMQ) and admits
     /// it: a read needs an up-to-date copy, a write a live holder, whose
     /// holders it is then sent to.
+    #[inline(always)]
     pub(crate) fn admit_to_common_queue(
         &mut self,
         req: &Request,
@@ -785,6 +786,13 @@ impl<S: Storage> Ledger<S> {
         self.record(s).request
     }
 
+    /// Whether every copy of `s` lies at the request's own block and
+    /// cylinder: its operation on any disk is the request as submitted.
+    #[inline]
+    pub(crate) fn at_own_place(&self, s: Slot) -> bool {
+        self.record(s).own_place
+    }
+
     /// Where the `k`-th copy of `s` (in disk order) lives.
     #[inline]
     fn kth_location(&self, s: Slot, k: usize) -> Location {
@@ -857,6 +865,7 @@ impl<S: Storage> Ledger<S> {
 
     /// Disks that may serve `s` now: a read's up-to-date holders, a write's
     /// targets not yet written.
+    #[inline]
     pub(crate) fn servers(&self, s: Slot) -> DiskSet {
         let r = self.record(s);
         if r.request.kind == Kind::Write {

@@ -14,11 +14,25 @@ pub struct ShortestQueue;
 impl ReadRouting for ShortestQueue {
     #[inline]
     fn route(&mut self, v: &RouteView<'_>) -> DiskSet {
-        let mut best: Option<(usize, u32, usize)> = None;
+        // The best so far: its operations, its arm's distance, its disk. The
+        // distance only breaks ties, so it is worked out only for one.
+        let mut best: Option<(usize, Option<u32>, usize)> = None;
         for d in v.eligible.iter() {
-            let key = (v.load.operations(d), v.distance(d), d);
-            if best.is_none_or(|b| key < b) {
-                best = Some(key);
+            let operations = v.load.operations(d);
+            match best {
+                Some((fewest, _, _)) if operations > fewest => {}
+                Some((fewest, nearest, e)) if operations == fewest => {
+                    let nearest = nearest.unwrap_or_else(|| v.distance(e));
+                    let distance = v.distance(d);
+                    // Disks come in increasing order: an equal distance
+                    // keeps the lower disk.
+                    best = Some(if distance < nearest {
+                        (operations, Some(distance), d)
+                    } else {
+                        (fewest, Some(nearest), e)
+                    });
+                }
+                _ => best = Some((operations, None, d)),
             }
         }
         best.map_or(DiskSet::EMPTY, |(_, _, d)| DiskSet::only(d))
