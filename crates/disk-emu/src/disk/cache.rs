@@ -1092,7 +1092,7 @@ impl Pass<'_> {
     /// `hold`. Returns the prefetch, for the caller to keep as the one under
     /// way, the cylinders crossed, the seek time and the rotation (head
     /// switch and latency).
-    #[inline]
+    #[inline(always)]
     fn start_prefetch(
         &mut self,
         segment: usize,
