@@ -1318,10 +1318,17 @@ impl Pass<'_> {
         let hold = limit.min(end + cfg.min_ahead);
         let (mut p, distance, seek, rotation) =
             self.start_prefetch(i, first, limit, hold, free, travel);
-        let last_in = self.read_by(&p, end);
+        // What `read_by` gives, worked out here and the read-ahead kept
+        // before anything reads it, so that it is built where it is kept
+        // rather than built, read and copied.
+        let media = self
+            .disk
+            .media_time_from(&p.origin, end - first, cfg.period_ps);
+        let last_in = p.start + media;
         if p.hold == end {
             p.hold_read = Some((end, last_in));
         }
+        let p = self.st.prefetch.insert(p);
         let (first_in, bus_start) = if cached {
             let bus_start = match flush {
                 Some(done) if done > ready => done + cfg.reconnect,
@@ -1329,11 +1336,10 @@ impl Pass<'_> {
             };
             (start, bus_start)
         } else {
+            let p = *p;
             let (first_in, mark) = self.first_and_mark(&p, block, end, last_in);
             (first_in, ready.max(mark) + cfg.reconnect)
         };
-        let media = last_in - p.start;
-        self.st.prefetch = Some(p);
         let done = self.sent(bus_start, first_in, last_in, n) + cfg.read_completion;
         parts(done - start, seek, rotation, media, distance)
     }
