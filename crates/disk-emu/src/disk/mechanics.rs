@@ -287,6 +287,9 @@ impl Mechanics {
     /// Moving the heads from `arm` to the track of `target` by way of
     /// `travel`: the cylinders crossed, the seek time (drawn from `rng` for
     /// a random seek model; its mean without a stream) and the head switch.
+    // Forced: left to itself the compiler calls it out of line from each
+    // of the cache's media accesses, every miss paying the call.
+    #[inline(always)]
     pub(super) fn reach(
         &self,
         arm: Arm,
