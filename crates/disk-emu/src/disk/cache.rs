@@ -946,7 +946,9 @@ impl Pass<'_> {
         let Some(p) = &self.st.prefetch else {
             return;
         };
-        let end = self.frontier(p, t);
+        // Worked out afresh, not through the memo: a read-ahead is stopped
+        // once, mostly at a time no one asked about before.
+        let end = self.progress(p, t);
         let last = end.saturating_sub(1).max(p.first());
         // Mostly the read-ahead has not left its first track.
         *self.arm = if last - p.first() < u64::from(p.origin.at.left_on_track()) {
