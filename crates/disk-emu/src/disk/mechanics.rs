@@ -123,16 +123,26 @@ fn short_ps_to_ns(ps: u64) -> Nanos {
     (ps + 500) / 1000
 }
 
+/// Picoseconds from the index mark to where the block at `target` starts
+/// (below a turn).
+pub(super) fn start_angle(target: &Location, period_ps: u64) -> u64 {
+    angle_in_two_turns(
+        u64::from(target.physical_sector()),
+        target.sectors_per_track,
+        period_ps,
+    )
+}
+
 /// Time from `ready` until the block at `target` starts under the head.
 pub(super) fn latency(ready: Nanos, target: &Location, period_ps: u64) -> Nanos {
+    latency_to(ready, start_angle(target, period_ps), period_ps)
+}
+
+/// [`latency`] to a block whose [`start_angle`] is `at`.
+pub(super) fn latency_to(ready: Nanos, at: u64, period_ps: u64) -> Nanos {
     let p = period_ps;
     // (ready·1000) mod p, in 64 bits: ready mod p is below p.
     let now = ready % p * 1000 % p;
-    let at = angle_in_two_turns(
-        u64::from(target.physical_sector()),
-        target.sectors_per_track,
-        p,
-    );
     // Both angles are below a turn, so the wait is below two: one
     // subtraction reduces it.
     let wait = at + p - now;
@@ -310,12 +320,6 @@ impl Mechanics {
         )
     }
 
-    /// Time from `ready` until `target` starts under the heads, the spindle
-    /// turning once every `period_ps`.
-    pub(super) fn rotational_wait(&self, ready: Nanos, target: &Location, period_ps: u64) -> Nanos {
-        latency(ready, target, period_ps)
-    }
-
     /// How many of the `blocks` blocks from `from` a sequential media
     /// transfer that reached the start of the first one `elapsed` ns ago
     /// has read: the largest k with `media_time_from(from, k, period_ps)` ≤
@@ -395,16 +399,35 @@ impl Mechanics {
     pub(super) fn media_time_from(&self, from: &MediaStart, blocks: u64, period_ps: u64) -> Nanos {
         let here = &from.at;
         if blocks <= u64::from(here.contiguous()) {
-            // Within the first run of consecutive slots, as most requests
-            // are, the walk is its first step: within two turns.
-            let first = u64::from(here.physical_sector());
-            let spt = here.sectors_per_track;
-            return short_ps_to_ns(
-                angle_in_two_turns(first + blocks, spt, period_ps)
-                    - angle_in_two_turns(first, spt, period_ps),
-            );
+            return Self::first_run_time(here, start_angle(here, period_ps), blocks, period_ps);
         }
         ps_to_ns(self.media_walk::<false>(from, blocks, period_ps, 0).1)
+    }
+
+    /// [`Mechanics::media_time_from`] for a start whose [`start_angle`],
+    /// `at`, is already worked out (for the rotational wait).
+    #[inline]
+    pub(super) fn media_time_at(
+        &self,
+        from: &MediaStart,
+        at: u64,
+        blocks: u64,
+        period_ps: u64,
+    ) -> Nanos {
+        let here = &from.at;
+        if blocks <= u64::from(here.contiguous()) {
+            return Self::first_run_time(here, at, blocks, period_ps);
+        }
+        ps_to_ns(self.media_walk::<false>(from, blocks, period_ps, 0).1)
+    }
+
+    /// Media time of `blocks` blocks from `here`, whose [`start_angle`] is
+    /// `at`, within its first run of consecutive slots, as most requests
+    /// are: the walk's first step, within two turns.
+    #[inline]
+    fn first_run_time(here: &Location, at: u64, blocks: u64, period_ps: u64) -> Nanos {
+        let first = u64::from(here.physical_sector());
+        short_ps_to_ns(angle_in_two_turns(first + blocks, here.sectors_per_track, period_ps) - at)
     }
 
     /// Where a media transfer from `block` starts; a block past the end of
