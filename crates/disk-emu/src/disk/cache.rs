@@ -121,7 +121,7 @@ use sched_core::{Kind, Nanos, Request, RequestId, Travel};
 use serde::{Deserialize, Serialize};
 
 use super::geometry::Location;
-use super::mechanics::{Arm, Mechanics, MediaStart, WriteData};
+use super::mechanics::{Arm, Mechanics, MediaStart, WriteData, latency_to, start_angle};
 use super::seek::duration;
 use super::{DiskError, ServiceBreakdown};
 use crate::random::Stream;
@@ -946,7 +946,9 @@ impl Pass<'_> {
         let Some(p) = &self.st.prefetch else {
             return;
         };
-        let end = self.frontier(p, t);
+        // Worked out afresh, not through the memo: a read-ahead is stopped
+        // once, mostly at a time no one asked about before.
+        let end = self.progress(p, t);
         let last = end.saturating_sub(1).max(p.first());
         // Mostly the read-ahead has not left its first track.
         *self.arm = if last - p.first() < u64::from(p.origin.at.left_on_track()) {
@@ -1090,9 +1092,9 @@ impl Pass<'_> {
     /// Starts reading from block `first` into segment `segment` once the
     /// arm is free at `from`, up to `limit`, not to be stopped before
     /// `hold`. Returns the prefetch, for the caller to keep as the one under
-    /// way, the cylinders crossed, the seek time and the rotation (head
-    /// switch and latency).
-    #[inline]
+    /// way, the cylinders crossed, the seek time, the rotation (head
+    /// switch and latency) and the first block's angle, for its media time.
+    #[inline(always)]
     fn start_prefetch(
         &mut self,
         segment: usize,
@@ -1101,7 +1103,7 @@ impl Pass<'_> {
         hold: u64,
         from: Nanos,
         travel: Travel,
-    ) -> (Prefetch, u32, Nanos, Nanos) {
+    ) -> (Prefetch, u32, Nanos, Nanos, u64) {
         let origin = match self.first {
             Some(located) if located.block == first => located,
             _ => self.disk.media_start(first),
@@ -1112,9 +1114,8 @@ impl Pass<'_> {
                 .reach(*self.arm, travel, &target, self.rng.as_deref_mut());
         let switch = self.settled(switch);
         let ready = from + seek + switch;
-        let latency = self
-            .disk
-            .rotational_wait(ready, &target, self.cfg.period_ps);
+        let angle = start_angle(&target, self.cfg.period_ps);
+        let latency = latency_to(ready, angle, self.cfg.period_ps);
         // A read that missed (its segment emptied for it) takes the blocks
         // that pass before its first; they leave the segment first as the
         // read-ahead fills it.
@@ -1131,7 +1132,7 @@ impl Pass<'_> {
             hold_read: None,
         };
         *self.arm = Arm::on(&target);
-        (p, distance, seek, switch + latency)
+        (p, distance, seek, switch + latency, angle)
     }
 
     /// The head switch `switch` of a media read that starts on the arm's
@@ -1316,12 +1317,20 @@ impl Pass<'_> {
         self.touch(i);
         let limit = self.ahead_limit(end, self.st.segments[i].start);
         let hold = limit.min(end + cfg.min_ahead);
-        let (mut p, distance, seek, rotation) =
+        let (mut p, distance, seek, rotation, angle) =
             self.start_prefetch(i, first, limit, hold, free, travel);
-        let last_in = self.read_by(&p, end);
+        // What `read_by` gives, worked out here and the read-ahead kept
+        // before anything reads it, so that it is built where it is kept
+        // rather than built, read and copied; from the first block's angle
+        // the rotational wait worked out.
+        let media = self
+            .disk
+            .media_time_at(&p.origin, angle, end - first, cfg.period_ps);
+        let last_in = p.start + media;
         if p.hold == end {
             p.hold_read = Some((end, last_in));
         }
+        let p = self.st.prefetch.insert(p);
         let (first_in, bus_start) = if cached {
             let bus_start = match flush {
                 Some(done) if done > ready => done + cfg.reconnect,
@@ -1329,11 +1338,10 @@ impl Pass<'_> {
             };
             (start, bus_start)
         } else {
+            let p = *p;
             let (first_in, mark) = self.first_and_mark(&p, block, end, last_in);
             (first_in, ready.max(mark) + cfg.reconnect)
         };
-        let media = last_in - p.start;
-        self.st.prefetch = Some(p);
         let done = self.sent(bus_start, first_in, last_in, n) + cfg.read_completion;
         parts(done - start, seek, rotation, media, distance)
     }

@@ -123,16 +123,26 @@ fn short_ps_to_ns(ps: u64) -> Nanos {
     (ps + 500) / 1000
 }
 
+/// Picoseconds from the index mark to where the block at `target` starts
+/// (below a turn).
+pub(super) fn start_angle(target: &Location, period_ps: u64) -> u64 {
+    angle_in_two_turns(
+        u64::from(target.physical_sector()),
+        target.sectors_per_track,
+        period_ps,
+    )
+}
+
 /// Time from `ready` until the block at `target` starts under the head.
 pub(super) fn latency(ready: Nanos, target: &Location, period_ps: u64) -> Nanos {
+    latency_to(ready, start_angle(target, period_ps), period_ps)
+}
+
+/// [`latency`] to a block whose [`start_angle`] is `at`.
+pub(super) fn latency_to(ready: Nanos, at: u64, period_ps: u64) -> Nanos {
     let p = period_ps;
     // (ready·1000) mod p, in 64 bits: ready mod p is below p.
     let now = ready % p * 1000 % p;
-    let at = angle_in_two_turns(
-        u64::from(target.physical_sector()),
-        target.sectors_per_track,
-        p,
-    );
     // Both angles are below a turn, so the wait is below two: one
     // subtraction reduces it.
     let wait = at + p - now;
@@ -287,6 +297,9 @@ impl Mechanics {
     /// Moving the heads from `arm` to the track of `target` by way of
     /// `travel`: the cylinders crossed, the seek time (drawn from `rng` for
     /// a random seek model; its mean without a stream) and the head switch.
+    // Forced: left to itself the compiler calls it out of line from each
+    // of the cache's media accesses, every miss paying the call.
+    #[inline(always)]
     pub(super) fn reach(
         &self,
         arm: Arm,
@@ -305,12 +318,6 @@ impl Mechanics {
             seek,
             self.switch_time(arm.surface, distance, target),
         )
-    }
-
-    /// Time from `ready` until `target` starts under the heads, the spindle
-    /// turning once every `period_ps`.
-    pub(super) fn rotational_wait(&self, ready: Nanos, target: &Location, period_ps: u64) -> Nanos {
-        latency(ready, target, period_ps)
     }
 
     /// How many of the `blocks` blocks from `from` a sequential media
@@ -340,17 +347,30 @@ impl Mechanics {
             let spt = here.sectors_per_track;
             let start = angle_in_two_turns(first, spt, period_ps);
             let run_ps = angle_in_two_turns(first + run, spt, period_ps) - start;
-            if budget >= run_ps && run == blocks {
-                return blocks;
+            if budget >= run_ps {
+                if run == blocks {
+                    return blocks;
+                }
+                // The walk goes on from the next run, this one handed over
+                // rather than worked out again.
+                let next_block = from.block + step;
+                let (next, gap_ps) =
+                    self.next_run(here, next_block, u128::from(start + run_ps), period_ps);
+                let next = MediaStart {
+                    block: next_block,
+                    at: next,
+                };
+                let walked = (run, u128::from(run_ps) + gap_ps);
+                return self
+                    .media_walk::<true>(&next, blocks - run, period_ps, budget_ps, walked)
+                    .0;
             }
             // As the walk ends on its first track (see there).
-            if budget < run_ps
-                && let Some(product) = (budget + start + 1).checked_mul(u64::from(spt))
-            {
+            if let Some(product) = (budget + start + 1).checked_mul(u64::from(spt)) {
                 return (product.div_ceil(period_ps) - 1 - first).min(run);
             }
         }
-        self.media_walk::<true>(from, blocks, period_ps, budget_ps)
+        self.media_walk::<true>(from, blocks, period_ps, budget_ps, (0, 0))
             .0
     }
 
@@ -392,16 +412,41 @@ impl Mechanics {
     pub(super) fn media_time_from(&self, from: &MediaStart, blocks: u64, period_ps: u64) -> Nanos {
         let here = &from.at;
         if blocks <= u64::from(here.contiguous()) {
-            // Within the first run of consecutive slots, as most requests
-            // are, the walk is its first step: within two turns.
-            let first = u64::from(here.physical_sector());
-            let spt = here.sectors_per_track;
-            return short_ps_to_ns(
-                angle_in_two_turns(first + blocks, spt, period_ps)
-                    - angle_in_two_turns(first, spt, period_ps),
-            );
+            return Self::first_run_time(here, start_angle(here, period_ps), blocks, period_ps);
         }
-        ps_to_ns(self.media_walk::<false>(from, blocks, period_ps, 0).1)
+        ps_to_ns(
+            self.media_walk::<false>(from, blocks, period_ps, 0, (0, 0))
+                .1,
+        )
+    }
+
+    /// [`Mechanics::media_time_from`] for a start whose [`start_angle`],
+    /// `at`, is already worked out (for the rotational wait).
+    #[inline]
+    pub(super) fn media_time_at(
+        &self,
+        from: &MediaStart,
+        at: u64,
+        blocks: u64,
+        period_ps: u64,
+    ) -> Nanos {
+        let here = &from.at;
+        if blocks <= u64::from(here.contiguous()) {
+            return Self::first_run_time(here, at, blocks, period_ps);
+        }
+        ps_to_ns(
+            self.media_walk::<false>(from, blocks, period_ps, 0, (0, 0))
+                .1,
+        )
+    }
+
+    /// Media time of `blocks` blocks from `here`, whose [`start_angle`] is
+    /// `at`, within its first run of consecutive slots, as most requests
+    /// are: the walk's first step, within two turns.
+    #[inline]
+    fn first_run_time(here: &Location, at: u64, blocks: u64, period_ps: u64) -> Nanos {
+        let first = u64::from(here.physical_sector());
+        short_ps_to_ns(angle_in_two_turns(first + blocks, here.sectors_per_track, period_ps) - at)
     }
 
     /// Where a media transfer from `block` starts; a block past the end of
@@ -419,7 +464,8 @@ impl Mechanics {
     /// picoseconds of the start of the first, and the picoseconds those
     /// take. Unless `BOUNDED`, the budget is ignored (all of them, and the
     /// whole time), and the walk compiles to the plain sum the cache-free
-    /// transfer time has always been.
+    /// transfer time has always been. `walked`: the blocks and picoseconds
+    /// of a walk that reached `from` already (counted in the result).
     #[inline(never)]
     fn media_walk<const BOUNDED: bool>(
         &self,
@@ -427,12 +473,13 @@ impl Mechanics {
         blocks: u64,
         period_ps: u64,
         budget_ps: u128,
+        walked: (u64, u128),
     ) -> (u64, u128) {
         let p = u128::from(period_ps);
         let capacity = self.capacity_blocks();
         let (mut block, mut here) = (from.block, from.at);
         let mut left = blocks;
-        let (mut done, mut ps) = (0u64, 0u128);
+        let (mut done, mut ps) = walked;
         while left > 0 {
             let step = u64::from(here.contiguous());
             let next_block = block + step;
@@ -479,37 +526,52 @@ impl Mechanics {
             if left == 0 {
                 break;
             }
-            let next = self.geometry.locate_clamped(next_block);
-            // The next block: further along this track past unused slots,
-            // on the next track after a head switch or a one-cylinder seek,
-            // or at a remapped defect's spare.
-            let switch = if (next.cylinder, next.surface) == (here.cylinder, here.surface) {
-                0
-            } else if next.cylinder == here.cylinder {
-                self.head_switch
-            } else {
-                self.move_between(here.cylinder, next.cylinder)
-            };
-            let switch_ps = u128::from(switch) * 1000;
-            // The run ends where its last block does; the next one starts at
-            // its own slot (within the first turn).
-            let end = run_end;
-            let start = angle_in_two_turns(
-                u64::from(next.physical_sector()),
-                next.sectors_per_track,
-                period_ps,
-            );
-            // The wait for the next run's slot, in 64 bits: both angles are
-            // within two turns and a switch is at most an hour.
-            let lag = match u64::try_from(end + switch_ps) {
-                Ok(reached) => u128::from((start + period_ps - reached % period_ps) % period_ps),
-                Err(_) => (u128::from(start) + p - (end + switch_ps) % p) % p,
-            };
-            ps += switch_ps + lag;
+            let (next, gap_ps) = self.next_run(&here, next_block, run_end, period_ps);
+            ps += gap_ps;
             block = next_block;
             here = next;
         }
         (done, ps)
+    }
+
+    /// The run of a sequential transfer after one on `here` that ends at
+    /// angle `end` (picoseconds from the index mark, within two turns):
+    /// where `next_block`, its first, lies, and the picoseconds from the end
+    /// of the one to the start of the other.
+    #[inline(always)]
+    fn next_run(
+        &self,
+        here: &Location,
+        next_block: u64,
+        end: u128,
+        period_ps: u64,
+    ) -> (Location, u128) {
+        let p = u128::from(period_ps);
+        let next = self.geometry.locate_clamped(next_block);
+        // The next block: further along this track past unused slots,
+        // on the next track after a head switch or a one-cylinder seek,
+        // or at a remapped defect's spare.
+        let switch = if (next.cylinder, next.surface) == (here.cylinder, here.surface) {
+            0
+        } else if next.cylinder == here.cylinder {
+            self.head_switch
+        } else {
+            self.move_between(here.cylinder, next.cylinder)
+        };
+        let switch_ps = u128::from(switch) * 1000;
+        // The next run starts at its own slot (within the first turn).
+        let start = angle_in_two_turns(
+            u64::from(next.physical_sector()),
+            next.sectors_per_track,
+            period_ps,
+        );
+        // The wait for the next run's slot, in 64 bits: both angles are
+        // within two turns and a switch is at most an hour.
+        let lag = match u64::try_from(end + switch_ps) {
+            Ok(reached) => u128::from((start + period_ps - reached % period_ps) % period_ps),
+            Err(_) => (u128::from(start) + p - (end + switch_ps) % p) % p,
+        };
+        (next, switch_ps + lag)
     }
 
     /// A media write of `blocks` blocks from `block`, sector by sector as
