@@ -374,14 +374,24 @@ impl Mechanics {
             .0
     }
 
-    /// Time to move the heads between cylinders in the middle of a
-    /// sequential transfer: a seek on a seek curve (one cylinder to the
-    /// next track, further to a remapped block's spare), a head switch
-    /// without one.
-    fn move_between(&self, from: Cylinder, to: Cylinder) -> Nanos {
-        match self.seek {
-            Seek::SqrtLinear { .. } | Seek::Table(_) => self.seek_time(from.abs_diff(to)),
-            Seek::None | Seek::Random { .. } => self.head_switch,
+    /// Time to go on from the run at `here` to the run at `next` in the
+    /// middle of a sequential transfer: none on the same track, a head
+    /// switch to another track of the cylinder; to another cylinder, a
+    /// seek on a seek curve (one cylinder to the next track, further to a
+    /// remapped block's spare), a head switch without one.
+    #[inline(always)]
+    fn switch_between(&self, here: &Location, next: &Location) -> Nanos {
+        if (next.cylinder, next.surface) == (here.cylinder, here.surface) {
+            0
+        } else if next.cylinder == here.cylinder {
+            self.head_switch
+        } else {
+            match self.seek {
+                Seek::SqrtLinear { .. } | Seek::Table(_) => {
+                    self.seek_time(here.cylinder.abs_diff(next.cylinder))
+                }
+                Seek::None | Seek::Random { .. } => self.head_switch,
+            }
         }
     }
 
@@ -551,13 +561,7 @@ impl Mechanics {
         // The next block: further along this track past unused slots,
         // on the next track after a head switch or a one-cylinder seek,
         // or at a remapped defect's spare.
-        let switch = if (next.cylinder, next.surface) == (here.cylinder, here.surface) {
-            0
-        } else if next.cylinder == here.cylinder {
-            self.head_switch
-        } else {
-            self.move_between(here.cylinder, next.cylinder)
-        };
+        let switch = self.switch_between(here, &next);
         let switch_ps = u128::from(switch) * 1000;
         // The next run starts at its own slot (within the first turn).
         let start = angle_in_two_turns(
@@ -631,13 +635,7 @@ impl Mechanics {
             }
             block += run;
             let next = self.geometry.locate_clamped(block);
-            let switch = if (next.cylinder, next.surface) == (here.cylinder, here.surface) {
-                0
-            } else if next.cylinder == here.cylinder {
-                self.head_switch
-            } else {
-                self.move_between(here.cylinder, next.cylinder)
-            };
+            let switch = self.switch_between(&here, &next);
             if switch > 0 {
                 let moved = i128::from(switch) * 1000 + i128::from(settle) * 1000;
                 t += moved.max(0) as u128;
